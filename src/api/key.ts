@@ -1,0 +1,95 @@
+import { readFile } from 'node:fs/promises';
+import { inspect } from 'node:util';
+import { UsageError } from '../errors.js';
+
+const SECRET = Symbol('secret');
+
+/**
+ * An admin API key that cannot leak by accident: `toString`, `toJSON` and `util.inspect` all
+ * print a redacted form; only `reveal()` gives the value, and only the HTTP client calls it.
+ */
+export class ApiKey {
+  readonly [SECRET]: string;
+
+  constructor(value: string) {
+    this[SECRET] = value;
+  }
+
+  reveal(): string {
+    return this[SECRET];
+  }
+
+  toString(): string {
+    return 'mint_****';
+  }
+
+  toJSON(): string {
+    return 'mint_****';
+  }
+
+  [inspect.custom](): string {
+    return 'ApiKey(mint_****)';
+  }
+}
+
+/** Checks the key's shape before any request: admin keys start `mint_`, but not `mint_dsc_`/`mint_us_`. */
+export function validateApiKey(raw: string, source: string): ApiKey {
+  const value = raw.trim();
+  if (value === '') {
+    throw new UsageError(`${source} is empty: set MINTLIFY_API_KEY to an admin API key (mint_...)`, {
+      source,
+    });
+  }
+  if (value.startsWith('mint_dsc_') || value.startsWith('mint_us_')) {
+    const kind = value.startsWith('mint_dsc_') ? 'an assistant (mint_dsc_) key' : 'an index (mint_us_) key';
+    throw new UsageError(
+      `${source} holds ${kind}, not an admin key: create an admin API key (it starts with mint_) on the dashboard's API keys page`,
+      { source },
+    );
+  }
+  if (!value.startsWith('mint_') || value.length <= 'mint_'.length || /\s/.test(value)) {
+    throw new UsageError(
+      `${source} does not look like a Mintlify admin API key (they start with mint_): check the value you set`,
+      { source },
+    );
+  }
+  return new ApiKey(value);
+}
+
+/**
+ * Loads the key from `--api-key-file` (first line) or `MINTLIFY_API_KEY`. Never from a plain
+ * flag: a flag value would show in `ps` and shell history.
+ */
+export async function loadApiKey(opts: {
+  apiKeyFile?: string | undefined;
+  env?: NodeJS.ProcessEnv;
+}): Promise<ApiKey> {
+  const env = opts.env ?? process.env;
+  if (opts.apiKeyFile !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(opts.apiKeyFile, 'utf8');
+    } catch (e) {
+      throw new UsageError(
+        `cannot read --api-key-file ${opts.apiKeyFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
+        { file: opts.apiKeyFile },
+        { cause: e },
+      );
+    }
+    return validateApiKey(text.split(/\r?\n/)[0] ?? '', `--api-key-file ${opts.apiKeyFile}`);
+  }
+  const fromEnv = env['MINTLIFY_API_KEY'];
+  if (fromEnv === undefined || fromEnv.trim() === '') {
+    throw new UsageError(
+      'no API key: set MINTLIFY_API_KEY to an admin API key (mint_...) or pass --api-key-file PATH',
+    );
+  }
+  return validateApiKey(fromEnv, 'MINTLIFY_API_KEY');
+}
+
+/** Replaces every occurrence of the key's value in a text (last line of defence for logs). */
+export function redact(text: string, key: ApiKey | undefined): string {
+  if (!key) return text;
+  const v = key.reveal();
+  return v.length > 0 ? text.split(v).join('mint_****') : text;
+}

@@ -1,0 +1,72 @@
+import type { Command } from 'commander';
+import { emulatorBanner, startEmulator } from '../emulator/index.js';
+import { parseRateLimit } from '../util/duration.js';
+import { intFlag } from './options.js';
+import type { CommandResult } from './result.js';
+
+interface EmulatorFlags {
+  port: number;
+  host: string;
+  seed: number;
+  days: number;
+  paths: number;
+  faults: string;
+  latencyMs: number;
+  rateLimit?: string;
+  project?: string;
+}
+
+export function registerEmulator(program: Command, run: (fn: () => Promise<CommandResult>) => Promise<void>): void {
+  program
+    .command('emulator')
+    .summary('run a local emulator of the Mintlify API (for demos, tests, benchmarks)')
+    .description(
+      'Serves GET /v1/analytics/{projectId}/visitors and the v2 agent job endpoints on loopback,\nwith deterministic data from --seed, an optional rate limit and injected faults.',
+    )
+    .option('--port <n>', 'port to listen on (0 = any free port)', intFlag('--port', 0, 65535), 8787)
+    .option('--host <addr>', 'loopback address to bind', '127.0.0.1')
+    .option('--seed <n>', 'data seed', intFlag('--seed', 0), 1)
+    .option('--days <n>', 'days of data, ending yesterday (UTC)', intFlag('--days', 1, 3660), 90)
+    .option('--paths <n>', 'distinct page paths', intFlag('--paths', 1, 100_000), 600)
+    .option('--faults <p>', 'probability of an injected fault per request (0..1)', '0')
+    .option('--latency-ms <n>', 'added latency per response', intFlag('--latency-ms', 0, 60_000), 0)
+    .option('--rate-limit <N/DURATION>', 'answer 429 (no Retry-After) past this many requests per window')
+    .option('--project <id>', 'the project id it serves')
+    .addHelpText(
+      'after',
+      `
+Example:
+  $ mintlify-etl emulator --port 8787 --rate-limit 100/1h
+  $ MINTLIFY_API_URL=http://127.0.0.1:8787 MINTLIFY_API_KEY=<key it prints> \\
+      MINTLIFY_PROJECT_ID=<project it prints> mintlify-etl sync`,
+    )
+    .action((flags: EmulatorFlags) => run(() => emulatorCommand(flags)));
+}
+
+async function emulatorCommand(flags: EmulatorFlags): Promise<CommandResult> {
+  const faults = Number(flags.faults);
+  if (!(faults >= 0 && faults <= 1)) {
+    const { UsageError } = await import('../errors.js');
+    throw new UsageError(`--faults "${flags.faults}" must be a probability from 0 to 1, e.g. 0.1`);
+  }
+  if (flags.rateLimit !== undefined) parseRateLimit(flags.rateLimit);
+  const emu = await startEmulator({
+    host: flags.host,
+    port: flags.port,
+    seed: flags.seed,
+    days: flags.days,
+    paths: flags.paths,
+    faults,
+    latencyMs: flags.latencyMs,
+    ...(flags.rateLimit !== undefined ? { rateLimit: flags.rateLimit } : {}),
+    ...(flags.project !== undefined ? { projectId: flags.project } : {}),
+  });
+  process.stdout.write(`${emulatorBanner(emu)}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await emu.close();
+  return { exitCode: 0 };
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command, CommanderError } from 'commander';
+import { EtlError, EXIT, isEtlError } from '../errors.js';
+import { packageRoot } from '../paths.js';
+import { registerEmulator } from './emulator.js';
+import type { CommandResult } from './result.js';
+import { registerSync } from './sync.js';
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** Prints a failure as one line; the key never reaches here (errors are built without it). */
+function report(e: unknown): number {
+  if (isEtlError(e)) {
+    process.stderr.write(`mintlify-etl: ${e.message}\n`);
+    if (process.env['MINTLIFY_ETL_DEBUG'] && e.cause) process.stderr.write(`  cause: ${String(e.cause)}\n`);
+    return e.exitCode;
+  }
+  const err = e instanceof Error ? e : new Error(String(e));
+  process.stderr.write(
+    `mintlify-etl: internal error: ${err.message}\n${process.env['MINTLIFY_ETL_DEBUG'] ? `${err.stack ?? ''}\n` : '  (set MINTLIFY_ETL_DEBUG=1 for the stack)\n'}`,
+  );
+  return EXIT.internal;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  let exitCode: number = EXIT.ok;
+  const run = async (fn: () => Promise<CommandResult>): Promise<void> => {
+    try {
+      const result = await fn();
+      if (result.json !== undefined) process.stdout.write(`${JSON.stringify(result.json, null, 2)}\n`);
+      exitCode = result.exitCode;
+    } catch (e) {
+      exitCode = report(e);
+    }
+  };
+
+  const program = new Command('mintlify-etl')
+    .description(
+      'Keeps a DuckDB database current with your Mintlify docs site analytics (unique visitors per day and\nper page, human and AI), and drives Mintlify agent jobs.',
+    )
+    .version(version(), '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+    .addHelpText(
+      'after',
+      `
+Environment:
+  MINTLIFY_API_KEY      admin API key (mint_...); or --api-key-file PATH
+  MINTLIFY_PROJECT_ID   project id(s), comma-separated
+  MINTLIFY_API_URL      API base URL (default https://api.mintlify.com)
+  MINTLIFY_ETL_DB       database file (default data/analytics.duckdb)
+
+Exit codes: 0 ok, 1 internal error, 2 bad usage, 3 key refused, 4 some days failed, 5 database in use.`,
+    );
+  registerSync(program, run);
+  registerEmulator(program, run);
+
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') {
+        return EXIT.ok;
+      }
+      if (e.code === 'commander.executeSubCommandAsync') return EXIT.internal;
+      return EXIT.usage;
+    }
+    // Argument parsers throw our UsageError from inside commander.
+    if (e instanceof EtlError) return report(e);
+    return report(e);
+  }
+  return exitCode;
+}
+
+const code = await main(process.argv.slice(2));
+// Exit explicitly once stdout has drained: a keep-alive socket or DuckDB's threads must not
+// hold a finished cron job open.
+process.stdout.write('', () => process.exit(code));

@@ -1,0 +1,159 @@
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { loadApiKey, type ApiKey } from '../api/key.js';
+import { AuthError } from '../errors.js';
+import { runSync, type SyncSummary } from '../pipeline/sync.js';
+import { parseDay } from '../util/day.js';
+import { formatDuration, parseDuration, parseRateLimit } from '../util/duration.js';
+import { createLogger } from '../util/log.js';
+import { createProgress } from './progress-bar.js';
+import { apiUrl, collect, dbPath, intFlag, projectIds } from './options.js';
+import type { CommandResult } from './result.js';
+
+interface SyncFlags {
+  project?: string[];
+  from?: string;
+  to?: string;
+  lookback: number;
+  db?: string;
+  rateLimit: string;
+  maxRequests?: number;
+  maxDuration?: string;
+  maxWait: string;
+  concurrency: number;
+  includeToday?: boolean;
+  dryRun?: boolean;
+  json?: boolean;
+  apiKeyFile?: string;
+  apiUrl?: string;
+  verbose?: boolean;
+  quiet?: boolean;
+}
+
+export function registerSync(program: Command, run: (fn: () => Promise<CommandResult>) => Promise<void>): void {
+  program
+    .command('sync')
+    .summary('load visitor analytics into DuckDB (incremental by default)')
+    .description(
+      `Loads unique-visitor analytics, one request window per UTC day, into the DuckDB database.
+
+With no --from, the run is incremental: from the day after the last loaded day minus
+--lookback days, plus every day missing inside the loaded range and every day an earlier
+run deferred; on an empty database, the last 30 days. --to defaults to today (UTC) and is
+exclusive, so the current, partial day is only loaded with --include-today.
+
+Every request passes through one request budget (--rate-limit, the service allows
+100/1h per organization) recorded in the database, so the next run knows what is spent.
+A run bounded by --max-requests, --max-duration or --max-wait stops cleanly; the next
+run picks up the rest without being told.`,
+    )
+    .option('-p, --project <id>', 'project id (repeatable, or comma-separated; env MINTLIFY_PROJECT_ID)', collect)
+    .option('--from <YYYY-MM-DD>', 'first day to load (inclusive, UTC); omit for incremental')
+    .option('--to <YYYY-MM-DD>', 'day to stop before (exclusive, UTC); default today')
+    .option('--lookback <days>', 'incremental: re-fetch this many recent loaded days for late data', intFlag('--lookback', 0, 366), 3)
+    .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
+    .option('--rate-limit <N/DURATION>', 'request budget shared by all projects of the run', '100/1h')
+    .option('--max-requests <n>', 'stop after this many requests (the rest is deferred)', intFlag('--max-requests', 1))
+    .option('--max-duration <duration>', 'stop starting requests after this long, e.g. 50m')
+    .option('--max-wait <duration>', 'longest single wait for the budget or a Retry-After before deferring', '10m')
+    .option('--concurrency <n>', 'days fetched in parallel', intFlag('--concurrency', 1, 32), 4)
+    .option('--include-today', 'also load today (UTC), flagged partial and re-fetched by the next run')
+    .option('--dry-run', 'print the plan (days, estimated requests, ETA) and touch nothing')
+    .option('--json', 'print one JSON summary on stdout')
+    .option('--api-key-file <path>', 'read the admin API key from this file instead of MINTLIFY_API_KEY')
+    .option('--api-url <url>', 'API base URL (env MINTLIFY_API_URL; default https://api.mintlify.com)')
+    .option('-v, --verbose', 'log every retry')
+    .option('-q, --quiet', 'log warnings and errors only')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ export MINTLIFY_API_KEY=mint_...  MINTLIFY_PROJECT_ID=...
+  $ mintlify-etl sync                                   # nightly, incremental
+  $ mintlify-etl sync --from 2026-01-01 --dry-run       # what would a backfill cost?
+  $ mintlify-etl sync --from 2026-01-01 --max-duration 50m --json
+
+Exit codes: 0 done (or deferred by the budget), 2 bad usage, 3 key refused,
+4 some days failed after retries (the rest loaded), 5 database in use.`,
+    )
+    .action((flags: SyncFlags) => run(() => syncCommand(flags)));
+}
+
+async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
+  // Every check that can fail on input happens before the lock or the database file exists.
+  const projects = projectIds(flags.project);
+  const from = flags.from !== undefined ? parseDay(flags.from, '--from') : undefined;
+  const to = flags.to !== undefined ? parseDay(flags.to, '--to') : undefined;
+  const rateLimit = parseRateLimit(flags.rateLimit);
+  const maxDurationMs = flags.maxDuration !== undefined ? parseDuration(flags.maxDuration, '--max-duration') : undefined;
+  const maxWaitMs = parseDuration(flags.maxWait, '--max-wait');
+  const url = apiUrl(flags.apiUrl);
+  const db = dbPath(flags.db);
+  let apiKey: ApiKey | undefined;
+  if (!flags.dryRun || flags.apiKeyFile !== undefined || process.env['MINTLIFY_API_KEY']) {
+    apiKey = await loadApiKey({ apiKeyFile: flags.apiKeyFile });
+  }
+  const json = flags.json === true;
+  const progress = json ? undefined : createProgress();
+  const logger = createLogger({ level: flags.verbose ? 'debug' : flags.quiet ? 'warn' : 'info', key: apiKey });
+  const dbExisted = existsSync(db);
+
+  let summary: SyncSummary;
+  try {
+    summary = await runSync({
+      projects,
+      from,
+      to,
+      lookback: flags.lookback,
+      dbPath: db,
+      rateLimit,
+      maxRequests: flags.maxRequests,
+      maxDurationMs,
+      maxWaitMs,
+      concurrency: flags.concurrency,
+      includeToday: flags.includeToday === true,
+      dryRun: flags.dryRun === true,
+      apiUrl: url,
+      apiKey,
+      logger,
+      ...(progress ? { progress } : {}),
+    });
+  } catch (e) {
+    // A refused key on a first run should leave no database behind: nothing useful was written.
+    if (e instanceof AuthError && !dbExisted) {
+      await rm(db, { force: true });
+      await rm(`${db}.wal`, { force: true });
+    }
+    throw e;
+  }
+  if (!flags.quiet) logger.info(describe(summary));
+  return { exitCode: summary.exitCode, ...(json ? { json: summary } : {}) };
+}
+
+function describe(s: SyncSummary): string {
+  if (s.status === 'dry-run' && s.plan) {
+    const byReason = new Map<string, number>();
+    for (const d of s.plan.days) byReason.set(d.reason, (byReason.get(d.reason) ?? 0) + 1);
+    const reasons = [...byReason].map(([r, n]) => `${n} ${r}`).join(', ');
+    const days = s.plan.days.length;
+    const est = `${s.plan.pagesPerDayFromHistory ? '' : 'at least '}${s.plan.estimatedRequests}`;
+    const lines = [
+      `dry run: ${days} day(s) to fetch${days ? ` from ${s.dateFrom} to before ${s.dateTo} (${reasons})` : ''}`,
+      `estimated requests: ${est}${s.plan.pagesPerDayFromHistory ? ' (from past pages per day)' : ' (1 per day; no history yet)'}`,
+      `budget ${s.budget.rateLimit}: ${s.budget.spentBefore} spent in the current window; ETA about ${formatDuration(s.plan.etaMs)}`,
+    ];
+    if (days > 0 && days <= 40) lines.push(`days: ${s.plan.days.map((d) => `${d.day}${d.partial ? '*' : ''}`).join(' ')}`);
+    return lines.join('\n');
+  }
+  const w = s.windows;
+  const parts = [
+    `sync ${s.status}: ${w.loaded}/${w.planned} day(s) loaded`,
+    w.failed ? `${w.failed} failed` : '',
+    w.deferred ? `${w.deferred} deferred (${s.stopReason ?? 'stopped'}; the next run continues)` : '',
+    `${s.requests} request(s), ${s.retries} retr${s.retries === 1 ? 'y' : 'ies'}, ${s.rows} page row(s)`,
+    s.warnings.total ? `${s.warnings.total} data-quality warning(s)` : '',
+    `in ${formatDuration(s.durationMs)} -> ${s.db}`,
+  ];
+  return parts.filter((x) => x !== '').join(', ');
+}

@@ -1,0 +1,187 @@
+/**
+ * Every failure the tool reports is one of these classes. `code` is stable (scripts and tests
+ * match on it), `exitCode` is the documented process exit code, and `context` carries the
+ * facts that explain the failure. No error ever carries the API key: messages are built from
+ * method, path and redacted query only.
+ */
+export type ErrorContext = Readonly<Record<string, unknown>>;
+
+export const EXIT = {
+  ok: 0,
+  internal: 1,
+  usage: 2,
+  auth: 3,
+  windowsFailed: 4,
+  dbInUse: 5,
+} as const;
+
+export abstract class EtlError extends Error {
+  abstract readonly code: string;
+  abstract readonly exitCode: number;
+  readonly context: ErrorContext;
+
+  constructor(message: string, context: ErrorContext = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.context = context;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { code: this.code, message: this.message, context: this.context };
+  }
+}
+
+/** Bad flags, environment or input: nothing was written. Exit 2. */
+export class UsageError extends EtlError {
+  readonly code = 'E_USAGE';
+  readonly exitCode = EXIT.usage;
+}
+
+/** An unexpected failure of the tool itself. Exit 1. */
+export class InternalError extends EtlError {
+  readonly code = 'E_INTERNAL';
+  readonly exitCode = EXIT.internal;
+}
+
+export interface RequestDescription {
+  /** HTTP method. */
+  readonly method: string;
+  /** URL path, e.g. /v1/analytics/proj/visitors. */
+  readonly path: string;
+  /** Query string without anything secret (the API never takes secrets in the query). */
+  readonly query?: string;
+}
+
+function describe(req: RequestDescription): string {
+  return `${req.method} ${req.path}${req.query ? `?${req.query}` : ''}`;
+}
+
+/** The server answered with a non-success status. Retryable for 408, 429 and 5xx. */
+export class HttpStatusError extends EtlError {
+  readonly code: string = 'E_HTTP';
+  readonly exitCode: number = EXIT.internal;
+  readonly status: number;
+  readonly request: RequestDescription;
+  readonly serverError: string | undefined;
+  readonly serverDetails: readonly string[];
+  /** Milliseconds the server asked us to wait (Retry-After), if it gave a usable hint. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(
+    status: number,
+    request: RequestDescription,
+    server: {
+      error?: string | undefined;
+      details?: readonly string[] | undefined;
+      retryAfterMs?: number | undefined;
+    } = {},
+    message?: string,
+    options?: { cause?: unknown },
+  ) {
+    const detail = server.details && server.details.length > 0 ? ` (${server.details.join('; ')})` : '';
+    super(
+      message ??
+        `${describe(request)} answered HTTP ${status}${server.error ? `: ${server.error}` : ''}${detail}`,
+      { status, ...request, serverError: server.error, serverDetails: server.details },
+      options,
+    );
+    this.status = status;
+    this.request = request;
+    this.serverError = server.error;
+    this.serverDetails = server.details ?? [];
+    this.retryAfterMs = server.retryAfterMs;
+  }
+}
+
+/** 401 or 403: the key was refused. Exit 3. */
+export class AuthError extends HttpStatusError {
+  override readonly code = 'E_AUTH';
+  override readonly exitCode = EXIT.auth;
+
+  constructor(
+    status: number,
+    request: RequestDescription,
+    server: { error?: string | undefined; details?: readonly string[] | undefined } = {},
+  ) {
+    const hint =
+      status === 401
+        ? 'the API key was refused (401): check MINTLIFY_API_KEY (or --api-key-file) holds a current admin key from the dashboard API keys page'
+        : "the API key is not allowed to do this (403): it lacks the scope for this endpoint, or this machine's IP address is not on the key's allow-list";
+    super(
+      status,
+      request,
+      server,
+      `${describe(request)}: ${hint}${server.error ? ` (server said: ${server.error})` : ''}`,
+    );
+  }
+}
+
+/** Connection refused/reset, DNS failure, or a connect/headers/body timeout. Retryable. */
+export class NetworkError extends EtlError {
+  readonly code = 'E_NETWORK';
+  readonly exitCode = EXIT.internal;
+  readonly request: RequestDescription;
+
+  constructor(request: RequestDescription, reason: string, options?: { cause?: unknown }) {
+    super(`${describe(request)} failed: ${reason}`, { ...request, reason }, options);
+    this.request = request;
+  }
+}
+
+/** A response body did not match its schema. Terminal for the window it belongs to. */
+export class ValidationError extends EtlError {
+  readonly code = 'E_VALIDATION';
+  readonly exitCode = EXIT.internal;
+  readonly request: RequestDescription;
+  readonly issues: readonly string[];
+
+  constructor(request: RequestDescription, issues: readonly string[], options?: { cause?: unknown }) {
+    super(
+      `${describe(request)} returned a body that does not match the API schema: ${issues.join('; ')}`,
+      {
+        ...request,
+        issues,
+      },
+      options,
+    );
+    this.request = request;
+    this.issues = issues;
+  }
+}
+
+/**
+ * The budget (ours or the server's) would make us wait longer than the caller allows.
+ * The pipeline turns this into deferred windows rather than a failure.
+ */
+export class RateLimitError extends EtlError {
+  readonly code = 'E_RATE_LIMIT';
+  readonly exitCode = EXIT.ok;
+  readonly waitMs: number;
+
+  constructor(message: string, waitMs: number, context: ErrorContext = {}, options?: { cause?: unknown }) {
+    super(message, { ...context, waitMs }, options);
+    this.waitMs = waitMs;
+  }
+}
+
+/** The pages of one window disagree (totals changed, a path repeated with other counts). */
+export class DataShiftError extends EtlError {
+  readonly code = 'E_DATA_SHIFT';
+  readonly exitCode = EXIT.windowsFailed;
+}
+
+/** Another process holds the database. Exit 5. */
+export class DatabaseInUseError extends EtlError {
+  readonly code = 'E_DB_IN_USE';
+  readonly exitCode = EXIT.dbInUse;
+}
+
+/** A SQL statement given by the user failed (query command). Exit 2. */
+export class SqlError extends EtlError {
+  readonly code = 'E_SQL';
+  readonly exitCode = EXIT.usage;
+}
+
+export function isEtlError(e: unknown): e is EtlError {
+  return e instanceof EtlError;
+}

@@ -1,0 +1,118 @@
+import { UsageError } from '../errors.js';
+import { addDays, dayRange, type Day } from '../util/day.js';
+
+/** Why a day is in the plan; shown by --dry-run and kept in the summary. */
+export type WindowReason = 'range' | 'initial' | 'new' | 'lookback' | 'gap' | 'deferred' | 'partial';
+
+export interface PlannedWindow {
+  readonly projectId: string;
+  /** The day; the request is [day, day + 1). */
+  readonly day: Day;
+  readonly dateTo: Day;
+  readonly reason: WindowReason;
+  /** The day is today (UTC) or later: its counts are still growing. */
+  readonly partial: boolean;
+}
+
+export interface ProjectState {
+  /** Days with a loaded window, ascending. */
+  readonly loadedDays: readonly Day[];
+  /** Loaded days flagged partial (re-fetched by every run until complete). */
+  readonly partialDays: readonly Day[];
+  /** Days an earlier run had to defer (budget, limits) that are still not loaded. */
+  readonly deferredDays: readonly Day[];
+}
+
+export interface PlanOptions {
+  readonly today: Day;
+  readonly from?: Day | undefined;
+  readonly to?: Day | undefined;
+  readonly lookback: number;
+  readonly includeToday: boolean;
+  /** Days to load on an empty database when no --from is given. */
+  readonly initialDays?: number;
+}
+
+export interface ProjectPlan {
+  readonly projectId: string;
+  readonly from: Day;
+  readonly to: Day;
+  readonly windows: readonly PlannedWindow[];
+}
+
+/**
+ * Turns flags and the database's state into one window per UTC day. Per-day windows only:
+ * unique visitors are not additive, so a multi-day request could never be split back into days.
+ */
+export function planProject(projectId: string, state: ProjectState, opts: PlanOptions): ProjectPlan {
+  const limit = opts.includeToday ? addDays(opts.today, 1) : opts.today;
+  if (opts.to !== undefined && opts.to > addDays(opts.today, 1)) {
+    throw new UsageError(
+      `--to ${opts.to} is in the future: the newest day with data is today (${opts.today}); --to is exclusive`,
+      { to: opts.to, today: opts.today },
+    );
+  }
+  // The current day is never loaded by accident: its counts are still growing.
+  const to = opts.to === undefined || opts.to > limit ? limit : opts.to;
+
+  if (opts.from !== undefined) {
+    if (opts.from >= to) {
+      const why =
+        opts.to === undefined || opts.to > limit
+          ? ` (today, ${opts.today}, is excluded unless --include-today)`
+          : '';
+      throw new UsageError(
+        `--from ${opts.from} must be before --to ${to}${why}: the range is [from, to), --to exclusive`,
+        { from: opts.from, to },
+      );
+    }
+    return {
+      projectId,
+      from: opts.from,
+      to,
+      windows: windowsOf(projectId, dayRange(opts.from, to), 'range', opts.today),
+    };
+  }
+
+  const loaded = state.loadedDays;
+  const chosen = new Map<Day, WindowReason>();
+  const add = (day: Day, reason: WindowReason): void => {
+    if (day < to && !chosen.has(day)) chosen.set(day, reason);
+  };
+
+  const last = loaded.at(-1);
+  const first = loaded[0];
+  if (last === undefined || first === undefined) {
+    for (const d of dayRange(addDays(to, -(opts.initialDays ?? 30)), to)) add(d, 'initial');
+  } else {
+    const start = addDays(last, 1 - opts.lookback);
+    for (const d of dayRange(start, addDays(last, 1))) add(d, 'lookback');
+    for (const d of dayRange(addDays(last, 1), to)) add(d, 'new');
+    const have = new Set(loaded);
+    for (const d of dayRange(first, last)) if (!have.has(d)) add(d, 'gap');
+  }
+  for (const d of state.deferredDays) add(d, 'deferred');
+  for (const d of state.partialDays) add(d, 'partial');
+
+  const days = [...chosen.keys()].sort();
+  const windows = days.map((day) => window(projectId, day, chosen.get(day) ?? 'range', opts.today));
+  return { projectId, from: days[0] ?? to, to, windows };
+}
+
+function windowsOf(projectId: string, days: Day[], reason: WindowReason, today: Day): PlannedWindow[] {
+  return days.map((d) => window(projectId, d, reason, today));
+}
+
+function window(projectId: string, day: Day, reason: WindowReason, today: Day): PlannedWindow {
+  return { projectId, day, dateTo: addDays(day, 1), reason, partial: day >= today };
+}
+
+/**
+ * Interleaves the projects' windows oldest day first, so that a run cut short by the budget
+ * leaves a contiguous loaded prefix that the next incremental run continues from.
+ */
+export function mergePlans(plans: readonly ProjectPlan[]): PlannedWindow[] {
+  return plans
+    .flatMap((p) => p.windows)
+    .sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : a.projectId < b.projectId ? -1 : 1));
+}

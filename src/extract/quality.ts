@@ -1,0 +1,59 @@
+import type { PageRow, Totals } from './window-pager.js';
+
+/** Kinds of data-quality findings: counted in the run record, logged once per kind, never fatal. */
+export type QualityKind =
+  | 'total_above_human_plus_ai'
+  | 'total_below_max_of_human_ai'
+  | 'site_total_below_top_page'
+  | 'site_total_above_sum_of_pages';
+
+export interface QualityWarning {
+  readonly kind: QualityKind;
+  readonly detail: string;
+}
+
+/**
+ * The API's counts are estimates de-duplicated across human and AI traffic, so
+ * max(human, ai) <= total <= human + ai should hold for every row and for the site; a break
+ * is worth telling the user about but is what the API says, so it is loaded as is.
+ */
+export function checkInvariants(site: Totals, rows: readonly PageRow[]): QualityWarning[] {
+  const out: QualityWarning[] = [];
+  const check = (t: Totals, where: string): void => {
+    if (t.total > t.human + t.ai) {
+      out.push({
+        kind: 'total_above_human_plus_ai',
+        detail: `${where}: total ${t.total} > human ${t.human} + ai ${t.ai}`,
+      });
+    }
+    if (t.total < Math.max(t.human, t.ai)) {
+      out.push({
+        kind: 'total_below_max_of_human_ai',
+        detail: `${where}: total ${t.total} < max(human ${t.human}, ai ${t.ai})`,
+      });
+    }
+  };
+  check(site, 'site totals');
+  let top = 0;
+  let sum = 0;
+  for (const r of rows) {
+    check(r, `path ${JSON.stringify(r.path)}`);
+    if (r.total > top) top = r.total;
+    sum += r.total;
+  }
+  if (rows.length > 0 && site.total < top) {
+    out.push({
+      kind: 'site_total_below_top_page',
+      detail: `site total ${site.total} < top page total ${top}`,
+    });
+  }
+  // Only meaningful when every page came back; a site total above the sum means visitors
+  // of pages the API did not list, which a complete listing rules out.
+  if (rows.length > 0 && site.total > sum) {
+    out.push({
+      kind: 'site_total_above_sum_of_pages',
+      detail: `site total ${site.total} > sum of page totals ${sum}`,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,148 @@
+import { DataShiftError, InternalError } from '../errors.js';
+import type { Day } from '../util/day.js';
+import { checkInvariants, type QualityWarning } from './quality.js';
+
+export interface Totals {
+  human: number;
+  ai: number;
+  total: number;
+}
+
+export interface PageRow {
+  path: string;
+  human: number;
+  ai: number;
+  total: number;
+}
+
+export interface VisitorsPageLike {
+  totals: Totals;
+  visitors: PageRow[];
+  hasMore: boolean;
+}
+
+/** What the pager needs of the API client: one page of one day. */
+export interface VisitorsSource {
+  getVisitors(
+    projectId: string,
+    q: { dateFrom: Day; dateTo: Day; limit: number; offset: number },
+    o?: { signal?: AbortSignal },
+  ): Promise<VisitorsPageLike>;
+}
+
+export interface FetchedWindow {
+  readonly projectId: string;
+  readonly day: Day;
+  readonly site: Totals;
+  readonly pages: PageRow[];
+  /** Pages requested in the final, consistent pass. */
+  readonly pagesFetched: number;
+  /** Passes over the window (1 unless the data shifted under pagination). */
+  readonly attempts: number;
+  readonly warnings: readonly QualityWarning[];
+  /** A page said hasMore but carried no rows: logged, the window ends there. */
+  readonly emptyTailPage: boolean;
+}
+
+export interface PagerOptions {
+  readonly limit?: number;
+  /** More pages than this is a server bug, not a big site: fail instead of looping. */
+  readonly maxPages?: number;
+  /** Passes over a window whose pages disagree before it fails. */
+  readonly maxPasses?: number;
+  readonly signal?: AbortSignal;
+  /** Called after every page (progress display). */
+  readonly onPage?: (page: { projectId: string; day: Day; offset: number; rows: number }) => void;
+}
+
+/**
+ * Fetches one day's pages in order (offset += limit while hasMore) and checks that they
+ * describe one consistent snapshot: the same totals on every page, and no path twice. If
+ * they don't, the data moved under the offsets and rows may have been skipped, so the whole
+ * window is fetched again (bounded) rather than loaded half right.
+ */
+export async function fetchWindow(
+  source: VisitorsSource,
+  projectId: string,
+  day: Day,
+  dateTo: Day,
+  opts: PagerOptions = {},
+): Promise<FetchedWindow> {
+  const limit = opts.limit ?? 250;
+  const maxPages = opts.maxPages ?? 10_000;
+  const maxPasses = opts.maxPasses ?? 3;
+  let lastShift = '';
+  for (let pass = 1; pass <= maxPasses; pass++) {
+    const result = await onePass(source, projectId, day, dateTo, limit, maxPages, opts);
+    if ('shift' in result) {
+      lastShift = result.shift;
+      continue;
+    }
+    return { ...result, attempts: pass };
+  }
+  throw new DataShiftError(
+    `${projectId} ${day}: the data changed while paging, ${maxPasses} times in a row (${lastShift}); the day was not loaded and will be retried by the next run`,
+    { projectId, day, passes: maxPasses },
+  );
+}
+
+type PassResult = Omit<FetchedWindow, 'attempts'> | { shift: string };
+
+async function onePass(
+  source: VisitorsSource,
+  projectId: string,
+  day: Day,
+  dateTo: Day,
+  limit: number,
+  maxPages: number,
+  opts: PagerOptions,
+): Promise<PassResult> {
+  const seen = new Map<string, PageRow>();
+  const rows: PageRow[] = [];
+  let site: Totals | undefined;
+  let emptyTailPage = false;
+  let pages = 0;
+  for (let offset = 0; ; offset += limit) {
+    if (pages >= maxPages) {
+      throw new InternalError(
+        `${projectId} ${day}: more than ${maxPages} pages of ${limit} rows; stopping instead of paging forever (the server keeps saying hasMore)`,
+        { projectId, day, pages },
+      );
+    }
+    const page = await source.getVisitors(
+      projectId,
+      { dateFrom: day, dateTo, limit, offset },
+      opts.signal ? { signal: opts.signal } : {},
+    );
+    pages++;
+    opts.onPage?.({ projectId, day, offset, rows: page.visitors.length });
+    if (site === undefined) site = page.totals;
+    else if (!sameTotals(site, page.totals)) {
+      return { shift: `totals changed between offset 0 and offset ${offset}` };
+    }
+    for (const row of page.visitors) {
+      if (seen.has(row.path)) return { shift: `path ${JSON.stringify(row.path)} appeared twice` };
+      seen.set(row.path, row);
+      rows.push(row);
+    }
+    if (!page.hasMore) break;
+    if (page.visitors.length === 0) {
+      emptyTailPage = offset > 0;
+      break;
+    }
+  }
+  const totals = site ?? { human: 0, ai: 0, total: 0 };
+  return {
+    projectId,
+    day,
+    site: totals,
+    pages: rows,
+    pagesFetched: pages,
+    warnings: checkInvariants(totals, rows),
+    emptyTailPage,
+  };
+}
+
+function sameTotals(a: Totals, b: Totals): boolean {
+  return a.human === b.human && a.ai === b.ai && a.total === b.total;
+}

@@ -1,0 +1,68 @@
+import { RequestBudget } from '../api/budget.js';
+import type { RateLimitSpec } from '../util/duration.js';
+import { RateLimitError } from '../errors.js';
+import { formatDuration } from '../util/duration.js';
+
+export type StopReason = 'max-requests' | 'max-duration' | 'max-wait' | 'rate-limited';
+
+export interface RunLimits {
+  readonly maxRequests?: number | undefined;
+  /** Epoch ms after which no request starts. */
+  readonly deadline?: number | undefined;
+}
+
+/**
+ * The shared budget with the run's own bounds folded in: a request past --max-requests or one
+ * that could only start after --max-duration is refused here, before it is sent, as a
+ * RateLimitError that the pipeline turns into deferred windows.
+ */
+export class RunBudget extends RequestBudget {
+  #granted = 0;
+  readonly #limits: RunLimits;
+  readonly #clock: () => number;
+
+  constructor(
+    spec: RateLimitSpec,
+    limits: RunLimits,
+    opts: {
+      spent?: readonly number[];
+      now?: () => number;
+      sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+    } = {},
+  ) {
+    super(spec, opts);
+    this.#limits = limits;
+    this.#clock = opts.now ?? Date.now;
+  }
+
+  get granted(): number {
+    return this.#granted;
+  }
+
+  override async acquire(opts: { maxWaitMs?: number; signal?: AbortSignal } = {}): Promise<number> {
+    const { maxRequests, deadline } = this.#limits;
+    if (maxRequests !== undefined && this.#granted >= maxRequests) {
+      throw new RateLimitError(`--max-requests ${maxRequests} reached`, 0, { reason: 'max-requests' });
+    }
+    let maxWaitMs = opts.maxWaitMs;
+    if (deadline !== undefined) {
+      const left = deadline - this.#clock();
+      if (left <= 0 || this.waitTimeMs() > left) {
+        throw new RateLimitError(
+          `--max-duration reached (the next request could start in ${formatDuration(this.waitTimeMs())})`,
+          this.waitTimeMs(),
+          { reason: 'max-duration' },
+        );
+      }
+      maxWaitMs = Math.min(maxWaitMs ?? Infinity, left);
+    }
+    const at = await super.acquire({ ...opts, ...(maxWaitMs !== undefined ? { maxWaitMs } : {}) });
+    this.#granted++;
+    return at;
+  }
+}
+
+export function stopReasonOf(e: RateLimitError): StopReason {
+  const r = e.context['reason'];
+  return r === 'max-requests' || r === 'max-duration' ? r : 'max-wait';
+}

@@ -1,0 +1,57 @@
+import type { ApiKey } from '../api/key.js';
+import { redact } from '../api/key.js';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+export interface Logger {
+  debug(msg: string): void;
+  info(msg: string): void;
+  warn(msg: string): void;
+  error(msg: string): void;
+  /** Logs a warning only the first time its kind is seen (data-quality findings). */
+  warnOnce(kind: string, msg: string): void;
+}
+
+export interface LoggerOptions {
+  readonly level?: LogLevel;
+  readonly key?: ApiKey | undefined;
+  /** Where lines go; stderr by default so that stdout stays for --json and data. */
+  readonly write?: (line: string) => void;
+  /** Called before each line so that a progress bar can clear itself first. */
+  readonly beforeWrite?: () => void;
+  readonly afterWrite?: () => void;
+}
+
+/** Logs to stderr, one line per message, with the API key redacted as a last line of defence. */
+export function createLogger(opts: LoggerOptions = {}): Logger {
+  const min = ORDER[opts.level ?? 'info'];
+  const write = opts.write ?? ((line: string) => process.stderr.write(line));
+  const seen = new Set<string>();
+  const emit = (level: LogLevel, msg: string): void => {
+    if (ORDER[level] < min) return;
+    const prefix = level === 'info' ? '' : `${level}: `;
+    opts.beforeWrite?.();
+    write(`${prefix}${redact(msg, opts.key)}\n`);
+    opts.afterWrite?.();
+  };
+  return {
+    debug: (m) => emit('debug', m),
+    info: (m) => emit('info', m),
+    warn: (m) => emit('warn', m),
+    error: (m) => emit('error', m),
+    warnOnce(kind, m) {
+      if (seen.has(kind)) return;
+      seen.add(kind);
+      emit('warn', m);
+    },
+  };
+}
+
+export const silentLogger: Logger = {
+  debug: () => {},
+  info: () => {},
+  warn: () => {},
+  error: () => {},
+  warnOnce: () => {},
+};

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { mergePlans, planProject } from '../../src/extract/plan.js';
+import { dayRange } from '../../src/util/day.js';
+import { UsageError } from '../../src/errors.js';
+
+const today = '2026-11-21';
+const empty = { loadedDays: [], partialDays: [], deferredDays: [] };
+const base = { today, lookback: 3, includeToday: false };
+
+describe('planning day windows', () => {
+  it('turns --from/--to into one [D, D+1) window per day, --to exclusive', () => {
+    const p = planProject('p', empty, { ...base, from: '2026-02-27', to: '2026-03-02' });
+    expect(p.windows.map((w) => [w.day, w.dateTo])).toEqual([
+      ['2026-02-27', '2026-02-28'],
+      ['2026-02-28', '2026-03-01'],
+      ['2026-03-01', '2026-03-02'],
+    ]);
+    expect(p.windows.every((w) => w.reason === 'range' && !w.partial)).toBe(true);
+  });
+
+  it('plans the last 30 days ending yesterday on an empty database', () => {
+    const p = planProject('p', empty, base);
+    expect(p.windows).toHaveLength(30);
+    expect(p.windows[0]?.day).toBe('2026-10-22');
+    expect(p.windows.at(-1)?.day).toBe('2026-11-20');
+  });
+
+  it('never plans today unless --include-today, which flags it partial', () => {
+    expect(planProject('p', empty, base).windows.some((w) => w.day === today)).toBe(false);
+    const withToday = planProject('p', empty, { ...base, includeToday: true });
+    expect(withToday.windows.at(-1)).toMatchObject({ day: today, partial: true });
+    expect(withToday.windows.filter((w) => w.partial)).toHaveLength(1);
+  });
+
+  it('continues from the last loaded day minus the lookback, up to yesterday', () => {
+    const loaded = dayRange('2026-10-01', '2026-11-15');
+    const p = planProject('p', { ...empty, loadedDays: loaded }, base);
+    expect(p.windows.map((w) => w.day)).toEqual(dayRange('2026-11-12', '2026-11-21'));
+    expect(p.windows.filter((w) => w.reason === 'lookback').map((w) => w.day)).toEqual([
+      '2026-11-12',
+      '2026-11-13',
+      '2026-11-14',
+    ]);
+  });
+
+  it('adds every missing day inside the loaded range, and deferred and partial days', () => {
+    const loaded = dayRange('2026-10-01', '2026-11-21').filter(
+      (d) => d !== '2026-10-05' && d !== '2026-10-09',
+    );
+    const p = planProject(
+      'p',
+      { loadedDays: loaded, partialDays: ['2026-11-20'], deferredDays: ['2026-09-01'] },
+      { ...base, lookback: 0 },
+    );
+    expect(p.windows.map((w) => [w.day, w.reason])).toEqual([
+      ['2026-09-01', 'deferred'],
+      ['2026-10-05', 'gap'],
+      ['2026-10-09', 'gap'],
+      ['2026-11-20', 'partial'],
+    ]);
+  });
+
+  it('plans nothing when everything up to yesterday is loaded and lookback is 0', () => {
+    const loaded = dayRange('2026-10-01', '2026-11-21');
+    expect(planProject('p', { ...empty, loadedDays: loaded }, { ...base, lookback: 0 }).windows).toEqual([]);
+  });
+
+  it('refuses --from on or after --to with a message that says the range is half-open', () => {
+    expect(() => planProject('p', empty, { ...base, from: '2026-03-02', to: '2026-03-02' })).toThrow(
+      UsageError,
+    );
+    expect(() => planProject('p', empty, { ...base, from: '2026-03-02', to: '2026-03-01' })).toThrow(
+      /--to exclusive/,
+    );
+  });
+
+  it('refuses a --to in the future and explains that today is excluded by default', () => {
+    expect(() => planProject('p', empty, { ...base, to: '2026-11-25' })).toThrow(/future/);
+    expect(() => planProject('p', empty, { ...base, from: today })).toThrow(/--include-today/);
+  });
+
+  it('merges several projects oldest day first so a cut-short run leaves a loaded prefix', () => {
+    const a = planProject('a', empty, { ...base, from: '2026-01-01', to: '2026-01-03' });
+    const b = planProject('b', empty, { ...base, from: '2026-01-02', to: '2026-01-04' });
+    expect(mergePlans([b, a]).map((w) => `${w.projectId}:${w.day}`)).toEqual([
+      'a:2026-01-01',
+      'a:2026-01-02',
+      'b:2026-01-02',
+      'b:2026-01-03',
+    ]);
+  });
+});
