@@ -60,7 +60,7 @@ CREATE TABLE IF NOT EXISTS sync_runs (
 -- The request ledger: one row per HTTP request sent (retries included), so the next run knows
 -- how much of the service's sliding-window budget is already spent. No secrets, no query values.
 CREATE TABLE IF NOT EXISTS api_requests (
-  at          TIMESTAMPTZ NOT NULL,
+  "at"        TIMESTAMPTZ NOT NULL,  -- AT is a keyword in DuckDB: always quote it
   seq         BIGINT  NOT NULL,
   endpoint    VARCHAR NOT NULL,
   project_id  VARCHAR,

@@ -16,7 +16,10 @@ interface EmulatorFlags {
   project?: string;
 }
 
-export function registerEmulator(program: Command, run: (fn: () => Promise<CommandResult>) => Promise<void>): void {
+export function registerEmulator(
+  program: Command,
+  run: (fn: () => Promise<CommandResult>) => Promise<void>,
+): void {
   program
     .command('emulator')
     .summary('run a local emulator of the Mintlify API (for demos, tests, benchmarks)')

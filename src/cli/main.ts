@@ -4,8 +4,13 @@ import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { EtlError, EXIT, isEtlError } from '../errors.js';
 import { packageRoot } from '../paths.js';
+import { registerAgent } from './agent.js';
 import { registerEmulator } from './emulator.js';
+import { registerExport } from './export.js';
+import { registerQuery } from './query.js';
+import { registerReport } from './report.js';
 import type { CommandResult } from './result.js';
+import { registerStatus } from './status.js';
 import { registerSync } from './sync.js';
 
 function version(): string {
@@ -17,7 +22,10 @@ function version(): string {
 function report(e: unknown): number {
   if (isEtlError(e)) {
     process.stderr.write(`mintlify-etl: ${e.message}\n`);
-    if (process.env['MINTLIFY_ETL_DEBUG'] && e.cause) process.stderr.write(`  cause: ${String(e.cause)}\n`);
+    if (process.env['MINTLIFY_ETL_DEBUG'] && e.cause)
+      process.stderr.write(
+        `  cause: ${e.cause instanceof Error ? e.cause.message : JSON.stringify(e.cause)}\n`,
+      );
     return e.exitCode;
   }
   const err = e instanceof Error ? e : new Error(String(e));
@@ -59,13 +67,22 @@ Environment:
 Exit codes: 0 ok, 1 internal error, 2 bad usage, 3 key refused, 4 some days failed, 5 database in use.`,
     );
   registerSync(program, run);
+  registerStatus(program, run);
+  registerQuery(program, run);
+  registerExport(program, run);
+  registerReport(program, run);
+  registerAgent(program, run);
   registerEmulator(program, run);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (e) {
     if (e instanceof CommanderError) {
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') {
+      if (
+        e.code === 'commander.helpDisplayed' ||
+        e.code === 'commander.version' ||
+        e.code === 'commander.help'
+      ) {
         return EXIT.ok;
       }
       if (e.code === 'commander.executeSubCommandAsync') return EXIT.internal;

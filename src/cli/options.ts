@@ -8,7 +8,8 @@ export function intFlag(flag: string, min: number, max = Number.MAX_SAFE_INTEGER
   return (value: string): number => {
     const n = Number(value);
     if (!/^\s*-?\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) {
-      const range = max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer from ${min} to ${max}`;
+      const range =
+        max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer from ${min} to ${max}`;
       throw new UsageError(`${flag} "${value}" must be ${range}`, { flag, value });
     }
     return n;
@@ -20,17 +21,30 @@ export function dbPath(flag: string | undefined, env: NodeJS.ProcessEnv = proces
 }
 
 /** --project may repeat and take comma lists; MINTLIFY_PROJECT_ID is a comma list. */
-export function projectIds(flags: readonly string[] | undefined, env: NodeJS.ProcessEnv = process.env): string[] {
+export function projectIds(
+  flags: readonly string[] | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
   const raw = flags && flags.length > 0 ? flags : [env['MINTLIFY_PROJECT_ID'] ?? ''];
-  const ids = [...new Set(raw.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== ''))];
+  const ids = [
+    ...new Set(
+      raw
+        .flatMap((v) => v.split(','))
+        .map((v) => v.trim())
+        .filter((v) => v !== ''),
+    ),
+  ];
   if (ids.length === 0) {
     throw new UsageError(
-      'no project: pass --project ID or set MINTLIFY_PROJECT_ID (the id is on the dashboard\'s API keys page; comma-separate several)',
+      "no project: pass --project ID or set MINTLIFY_PROJECT_ID (the id is on the dashboard's API keys page; comma-separate several)",
     );
   }
   for (const id of ids) {
     if (!/^[A-Za-z0-9_-]{1,128}$/.test(id)) {
-      throw new UsageError(`project id "${id}" has characters a Mintlify project id never has (letters, digits, _ and - only)`, { id });
+      throw new UsageError(
+        `project id "${id}" has characters a Mintlify project id never has (letters, digits, _ and - only)`,
+        { id },
+      );
     }
   }
   return ids;
@@ -42,7 +56,9 @@ export function apiUrl(flag: string | undefined, env: NodeJS.ProcessEnv = proces
   try {
     parsed = new URL(url);
   } catch {
-    throw new UsageError(`API URL "${url}" is not a URL (MINTLIFY_API_URL / --api-url), e.g. https://api.mintlify.com`);
+    throw new UsageError(
+      `API URL "${url}" is not a URL (MINTLIFY_API_URL / --api-url), e.g. https://api.mintlify.com`,
+    );
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
     throw new UsageError(`API URL "${url}" must be http(s)`);

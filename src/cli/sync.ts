@@ -31,7 +31,10 @@ interface SyncFlags {
   quiet?: boolean;
 }
 
-export function registerSync(program: Command, run: (fn: () => Promise<CommandResult>) => Promise<void>): void {
+export function registerSync(
+  program: Command,
+  run: (fn: () => Promise<CommandResult>) => Promise<void>,
+): void {
   program
     .command('sync')
     .summary('load visitor analytics into DuckDB (incremental by default)')
@@ -48,15 +51,32 @@ Every request passes through one request budget (--rate-limit, the service allow
 A run bounded by --max-requests, --max-duration or --max-wait stops cleanly; the next
 run picks up the rest without being told.`,
     )
-    .option('-p, --project <id>', 'project id (repeatable, or comma-separated; env MINTLIFY_PROJECT_ID)', collect)
+    .option(
+      '-p, --project <id>',
+      'project id (repeatable, or comma-separated; env MINTLIFY_PROJECT_ID)',
+      collect,
+    )
     .option('--from <YYYY-MM-DD>', 'first day to load (inclusive, UTC); omit for incremental')
     .option('--to <YYYY-MM-DD>', 'day to stop before (exclusive, UTC); default today')
-    .option('--lookback <days>', 'incremental: re-fetch this many recent loaded days for late data', intFlag('--lookback', 0, 366), 3)
+    .option(
+      '--lookback <days>',
+      'incremental: re-fetch this many recent loaded days for late data',
+      intFlag('--lookback', 0, 366),
+      3,
+    )
     .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
     .option('--rate-limit <N/DURATION>', 'request budget shared by all projects of the run', '100/1h')
-    .option('--max-requests <n>', 'stop after this many requests (the rest is deferred)', intFlag('--max-requests', 1))
+    .option(
+      '--max-requests <n>',
+      'stop after this many requests (the rest is deferred)',
+      intFlag('--max-requests', 1),
+    )
     .option('--max-duration <duration>', 'stop starting requests after this long, e.g. 50m')
-    .option('--max-wait <duration>', 'longest single wait for the budget or a Retry-After before deferring', '10m')
+    .option(
+      '--max-wait <duration>',
+      'longest single wait for the budget or a Retry-After before deferring',
+      '10m',
+    )
     .option('--concurrency <n>', 'days fetched in parallel', intFlag('--concurrency', 1, 32), 4)
     .option('--include-today', 'also load today (UTC), flagged partial and re-fetched by the next run')
     .option('--dry-run', 'print the plan (days, estimated requests, ETA) and touch nothing')
@@ -86,7 +106,8 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   const from = flags.from !== undefined ? parseDay(flags.from, '--from') : undefined;
   const to = flags.to !== undefined ? parseDay(flags.to, '--to') : undefined;
   const rateLimit = parseRateLimit(flags.rateLimit);
-  const maxDurationMs = flags.maxDuration !== undefined ? parseDuration(flags.maxDuration, '--max-duration') : undefined;
+  const maxDurationMs =
+    flags.maxDuration !== undefined ? parseDuration(flags.maxDuration, '--max-duration') : undefined;
   const maxWaitMs = parseDuration(flags.maxWait, '--max-wait');
   const url = apiUrl(flags.apiUrl);
   const db = dbPath(flags.db);
@@ -96,7 +117,10 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   }
   const json = flags.json === true;
   const progress = json ? undefined : createProgress();
-  const logger = createLogger({ level: flags.verbose ? 'debug' : flags.quiet ? 'warn' : 'info', key: apiKey });
+  const logger = createLogger({
+    level: flags.verbose ? 'debug' : flags.quiet ? 'warn' : 'info',
+    key: apiKey,
+  });
   const dbExisted = existsSync(db);
 
   let summary: SyncSummary;
@@ -143,7 +167,8 @@ function describe(s: SyncSummary): string {
       `estimated requests: ${est}${s.plan.pagesPerDayFromHistory ? ' (from past pages per day)' : ' (1 per day; no history yet)'}`,
       `budget ${s.budget.rateLimit}: ${s.budget.spentBefore} spent in the current window; ETA about ${formatDuration(s.plan.etaMs)}`,
     ];
-    if (days > 0 && days <= 40) lines.push(`days: ${s.plan.days.map((d) => `${d.day}${d.partial ? '*' : ''}`).join(' ')}`);
+    if (days > 0 && days <= 40)
+      lines.push(`days: ${s.plan.days.map((d) => `${d.day}${d.partial ? '*' : ''}`).join(' ')}`);
     return lines.join('\n');
   }
   const w = s.windows;

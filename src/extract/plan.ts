@@ -85,7 +85,10 @@ export function planProject(projectId: string, state: ProjectState, opts: PlanOp
   if (last === undefined || first === undefined) {
     for (const d of dayRange(addDays(to, -(opts.initialDays ?? 30)), to)) add(d, 'initial');
   } else {
-    const start = addDays(last, 1 - opts.lookback);
+    // Lookback re-fetches loaded days for late data; a day before the first loaded one was
+    // never asked for, so fetching it would spend a request nobody wanted.
+    const back = addDays(last, 1 - opts.lookback);
+    const start = back < first ? first : back;
     for (const d of dayRange(start, addDays(last, 1))) add(d, 'lookback');
     for (const d of dayRange(addDays(last, 1), to)) add(d, 'new');
     const have = new Set(loaded);

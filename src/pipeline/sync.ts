@@ -3,7 +3,13 @@ import { existsSync } from 'node:fs';
 import { MintlifyClient } from '../api/client.js';
 import type { ApiKey } from '../api/key.js';
 import { AuthError, EtlError, EXIT, HttpStatusError, RateLimitError, UsageError } from '../errors.js';
-import { mergePlans, planProject, type PlannedWindow, type ProjectPlan } from '../extract/plan.js';
+import {
+  mergePlans,
+  planProject,
+  type PlannedWindow,
+  type PlanOptions,
+  type ProjectPlan,
+} from '../extract/plan.js';
 import type { QualityKind } from '../extract/quality.js';
 import { fetchWindow } from '../extract/window-pager.js';
 import { openDatabase, type Database } from '../load/database.js';
@@ -105,6 +111,9 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
   const log = opts.logger;
   if (!opts.dryRun && !opts.apiKey)
     throw new UsageError('no API key: set MINTLIFY_API_KEY or pass --api-key-file');
+  // Planning against an empty state checks the range (from < to, no future) before the lock
+  // or the database file exist: a usage error must leave nothing behind.
+  planProject('check', { loadedDays: [], partialDays: [], deferredDays: [] }, planOptions(opts, now()));
   if (opts.dryRun) return dryRun(opts, started);
 
   const lock = await acquireLock(opts.dbPath);
@@ -138,8 +147,17 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
   }
 }
 
+function planOptions(opts: SyncOptions, nowMs: number): PlanOptions {
+  return {
+    today: todayUtc(nowMs),
+    from: opts.from,
+    to: opts.to,
+    lookback: opts.lookback,
+    includeToday: opts.includeToday,
+  };
+}
+
 async function readState(db: Database, opts: SyncOptions, nowMs: number): Promise<StateRead> {
-  const today = todayUtc(nowMs);
   const plans: ProjectPlan[] = [];
   const pagesPerWindow = new Map<string, number | undefined>();
   for (const projectId of opts.projects) {
@@ -149,12 +167,13 @@ async function readState(db: Database, opts: SyncOptions, nowMs: number): Promis
       planProject(
         projectId,
         { loadedDays: s.loadedDays, partialDays: s.partialDays, deferredDays },
-        { today, from: opts.from, to: opts.to, lookback: opts.lookback, includeToday: opts.includeToday },
+        planOptions(opts, nowMs),
       ),
     );
     pagesPerWindow.set(projectId, await averagePagesPerWindow(db, projectId));
   }
-  const ledger = await readLedgerSince(db, nowMs - opts.rateLimit.windowMs);
+  // Agent calls have their own limit at the service; only analytics requests share this one.
+  const ledger = await readLedgerSince(db, nowMs - opts.rateLimit.windowMs, { endpoints: ['visitors'] });
   return { plans, ledger, pagesPerWindow };
 }
 
@@ -310,8 +329,11 @@ async function execute(
   const deferred: PlannedWindow[] = [];
   const byKind: Partial<Record<QualityKind, number>> = {};
   let warnings = 0;
-  let stopReason: StopReason | null = null;
-  let fatal: EtlError | undefined;
+  // Assigned from inside the workers; an object keeps TypeScript from narrowing them to null.
+  const run: { stopReason: StopReason | null; fatal: EtlError | undefined } = {
+    stopReason: null,
+    fatal: undefined,
+  };
   const deadProjects = new Map<string, string>();
 
   const fail = async (w: PlannedWindow, e: unknown, attempts: number): Promise<void> => {
@@ -334,7 +356,7 @@ async function execute(
   };
 
   const work = async (w: PlannedWindow): Promise<void> => {
-    if (fatal || stopReason) {
+    if (run.fatal || run.stopReason) {
       deferred.push(w);
       return;
     }
@@ -383,10 +405,15 @@ async function execute(
       p.rows = rows;
     } catch (e) {
       if (e instanceof AuthError) {
-        fatal ??= e;
+        run.fatal ??= e;
         deferred.push(w);
       } else if (e instanceof RateLimitError) {
-        stopReason ??= stopReasonOf(e);
+        run.stopReason ??= stopReasonOf(e);
+        deferred.push(w);
+      } else if (e instanceof HttpStatusError && e.status === 429) {
+        // Still refused after every retry: the server's budget is spent; more requests now
+        // would only be refused too, so the rest waits for the next run.
+        run.stopReason ??= 'rate-limited';
         deferred.push(w);
       } else if (e instanceof HttpStatusError && e.status === 404 && e.request.path.includes('/analytics/')) {
         const msg = `project ${w.projectId} was not found (404): check --project / MINTLIFY_PROJECT_ID against the dashboard's API keys page`;
@@ -410,7 +437,6 @@ async function execute(
     progress.update(p);
   }, 1_000);
   ticker.unref();
-  let status: SyncStatus = 'failed';
   try {
     await runPool(windows, Math.max(1, opts.concurrency), work);
   } finally {
@@ -421,12 +447,14 @@ async function execute(
   }
 
   const failedCount = failures.length;
-  if (fatal) status = 'failed';
+  let status: SyncStatus;
+  if (run.fatal) status = 'failed';
   else if (deferred.length > 0) status = 'incomplete';
   else if (failedCount > 0) status = 'incomplete';
   else status = 'succeeded';
   const deferredDays = deferred.map((w) => `${w.projectId}:${w.day}`).sort();
-  const error = fatal?.message ?? (failedCount > 0 ? `${failedCount} window(s) failed after retries` : null);
+  const error =
+    run.fatal?.message ?? (failedCount > 0 ? `${failedCount} window(s) failed after retries` : null);
 
   const db = await openDatabase(opts.dbPath);
   try {
@@ -447,11 +475,11 @@ async function execute(
   } finally {
     db.close();
   }
-  if (fatal) throw fatal;
+  if (run.fatal) throw run.fatal;
 
-  if (stopReason) {
+  if (run.stopReason) {
     log.info(
-      `stopped early (${stopReason}): ${deferred.length} day(s) deferred; the next run picks them up without flags`,
+      `stopped early (${run.stopReason}): ${deferred.length} day(s) deferred; the next run picks them up without flags`,
     );
   }
   const range = rangeOf(state.plans);
@@ -468,7 +496,7 @@ async function execute(
     retries,
     rows,
     warnings: { total: warnings, byKind },
-    stopReason,
+    stopReason: run.stopReason,
     budget: {
       rateLimit: opts.rateLimit.text,
       spentBefore,

@@ -75,7 +75,13 @@ export class WindowWriter {
 
   #push(make: (done: (e?: unknown) => void) => Job): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.#queue.push(make((e?: unknown) => (e === undefined ? resolve() : reject(e as Error))));
+      this.#queue.push(
+        make((e?: unknown) =>
+          e === undefined
+            ? resolve()
+            : reject(e instanceof Error ? e : new Error('load failed', { cause: e })),
+        ),
+      );
       clearTimeout(this.#idleTimer);
       this.#kick();
     });

@@ -43,6 +43,15 @@ describe('planning day windows', () => {
     ]);
   });
 
+  it('never looks back before the first loaded day', () => {
+    const p = planProject('p', { ...empty, loadedDays: ['2026-11-18', '2026-11-19'] }, base);
+    expect(p.windows.map((w) => [w.day, w.reason])).toEqual([
+      ['2026-11-18', 'lookback'],
+      ['2026-11-19', 'lookback'],
+      ['2026-11-20', 'new'],
+    ]);
+  });
+
   it('adds every missing day inside the loaded range, and deferred and partial days', () => {
     const loaded = dayRange('2026-10-01', '2026-11-21').filter(
       (d) => d !== '2026-10-05' && d !== '2026-10-09',

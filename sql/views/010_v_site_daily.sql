@@ -1,0 +1,25 @@
+-- One row per loaded day, with calendar-window averages. Rolling windows are RANGE frames over the
+-- date, so a missing day shrinks the window instead of pulling in an older day: human_7d_avg on
+-- day D is the mean over the loaded days in [D-6, D]. total_wow_pct is a fraction (0.25 = +25%)
+-- against the same weekday exactly 7 days earlier, NULL when that day is not loaded or was 0.
+-- Counts are daily unique visitors: averaging them is fine, summing them gives visitor-days.
+CREATE OR REPLACE VIEW v_site_daily AS
+SELECT
+  s.project_id,
+  s.day,
+  s.human,
+  s.ai,
+  s.total,
+  s.partial,
+  s.ai::DOUBLE / nullif(s.human + s.ai, 0) AS ai_share,
+  avg(s.human) OVER w7 AS human_7d_avg,
+  avg(s.ai) OVER w7 AS ai_7d_avg,
+  avg(s.total) OVER w7 AS total_7d_avg,
+  avg(s.total) OVER w28 AS total_28d_avg,
+  (s.total - w.total)::DOUBLE / nullif(w.total, 0) AS total_wow_pct
+FROM site_daily AS s
+LEFT JOIN site_daily AS w
+  ON w.project_id = s.project_id AND w.day = s.day - 7
+WINDOW
+  w7 AS (PARTITION BY s.project_id ORDER BY s.day RANGE BETWEEN INTERVAL 6 DAYS PRECEDING AND CURRENT ROW),
+  w28 AS (PARTITION BY s.project_id ORDER BY s.day RANGE BETWEEN INTERVAL 27 DAYS PRECEDING AND CURRENT ROW);

@@ -1,0 +1,144 @@
+import { TIMESTAMPTZ, VARCHAR, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import type { AgentJob } from '../api/schemas.js';
+import { EtlError, InternalError } from '../errors.js';
+import { openDatabase, type Database, type OpenOptions } from '../load/database.js';
+import { exclusive, queryRows, toTimestampValue } from '../load/sql.js';
+import type { Logger } from '../util/log.js';
+
+/** One answer from the service about one job, as it goes into agent_jobs. */
+export interface JobSighting {
+  readonly projectId: string;
+  readonly jobId: string;
+  readonly job: AgentJob;
+  /** Only when this process sent it (create or message); otherwise the stored prompt is kept. */
+  readonly prompt?: string | undefined;
+  /** Epoch ms of the answer. */
+  readonly seenAt: number;
+}
+
+export interface AgentJobRow {
+  project_id: string;
+  job_id: string;
+  status: string | null;
+  prompt: string | null;
+  repository: string | null;
+  ref: string | null;
+  model: string | null;
+  pr_link: string | null;
+  created_at: string | null;
+  archived_at: string | null;
+  last_seen_at: string;
+}
+
+interface Column {
+  readonly name: string;
+  readonly type: DuckDBType;
+  readonly value: DuckDBValue;
+}
+
+function timestamp(iso: string | null): DuckDBValue | undefined {
+  if (iso === null) return null;
+  const ms = Date.parse(iso);
+  // An unreadable date is treated as absent: it must not erase a good value stored earlier.
+  return Number.isFinite(ms) ? toTimestampValue(ms) : undefined;
+}
+
+/**
+ * The columns this answer says something about. The service guarantees no field, so a field
+ * that is absent keeps what the row already holds, while an explicit null (prLink of a job that
+ * is active again after a follow-up message) does overwrite it.
+ */
+function columnsOf(s: JobSighting): Column[] {
+  const { job } = s;
+  const cols: Column[] = [];
+  const text = (name: string, v: string | null | undefined): void => {
+    if (v !== undefined) cols.push({ name, type: VARCHAR, value: v });
+  };
+  const time = (name: string, v: string | null | undefined): void => {
+    const value = v === undefined ? undefined : timestamp(v);
+    if (value !== undefined) cols.push({ name, type: TIMESTAMPTZ, value });
+  };
+  text('status', job.status);
+  text('prompt', s.prompt);
+  text('repository', job.source?.repository);
+  text('ref', job.source?.ref);
+  text('model', job.model);
+  text('pr_link', job.prLink);
+  time('created_at', job.createdAt);
+  time('archived_at', job.archivedAt);
+  cols.push({ name: 'last_seen_at', type: TIMESTAMPTZ, value: toTimestampValue(s.seenAt) });
+  return cols;
+}
+
+/** Inserts the job or updates the columns this sighting knows about (one statement, auto-committed). */
+export async function upsertAgentJob(db: Database, s: JobSighting): Promise<void> {
+  const cols = columnsOf(s);
+  const names = ['project_id', 'job_id', ...cols.map((c) => c.name)];
+  const placeholders = names.map((_, i) => `$${i + 1}`);
+  const sql =
+    `INSERT INTO agent_jobs (${names.join(', ')}) VALUES (${placeholders.join(', ')}) ` +
+    `ON CONFLICT (project_id, job_id) DO UPDATE SET ${cols.map((c) => `${c.name} = excluded.${c.name}`).join(', ')}`;
+  const conn = db.connection;
+  await exclusive(conn, () =>
+    conn.run(
+      sql,
+      [s.projectId, s.jobId, ...cols.map((c) => c.value)],
+      [VARCHAR, VARCHAR, ...cols.map((c) => c.type)],
+    ),
+  );
+}
+
+export async function readAgentJob(
+  db: Database,
+  projectId: string,
+  jobId: string,
+): Promise<AgentJobRow | undefined> {
+  const rows = await exclusive(db.connection, () =>
+    queryRows(db.connection, 'SELECT * FROM agent_jobs WHERE project_id = $1 AND job_id = $2', [
+      projectId,
+      jobId,
+    ]),
+  );
+  return rows[0] as AgentJobRow | undefined;
+}
+
+export interface RecorderOptions {
+  readonly dbPath: string;
+  readonly logger: Logger;
+  readonly open?: OpenOptions;
+}
+
+/**
+ * Records sightings in agent_jobs, opening the database for each write and closing it at once:
+ * a wait can last half an hour and the file must stay free for sync, analysts and BI tools.
+ *
+ * A failed write does not stop the command (the job exists on the service either way, and its
+ * id and PR link matter more than the row): it is logged, and `failure` holds it until a later
+ * write succeeds, since each write carries the job's whole current state. The command turns a
+ * failure still present at the end into its exit code.
+ */
+export class JobRecorder {
+  private lastFailure: EtlError | undefined;
+
+  constructor(private readonly opts: RecorderOptions) {}
+
+  get failure(): EtlError | undefined {
+    return this.lastFailure;
+  }
+
+  async record(s: JobSighting): Promise<void> {
+    let db: Database | undefined;
+    try {
+      db = await openDatabase(this.opts.dbPath, this.opts.open ?? {});
+      await upsertAgentJob(db, s);
+      this.lastFailure = undefined;
+    } catch (e) {
+      const err =
+        e instanceof EtlError ? e : new InternalError((e as Error).message ?? String(e), {}, { cause: e });
+      this.lastFailure = err;
+      this.opts.logger.warn(`could not record job ${s.jobId} in ${this.opts.dbPath}: ${err.message}`);
+    } finally {
+      db?.close();
+    }
+  }
+}

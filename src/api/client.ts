@@ -1,0 +1,403 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import type { IncomingHttpHeaders } from 'undici/types/header.js';
+import type { z } from 'zod';
+import {
+  AuthError,
+  EtlError,
+  HttpStatusError,
+  NetworkError,
+  UsageError,
+  type RequestDescription,
+} from '../errors.js';
+import { packageRoot } from '../paths.js';
+import type { RequestBudget } from './budget.js';
+import { redact, type ApiKey } from './key.js';
+import { isRetryable, withRetry, type BackoffSpec, type RetryEvent, type Sleep } from './retry.js';
+import { parseRetryAfter } from './retry-after.js';
+import {
+  AgentJobSchema,
+  VisitorsResponseSchema,
+  parseBody,
+  type AgentJob,
+  type Day,
+  type VisitorsPage,
+} from './schemas.js';
+
+export type Endpoint = 'visitors' | 'agent.create' | 'agent.get' | 'agent.message';
+
+/** One attempt that went out on the wire (the request ledger and progress displays use these). */
+export interface RequestEvent {
+  /** Epoch ms when the attempt was sent (after the budget granted it). */
+  readonly at: number;
+  readonly endpoint: Endpoint;
+  readonly projectId: string;
+  /** HTTP status, or null when no response arrived. */
+  readonly status: number | null;
+  readonly durationMs: number;
+  /** Set when the attempt failed: a socket-level code (ECONNRESET, UND_ERR_*) or an error code (E_HTTP...). */
+  readonly errorCode?: string;
+}
+
+export interface ClientRetryEvent extends RetryEvent {
+  readonly endpoint: Endpoint;
+}
+
+export interface Timeouts {
+  readonly connectMs: number;
+  readonly headersMs: number;
+  readonly bodyMs: number;
+}
+
+export interface MintlifyClientOptions {
+  readonly baseUrl: string;
+  readonly apiKey: ApiKey;
+  readonly budget: RequestBudget;
+  /** Attempts per call, the first included. Default 6. */
+  readonly maxAttempts?: number;
+  /** Longest single wait (budget or Retry-After) before RateLimitError. Default 10 minutes. */
+  readonly maxWaitMs?: number;
+  readonly backoff?: BackoffSpec;
+  readonly timeouts?: Timeouts;
+  readonly onRequest?: (e: RequestEvent) => void;
+  readonly onRetry?: (e: ClientRetryEvent) => void;
+  readonly sleep?: Sleep;
+  readonly userAgent?: string;
+}
+
+export interface VisitorsQuery {
+  readonly dateFrom: Day;
+  readonly dateTo: Day;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+}
+
+interface Call<T> {
+  readonly method: 'GET' | 'POST';
+  readonly endpoint: Endpoint;
+  readonly projectId: string;
+  readonly path: string;
+  readonly query?: string;
+  readonly body?: unknown;
+  readonly schema: z.ZodType<T>;
+  readonly signal: AbortSignal | undefined;
+}
+
+const DEFAULTS = {
+  maxAttempts: 6,
+  maxWaitMs: 600_000,
+  backoff: { minMs: 500, maxMs: 30_000 },
+  timeouts: { connectMs: 10_000, headersMs: 30_000, bodyMs: 30_000 },
+} as const;
+
+/** Server messages end up in logs and terminals: keep them to a readable size. */
+const MAX_SERVER_TEXT = 300;
+
+/**
+ * The Mintlify REST client: one keep-alive connection pool, every attempt through the shared
+ * request budget, retries with backoff and Retry-After, and every response validated. Errors
+ * describe method, path and query only; the key is read in exactly one place (the
+ * Authorization header of an outgoing request) and never kept on any error or event.
+ */
+export class MintlifyClient {
+  private readonly pool: Pool;
+  private readonly prefix: string;
+  private readonly opts: MintlifyClientOptions;
+  private readonly userAgent: string;
+  private closed = false;
+
+  constructor(opts: MintlifyClientOptions) {
+    let url: URL;
+    try {
+      url = new URL(opts.baseUrl);
+    } catch {
+      throw new UsageError(`API URL "${opts.baseUrl}" is not a URL (e.g. https://api.mintlify.com)`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new UsageError(
+        `API URL "${opts.baseUrl}" must start with https:// (or http:// for a local emulator)`,
+      );
+    }
+    this.opts = opts;
+    this.prefix = url.pathname.replace(/\/+$/, '');
+    const t = opts.timeouts ?? DEFAULTS.timeouts;
+    this.pool = new Pool(url.origin, {
+      connectTimeout: t.connectMs,
+      headersTimeout: t.headersMs,
+      bodyTimeout: t.bodyMs,
+    });
+    this.userAgent = opts.userAgent ?? `mintlify-etl/${packageVersion()}`;
+  }
+
+  /** One page of unique visitors for [dateFrom, dateTo). */
+  getVisitors(projectId: string, q: VisitorsQuery, o: CallOptions = {}): Promise<VisitorsPage> {
+    const query = new URLSearchParams({
+      dateFrom: q.dateFrom,
+      dateTo: q.dateTo,
+      limit: String(q.limit),
+      offset: String(q.offset),
+    }).toString();
+    return this.call({
+      method: 'GET',
+      endpoint: 'visitors',
+      projectId,
+      path: `/v1/analytics/${encodeURIComponent(projectId)}/visitors`,
+      query,
+      schema: VisitorsResponseSchema,
+      signal: o.signal,
+    });
+  }
+
+  /** Starts an agent job (201). Not retried after a 5xx or a reset: it may have been created. */
+  createAgentJob(projectId: string, prompt: string, o: CallOptions = {}): Promise<AgentJob> {
+    return this.call({
+      method: 'POST',
+      endpoint: 'agent.create',
+      projectId,
+      path: `/v2/agent/${encodeURIComponent(projectId)}/job`,
+      body: { prompt },
+      schema: AgentJobSchema,
+      signal: o.signal,
+    });
+  }
+
+  /** The job's current state; an unknown id is an HttpStatusError with status 404. */
+  getAgentJob(projectId: string, jobId: string, o: CallOptions = {}): Promise<AgentJob> {
+    return this.call({
+      method: 'GET',
+      endpoint: 'agent.get',
+      projectId,
+      path: `/v2/agent/${encodeURIComponent(projectId)}/job/${encodeURIComponent(jobId)}`,
+      schema: AgentJobSchema,
+      signal: o.signal,
+    });
+  }
+
+  /** A follow-up prompt for an existing job. */
+  sendAgentMessage(projectId: string, jobId: string, prompt: string, o: CallOptions = {}): Promise<AgentJob> {
+    return this.call({
+      method: 'POST',
+      endpoint: 'agent.message',
+      projectId,
+      path: `/v2/agent/${encodeURIComponent(projectId)}/job/${encodeURIComponent(jobId)}/message`,
+      body: { prompt },
+      schema: AgentJobSchema,
+      signal: o.signal,
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.close();
+  }
+
+  private call<T>(c: Call<T>): Promise<T> {
+    // A repeated POST after a 5xx or a dropped connection could start a second job; a 429 means
+    // the server refused it before doing anything, so only that one is safe to send again.
+    const retryable =
+      c.method === 'GET'
+        ? isRetryable
+        : (e: unknown) => isRetryable(e) && e instanceof HttpStatusError && e.status === 429;
+    return withRetry(() => this.attempt(c), {
+      maxAttempts: this.opts.maxAttempts ?? DEFAULTS.maxAttempts,
+      backoff: this.opts.backoff ?? DEFAULTS.backoff,
+      maxWaitMs: this.maxWaitMs(),
+      retryable,
+      ...(this.opts.sleep ? { sleep: this.opts.sleep } : {}),
+      ...(c.signal ? { signal: c.signal } : {}),
+      onRetry: (e) => this.opts.onRetry?.({ ...e, endpoint: c.endpoint }),
+    });
+  }
+
+  private maxWaitMs(): number {
+    return this.opts.maxWaitMs ?? DEFAULTS.maxWaitMs;
+  }
+
+  private async attempt<T>(c: Call<T>): Promise<T> {
+    const grantedAt = await this.opts.budget.acquire({
+      maxWaitMs: this.maxWaitMs(),
+      ...(c.signal ? { signal: c.signal } : {}),
+    });
+    const request: RequestDescription = {
+      method: c.method,
+      path: this.prefix + c.path,
+      ...(c.query ? { query: c.query } : {}),
+    };
+    const at = Date.now();
+    const started = performance.now();
+    let status: number | null = null;
+    let errorCode: string | undefined;
+    try {
+      const res = await this.pool.request({
+        method: c.method,
+        path: c.query ? `${request.path}?${c.query}` : request.path,
+        headers: this.headers(c.body !== undefined),
+        ...(c.body !== undefined ? { body: JSON.stringify(c.body) } : {}),
+        ...(c.signal ? { signal: c.signal } : {}),
+      });
+      status = res.statusCode;
+      if (status < 200 || status > 299) {
+        // The status alone decides what happens next; a body cut short only loses the message.
+        const text = await res.body.text().catch(() => '');
+        throw this.statusError(status, res.headers, text, request);
+      }
+      const text = await res.body.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        errorCode = 'E_NOT_JSON';
+        throw new NetworkError(
+          request,
+          `HTTP ${status} with a body that is not JSON (${text.length} bytes; cut short?)`,
+        );
+      }
+      return parseBody(c.schema, json, request);
+    } catch (err) {
+      const failure = this.toFailure(err, request, c.signal);
+      errorCode ??= socketCode(err) ?? (failure instanceof EtlError ? failure.code : undefined);
+      throw failure;
+    } finally {
+      this.opts.budget.complete(grantedAt);
+      this.opts.onRequest?.({
+        at,
+        endpoint: c.endpoint,
+        projectId: c.projectId,
+        status,
+        durationMs: Math.round(performance.now() - started),
+        ...(errorCode !== undefined ? { errorCode } : {}),
+      });
+    }
+  }
+
+  private headers(hasBody: boolean): Record<string, string> {
+    return {
+      authorization: `Bearer ${this.opts.apiKey.reveal()}`,
+      accept: 'application/json',
+      'user-agent': this.userAgent,
+      ...(hasBody ? { 'content-type': 'application/json' } : {}),
+    };
+  }
+
+  private statusError(
+    status: number,
+    headers: IncomingHttpHeaders,
+    text: string,
+    request: RequestDescription,
+  ): HttpStatusError {
+    const server = serverMessage(redact(text, this.opts.apiKey));
+    if (status === 401 || status === 403) return new AuthError(status, request, server);
+    const header = headers['retry-after'];
+    const retryAfterMs =
+      status === 429 || status === 503
+        ? parseRetryAfter(Array.isArray(header) ? header[0] : header, Date.now())
+        : undefined;
+    if (status === 429) {
+      // The server's limit is shared by every request of the run: hold them all, not just this one.
+      if (retryAfterMs !== undefined) this.opts.budget.pauseUntil(Date.now() + retryAfterMs);
+      else this.opts.budget.pauseForServerLimit();
+    }
+    return new HttpStatusError(status, request, { ...server, retryAfterMs });
+  }
+
+  /**
+   * Turns whatever the request threw into one of our errors. Socket-level failures become a
+   * retryable NetworkError whose cause is a plain copy (name, code, message) of undici's error:
+   * those objects carry socket details and may change shape between versions, and errors end up
+   * in logs, so we keep only what we know is harmless.
+   */
+  private toFailure(err: unknown, request: RequestDescription, signal: AbortSignal | undefined): unknown {
+    if (err instanceof EtlError) return err;
+    if (signal?.aborted) return signal.reason;
+    const code = socketCode(err);
+    if (code === undefined) return err;
+    const message = redact(err instanceof Error ? err.message : String(err), this.opts.apiKey);
+    const cause = Object.assign(new Error(message), {
+      name: err instanceof Error ? err.name : 'Error',
+      code,
+    });
+    return new NetworkError(
+      request,
+      `${networkReason(code, this.opts.timeouts ?? DEFAULTS.timeouts)} (${code})`,
+      {
+        cause,
+      },
+    );
+  }
+}
+
+function socketCode(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && !(err instanceof EtlError) ? code : undefined;
+}
+
+function networkReason(code: string, t: Timeouts): string {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused (is the API URL right, is the server up?)';
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'UND_ERR_SOCKET':
+      return 'the connection was closed by the other side';
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return `no connection within ${t.connectMs} ms`;
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return `no response within ${t.headersMs} ms`;
+    case 'UND_ERR_BODY_TIMEOUT':
+      return `the response body stalled for more than ${t.bodyMs} ms`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'the API host name does not resolve';
+    default:
+      return 'network failure';
+  }
+}
+
+/** `{error, details:[{message}]}` or `{error}` when the body is JSON; nothing for HTML or garbage. */
+function serverMessage(text: string): { error?: string; details?: string[] } {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return {};
+  }
+  if (typeof body !== 'object' || body === null) return {};
+  const { error, details } = body as { error?: unknown; details?: unknown };
+  const out: { error?: string; details?: string[] } = {};
+  if (typeof error === 'string' && error.trim() !== '') out.error = clip(error);
+  if (Array.isArray(details)) {
+    const messages = details
+      .map((d: unknown) => (typeof d === 'object' && d !== null ? (d as { message?: unknown }).message : d))
+      .filter((m): m is string => typeof m === 'string' && m.trim() !== '')
+      .map(clip);
+    if (messages.length > 0) out.details = messages;
+  }
+  return out;
+}
+
+function clip(s: string): string {
+  return s.length > MAX_SERVER_TEXT ? `${s.slice(0, MAX_SERVER_TEXT)}…` : s;
+}
+
+let version: string | undefined;
+
+function packageVersion(): string {
+  if (version === undefined) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as {
+        version?: unknown;
+      };
+      version = typeof pkg.version === 'string' ? pkg.version : '0.0.0';
+    } catch {
+      version = '0.0.0';
+    }
+  }
+  return version;
+}

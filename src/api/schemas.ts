@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { ValidationError, type RequestDescription } from '../errors.js';
+
+/** A UTC calendar day, `YYYY-MM-DD`. */
+export type Day = string;
+
+/**
+ * Visitor counts are estimates of distinct visitors, so anything but a non-negative integer is a
+ * broken response, and loading it would silently corrupt every sum built on top of it.
+ */
+const count = z.number().int().nonnegative();
+
+export const TotalsSchema = z.object({ human: count, ai: count, total: count });
+
+export const PageRowSchema = z.object({ path: z.string(), human: count, ai: count, total: count });
+
+export const VisitorsResponseSchema = z.object({
+  totals: TotalsSchema,
+  visitors: z.array(PageRowSchema),
+  hasMore: z.boolean(),
+});
+
+/** Both error shapes the service documents: analytics `{error, details?}` and admin `{error}`. */
+export const AnalyticsErrorSchema = z.object({
+  error: z.string(),
+  details: z.array(z.object({ message: z.string() })).optional(),
+});
+
+export const AgentJobStatusSchema = z.enum(['active', 'completed', 'archived', 'failed']);
+
+/**
+ * The service guarantees no field of a job, so every field is optional and the documented
+ * nullable ones accept null. Unknown fields are stripped (zod's default) so nothing unexpected
+ * reaches the database; a field of the wrong type is still an error.
+ */
+export const AgentJobSchema = z.object({
+  id: z.string().optional(),
+  status: AgentJobStatusSchema.optional(),
+  source: z
+    .object({
+      repository: z.string().optional(),
+      ref: z.string().nullable().optional(),
+    })
+    .optional(),
+  model: z.string().optional(),
+  prLink: z.string().nullable().optional(),
+  createdAt: z.string().optional(),
+  archivedAt: z.string().nullable().optional(),
+});
+
+export type Totals = z.infer<typeof TotalsSchema>;
+export type PageRow = z.infer<typeof PageRowSchema>;
+export type VisitorsPage = z.infer<typeof VisitorsResponseSchema>;
+export type AnalyticsErrorBody = z.infer<typeof AnalyticsErrorSchema>;
+export type AgentJob = z.infer<typeof AgentJobSchema>;
+export type AgentJobStatus = z.infer<typeof AgentJobStatusSchema>;
+
+/** A page of 250 broken rows would otherwise produce a message nobody can read. */
+const MAX_ISSUES_IN_MESSAGE = 10;
+
+/** `['visitors', 3, 'total']` -> `visitors[3].total`, the way a person would point at the field. */
+export function formatIssuePath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out === '' ? String(key) : `.${String(key)}`;
+  }
+  return out === '' ? '(body)' : out;
+}
+
+/** Validates a decoded response body; a mismatch is a ValidationError naming field, request and reason. */
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown, request: RequestDescription): T {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const all = result.error.issues.map((issue) => `${formatIssuePath(issue.path)}: ${issue.message}`);
+  const shown = all.slice(0, MAX_ISSUES_IN_MESSAGE);
+  if (all.length > shown.length) shown.push(`(+${all.length - shown.length} more issues)`);
+  throw new ValidationError(request, shown);
+}

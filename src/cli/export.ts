@@ -1,0 +1,89 @@
+import { existsSync, statSync } from 'node:fs';
+import { Option, type Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { EXPORT_FORMATS, exportTables, type ExportFormat, type ExportSummary } from '../load/export.js';
+import { parseDay } from '../util/day.js';
+import { formatDuration } from '../util/duration.js';
+import { openExistingReadOnly } from './open-readonly.js';
+import { dbPath } from './options.js';
+import type { CommandResult } from './result.js';
+
+interface ExportFlags {
+  out: string;
+  format: ExportFormat;
+  from?: string;
+  to?: string;
+  db?: string;
+  json?: boolean;
+}
+
+export function registerExport(
+  program: Command,
+  run: (fn: () => Promise<CommandResult>) => Promise<void>,
+): void {
+  program
+    .command('export')
+    .summary('write site_daily and page_daily as hive-partitioned Parquet (or CSV) files')
+    .description(
+      `Writes the loaded data for BI tools, Spark, BigQuery and friends:
+
+  OUT/site_daily/project_id=<id>/year=<YYYY>/month=<MM>/data_0.parquet
+  OUT/page_daily/project_id=<id>/year=<YYYY>/month=<MM>/data_0.parquet
+
+site_daily files hold day, human, ai, total, partial; page_daily files hold day, path, human, ai, total; project_id, year and month come from the folder names (hive partitioning).
+
+Exporting again over the same folder replaces files, it never duplicates them: new files are staged in OUT/.export-*, then renamed over the old ones, and files of months in scope that have no data any more are deleted. --from/--to limit the export to the whole months they touch (--to is exclusive, like sync); files of other months are left alone. The database is opened read-only.`,
+    )
+    .requiredOption('--out <dir>', 'export folder (created if missing)')
+    .addOption(new Option('--format <format>', 'file format').choices(EXPORT_FORMATS).default('parquet'))
+    .option('--from <YYYY-MM-DD>', 'export the months from the one holding this day')
+    .option('--to <YYYY-MM-DD>', 'export the months up to the one holding the day before this one')
+    .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
+    .option('--json', 'print one JSON summary on stdout')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mintlify-etl export --out exports/                     # everything, Parquet
+  $ mintlify-etl export --out exports/ --from 2026-03-01   # refresh March onwards
+  $ duckdb -c "SELECT * FROM read_parquet('exports/page_daily/**/*.parquet', hive_partitioning = true)"`,
+    )
+    .action((flags: ExportFlags) => run(() => exportCommand(flags)));
+}
+
+async function exportCommand(flags: ExportFlags): Promise<CommandResult> {
+  const from = flags.from !== undefined ? parseDay(flags.from, '--from') : undefined;
+  const to = flags.to !== undefined ? parseDay(flags.to, '--to') : undefined;
+  if (from !== undefined && to !== undefined && from >= to) {
+    throw new UsageError(`--from ${from} must be before --to ${to} (--to is exclusive)`, { from, to });
+  }
+  if (flags.out.trim() === '') throw new UsageError('--out needs a folder');
+  if (existsSync(flags.out) && !statSync(flags.out).isDirectory()) {
+    throw new UsageError(`--out ${flags.out} is a file, not a folder`, { out: flags.out });
+  }
+  const db = await openExistingReadOnly(dbPath(flags.db));
+  let summary: ExportSummary;
+  try {
+    summary = await exportTables(db.connection, { outDir: flags.out, format: flags.format, from, to });
+  } finally {
+    db.close();
+  }
+  if (flags.json) return { exitCode: 0, json: summary };
+  process.stdout.write(`${describeExport(summary)}\n`);
+  return { exitCode: 0 };
+}
+
+export function describeExport(s: ExportSummary): string {
+  const scope =
+    s.range === null
+      ? 'all months'
+      : `months ${s.range.from?.slice(0, 7) ?? 'start'} to ${s.range.to ? `before ${s.range.to.slice(0, 7)}` : 'end'}`;
+  const lines = [`exported ${scope} as ${s.format} to ${s.out} in ${formatDuration(s.durationMs)}`];
+  for (const t of s.tables) {
+    const removed = t.removedFiles > 0 ? `, ${t.removedFiles} stale file(s) removed` : '';
+    lines.push(
+      `  ${t.table.padEnd(10)}  ${t.rows} row(s) in ${t.files} file(s), ${t.partitions} partition(s)${removed}`,
+    );
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,22 @@
+import { existsSync, statSync } from 'node:fs';
+import { UsageError } from '../errors.js';
+import { openDatabase, type Database } from '../load/database.js';
+
+/**
+ * Opens the database for reading only: the read commands never create a file, never migrate,
+ * and never take the writer's place (a sync can keep loading while they read, between its loads).
+ */
+export async function openExistingReadOnly(path: string): Promise<Database> {
+  if (existsSync(path) && !statSync(path).isFile()) {
+    throw new UsageError(`--db ${path} is a folder: point --db (or MINTLIFY_ETL_DB) at the DuckDB file`, {
+      path,
+    });
+  }
+  if (!existsSync(path)) {
+    throw new UsageError(
+      `no database at ${path}: run \`mintlify-etl sync\` first, or point --db (or MINTLIFY_ETL_DB) at an existing file`,
+      { path },
+    );
+  }
+  return openDatabase(path, { readOnly: true });
+}

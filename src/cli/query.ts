@@ -1,0 +1,113 @@
+import { Option, type Command } from 'commander';
+import { UsageError } from '../errors.js';
+import {
+  csvHeader,
+  csvRow,
+  formatTable,
+  FORMATS,
+  jsonlRow,
+  rowObject,
+  type JsonValue,
+  type OutputFormat,
+} from '../query/format.js';
+import { streamQuery } from '../query/run.js';
+import { openExistingReadOnly } from './open-readonly.js';
+import { dbPath, intFlag } from './options.js';
+import { createOutput, OutputClosed, type Output } from './output.js';
+import type { CommandResult } from './result.js';
+
+interface QueryFlags {
+  db?: string;
+  format: OutputFormat;
+  maxWidth?: number;
+}
+
+export function registerQuery(
+  program: Command,
+  run: (fn: () => Promise<CommandResult>) => Promise<void>,
+): void {
+  program
+    .command('query')
+    .summary('run SQL on the database (read-only) and print the rows')
+    .description(
+      `Runs SQL against the DuckDB database, opened read-only: nothing can be changed, and a sync may keep loading while you read. Tables and views: site_daily, page_daily, sync_runs, sync_windows, api_requests, agent_jobs, v_site_daily, v_site_weekly, v_page_trends, v_coverage.
+
+--format table (the default, also when piped) aligns columns, right-aligns numbers, cuts cells past 40 characters with … and fits the terminal width (120 when not a terminal). csv (RFC 4180, header row), json (an array of objects) and jsonl (one object per line) never cut anything: BIGINT as JSON numbers when exact (else strings), DATE as YYYY-MM-DD, timestamps as ISO 8601, lists as arrays. Pass - as the SQL to read it from stdin.`,
+    )
+    .argument('<sql>', 'the SQL to run (several statements: the last one is printed), or - for stdin')
+    .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
+    .addOption(new Option('--format <format>', 'output format').choices(FORMATS).default('table'))
+    .option(
+      '--max-width <n>',
+      'table width in characters (default: the terminal width, 120 when piped)',
+      intFlag('--max-width', 20, 10_000),
+    )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mintlify-etl query "SELECT * FROM v_site_daily ORDER BY day DESC LIMIT 14"
+  $ mintlify-etl query "SELECT * FROM v_page_trends LIMIT 20" --format csv > trends.csv
+  $ mintlify-etl query --format jsonl "SELECT day, total FROM site_daily" | jq .total
+
+Exit codes: 0 ok, 2 bad usage, a SQL error (DuckDB's message on stderr) or no database.`,
+    )
+    .action((sql: string, flags: QueryFlags) => run(() => queryCommand(sql, flags)));
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function queryCommand(sqlArg: string, flags: QueryFlags): Promise<CommandResult> {
+  const sql = sqlArg === '-' ? await readStdin() : sqlArg;
+  if (sql.trim() === '') throw new UsageError('query: the SQL is empty');
+  const db = await openExistingReadOnly(dbPath(flags.db));
+  const out = createOutput(process.stdout);
+  try {
+    await printQuery(db.connection, sql, flags, out);
+  } catch (e) {
+    if (!(e instanceof OutputClosed)) throw e;
+  } finally {
+    db.close();
+  }
+  return { exitCode: 0 };
+}
+
+async function printQuery(
+  conn: Parameters<typeof streamQuery>[0],
+  sql: string,
+  flags: QueryFlags,
+  out: Output,
+): Promise<void> {
+  const { columns, batches } = await streamQuery(conn, sql);
+  switch (flags.format) {
+    case 'table': {
+      const rows: JsonValue[][] = [];
+      for await (const batch of batches) for (const r of batch) rows.push(r);
+      const maxWidth = flags.maxWidth ?? (process.stdout.isTTY ? process.stdout.columns : undefined) ?? 120;
+      await out.write(formatTable(columns, rows, { maxWidth }));
+      return;
+    }
+    case 'csv':
+      await out.write(csvHeader(columns));
+      for await (const batch of batches) await out.write(batch.map(csvRow).join(''));
+      return;
+    case 'jsonl':
+      for await (const batch of batches) await out.write(batch.map((r) => jsonlRow(columns, r)).join(''));
+      return;
+    case 'json': {
+      let first = true;
+      for await (const batch of batches) {
+        const text = batch.map((r) => JSON.stringify(rowObject(columns, r))).join(',\n');
+        if (text === '') continue;
+        await out.write(`${first ? '[\n' : ',\n'}${text}`);
+        first = false;
+      }
+      await out.write(first ? '[]\n' : '\n]\n');
+      return;
+    }
+  }
+}

@@ -1,0 +1,121 @@
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { queryRows } from '../load/sql.js';
+import { gatherReport, listProjects } from '../report/data.js';
+import type { ReportData } from '../report/model.js';
+import { renderTerminal, shouldColor } from '../report/terminal.js';
+import { openExistingReadOnly } from './open-readonly.js';
+import { dbPath, intFlag, projectIds } from './options.js';
+import type { CommandResult } from './result.js';
+
+interface ReportFlags {
+  db?: string;
+  days: number;
+  project?: string;
+  html?: string;
+  json?: boolean;
+}
+
+export function registerReport(
+  program: Command,
+  run: (fn: () => Promise<CommandResult>) => Promise<void>,
+): void {
+  program
+    .command('report')
+    .summary('show visitor trends: site totals, weekly, top pages, biggest movers (terminal or HTML)')
+    .description(
+      `Shows, from the database alone (opened read-only, no API call), per project
+over the last --days days up to its last loaded day: daily unique visitors
+with the human/AI split and trend sparklines, 7-day averages, week-over-week
+change, the last 7 days against the 7 before, ISO weeks, the top pages of the
+last 7 days, the biggest movers, and the AI share.
+
+Sums over several days are visitor-days (a visitor seen on 3 days counts 3
+times), never "visitors": daily unique visitors are not additive.
+
+--html FILE also writes one self-contained page (charts as inline SVG, no
+script, no network) to share or archive. Colour on a terminal only; NO_COLOR
+turns it off.`,
+    )
+    .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
+    .option(
+      '--days <n>',
+      'days of history to show, ending at the last loaded day',
+      intFlag('--days', 1, 3660),
+      28,
+    )
+    .option('-p, --project <id>', 'only this project (default: every project in the database)')
+    .option('--html <file>', 'also write the report as one self-contained HTML page')
+    .option('--json', 'print the report data as one JSON object on stdout instead of text')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mintlify-etl report
+  $ mintlify-etl report --days 90 --html reports/visitors.html
+  $ mintlify-etl report --json | jq '.projects[0].topPages[:3]'`,
+    )
+    .action((flags: ReportFlags) => run(() => reportCommand(flags)));
+}
+
+async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
+  const only = flags.project !== undefined ? projectIds([flags.project]) : undefined;
+  const htmlFile = flags.html !== undefined ? resolve(flags.html) : undefined;
+  const db = await openExistingReadOnly(dbPath(flags.db));
+  let data: ReportData;
+  try {
+    const [views] = await queryRows(
+      db.connection,
+      "SELECT count(*) AS n FROM duckdb_views() WHERE view_name IN ('v_site_daily', 'v_site_weekly', 'v_page_trends', 'v_coverage')",
+    );
+    if (Number(views?.['n']) !== 4) {
+      throw new UsageError(
+        `${db.path} has no mintlify-etl views (is it a mintlify-etl database?): run \`mintlify-etl sync\` on it first`,
+        { path: db.path },
+      );
+    }
+    const known = await listProjects(db.connection);
+    const missing = (only ?? []).filter((p) => !known.includes(p));
+    if (missing.length > 0 && known.length > 0) {
+      throw new UsageError(
+        `no data for project ${missing.map((p) => `"${p}"`).join(', ')} in ${db.path}; it holds: ${known.join(', ')}`,
+        { missing, known },
+      );
+    }
+    data = await gatherReport(db.connection, { days: flags.days, projects: only ?? known });
+  } finally {
+    db.close();
+  }
+
+  if (htmlFile !== undefined) {
+    // Loaded only when asked for: Plot, d3 and jsdom take a noticeable time to import.
+    const { renderHtml } = await import('../report/html.js');
+    await writeAtomically(htmlFile, renderHtml(data));
+    process.stderr.write(`wrote ${htmlFile}\n`);
+  }
+  if (flags.json) {
+    if (data.projects.length === 0)
+      process.stderr.write('no data loaded yet: run `mintlify-etl sync` first\n');
+    return { exitCode: 0, json: data };
+  }
+  // An empty database is not an error: the text says so and how to fill it.
+  process.stdout.write(
+    renderTerminal(data, { color: shouldColor(process.stdout), width: process.stdout.columns || 100 }),
+  );
+  return { exitCode: 0 };
+}
+
+/** A reader (a browser, a web server) never sees half a page. */
+async function writeAtomically(file: string, text: string): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    await writeFile(tmp, text, 'utf8');
+    await rename(tmp, file);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+}

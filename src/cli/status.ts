@@ -1,0 +1,57 @@
+import type { Command } from 'commander';
+import { formatStatus } from '../pipeline/status-format.js';
+import { gatherStatus, type StatusReport } from '../pipeline/status.js';
+import { parseRateLimit } from '../util/duration.js';
+import { openExistingReadOnly } from './open-readonly.js';
+import { dbPath } from './options.js';
+import type { CommandResult } from './result.js';
+
+interface StatusFlags {
+  db?: string;
+  json?: boolean;
+  rateLimit: string;
+}
+
+export function registerStatus(
+  program: Command,
+  run: (fn: () => Promise<CommandResult>) => Promise<void>,
+): void {
+  program
+    .command('status')
+    .summary('show coverage, gaps, recent runs and the request budget left')
+    .description(
+      `Shows, from the database alone (no API call, opened read-only): the request budget spent in the current window and when the next slot frees up, and per project: the days covered, the days missing inside that range, partial days, failed days, days deferred by a budget- or time-bounded run, and the last 5 runs with their outcome.
+
+--json prints the same as one object, for monitoring (e.g. alert when .projects[].coverage.daysMissing > 0 or the last run failed).`,
+    )
+    .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
+    .option(
+      '--rate-limit <N/DURATION>',
+      'the budget to judge the request ledger against (as given to sync)',
+      '100/1h',
+    )
+    .option('--json', 'print one JSON object on stdout')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mintlify-etl status
+  $ mintlify-etl status --json | jq '.projects[] | {projectId, missing: .coverage.daysMissing}'`,
+    )
+    .action((flags: StatusFlags) => run(() => statusCommand(flags)));
+}
+
+async function statusCommand(flags: StatusFlags): Promise<CommandResult> {
+  const rateLimit = parseRateLimit(flags.rateLimit);
+  const db = await openExistingReadOnly(dbPath(flags.db));
+  let report: StatusReport;
+  try {
+    report = await gatherStatus(db, { rateLimit });
+  } finally {
+    db.close();
+  }
+  if (flags.json) return { exitCode: 0, json: report };
+  const maxWidth = process.stdout.isTTY ? process.stdout.columns : 120;
+  process.stdout.write(formatStatus(report, { maxWidth }));
+  return { exitCode: 0 };
+}

@@ -1,0 +1,36 @@
+export type Route =
+  | { kind: 'visitors'; projectId: string }
+  | { kind: 'create'; projectId: string }
+  | { kind: 'get'; projectId: string; jobId: string }
+  | { kind: 'message'; projectId: string; jobId: string };
+
+export type Match = { route: Route } | { allow: string } | undefined;
+
+/** Maps method + path to an operation: undefined for an unknown path, `allow` for a known path and the wrong method. */
+export function matchRoute(method: string, pathname: string): Match {
+  let parts: string[];
+  try {
+    parts = pathname.split('/').map(decodeURIComponent);
+  } catch {
+    return undefined;
+  }
+  const [empty, version, area, projectId, a, b, c, ...rest] = parts;
+  if (empty !== '' || projectId === undefined || projectId === '' || rest.length > 0) return undefined;
+  let route: Route | undefined;
+  let allow = 'GET';
+  if (version === 'v1' && area === 'analytics' && a === 'visitors' && b === undefined) {
+    route = { kind: 'visitors', projectId };
+  } else if (version === 'v2' && area === 'agent' && a === 'job') {
+    if (b === undefined) {
+      route = { kind: 'create', projectId };
+      allow = 'POST';
+    } else if (b !== '' && c === undefined) {
+      route = { kind: 'get', projectId, jobId: b };
+    } else if (b !== '' && c === 'message') {
+      route = { kind: 'message', projectId, jobId: b };
+      allow = 'POST';
+    }
+  }
+  if (!route) return undefined;
+  return method === allow ? { route } : { allow };
+}

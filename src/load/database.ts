@@ -1,0 +1,181 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readdir } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DatabaseInUseError, InternalError, UsageError } from '../errors.js';
+import { sqlDir } from '../paths.js';
+import { inTransaction, queryRows, runSqlFile } from './sql.js';
+
+export interface Database {
+  /** The path as given to openDatabase. */
+  readonly path: string;
+  readonly connection: DuckDBConnection;
+  readonly readOnly: boolean;
+  /** Closes the connection and the instance: the file is free for other processes afterwards. */
+  close(): void;
+}
+
+export interface OpenOptions {
+  readOnly?: boolean;
+  /** How long to keep retrying while another process holds the file. */
+  busyTimeoutMs?: number;
+  /** Test seam: where migrations (`schema/`) and views (`views/`) live. Default: the package's sql/. */
+  sqlDir?: string;
+}
+
+export const DEFAULT_BUSY_TIMEOUT_MS = { readWrite: 15_000, readOnly: 5_000 } as const;
+const RETRY_DELAY_MS = { min: 50, max: 500 } as const;
+
+export interface SqlFile {
+  readonly version: number;
+  readonly name: string;
+  readonly file: string;
+}
+
+/** `NNN_name.sql` files of a folder in numeric order; two files with one number is a packaging bug. */
+export async function numberedSqlFiles(dir: string): Promise<SqlFile[]> {
+  const names = existsSync(dir) ? await readdir(dir) : [];
+  const files: SqlFile[] = [];
+  for (const name of names) {
+    const m = /^(\d+)_.+\.sql$/.exec(name);
+    if (m) files.push({ version: Number(m[1]), name, file: join(dir, name) });
+  }
+  files.sort((a, b) => a.version - b.version);
+  for (let i = 1; i < files.length; i++) {
+    if (files[i]?.version === files[i - 1]?.version) {
+      throw new InternalError(`two SQL files share number ${files[i]?.version} in ${dir}`, { dir });
+    }
+  }
+  return files;
+}
+
+/** DuckDB's message when another process holds the file: `Could not set lock on file "…": Conflicting lock is held in /usr/bin/node (PID 123)`. */
+export function lockHolder(err: unknown): { locked: boolean; pid: number | undefined } {
+  const message = err instanceof Error ? err.message : String(err);
+  const locked =
+    /could not set lock|conflicting lock|database is locked|resource temporarily unavailable/i.test(message);
+  const pid = /\bPID (\d+)/i.exec(message)?.[1];
+  return { locked, pid: pid === undefined ? undefined : Number(pid) };
+}
+
+async function createInstance(
+  path: string,
+  readOnly: boolean,
+  busyTimeoutMs: number,
+): Promise<DuckDBInstance> {
+  const options: Record<string, string> = readOnly ? { access_mode: 'READ_ONLY' } : {};
+  const deadline = Date.now() + busyTimeoutMs;
+  let delay: number = RETRY_DELAY_MS.min;
+  for (;;) {
+    try {
+      return await DuckDBInstance.create(path, options);
+    } catch (e) {
+      const { locked, pid } = lockHolder(e);
+      if (!locked) {
+        throw new InternalError(
+          `cannot open database ${path}: ${(e as Error).message}`,
+          { path },
+          { cause: e },
+        );
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        const who = pid === undefined ? 'another process' : `another process (pid ${pid})`;
+        throw new DatabaseInUseError(
+          `database ${path} is open in ${who}: close it (a DuckDB shell, BI tool or another mintlify-etl), ` +
+            `or point --db at another file; gave up after ${busyTimeoutMs} ms`,
+          { path, pid, busyTimeoutMs },
+          { cause: e },
+        );
+      }
+      await sleep(Math.min(delay, left));
+      delay = Math.min(delay * 2, RETRY_DELAY_MS.max);
+    }
+  }
+}
+
+async function migrate(conn: DuckDBConnection, path: string, dir: string): Promise<void> {
+  await conn.run(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL)',
+  );
+  const applied = new Set(
+    (await queryRows(conn, 'SELECT version FROM schema_migrations')).map((r) => Number(r['version'])),
+  );
+  const files = await numberedSqlFiles(join(dir, 'schema'));
+  const newest = Math.max(0, ...applied);
+  const known = Math.max(0, ...files.map((f) => f.version));
+  if (newest > known) {
+    throw new UsageError(
+      `database ${path} has schema version ${newest}, newer than this mintlify-etl knows (${known}): upgrade mintlify-etl`,
+      { path, version: newest, known },
+    );
+  }
+  for (const f of files) {
+    if (applied.has(f.version)) continue;
+    await inTransaction(conn, async () => {
+      await runSqlFile(conn, f.file);
+      await conn.run('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, now())', [f.version]);
+    });
+  }
+}
+
+async function applyViews(conn: DuckDBConnection, dir: string): Promise<void> {
+  const files = await numberedSqlFiles(join(dir, 'views'));
+  await inTransaction(conn, async () => {
+    for (const f of files) await runSqlFile(conn, f.file);
+  });
+}
+
+/**
+ * Opens (and when read-write: creates, migrates and refreshes the views of) the database file.
+ * Never uses DuckDB's instance cache: close() must really let go of the file, because the sync
+ * closes it while it waits on the API budget so that analysts can open it in between.
+ */
+export async function openDatabase(path: string, opts: OpenOptions = {}): Promise<Database> {
+  const readOnly = opts.readOnly ?? false;
+  const busyTimeoutMs =
+    opts.busyTimeoutMs ?? (readOnly ? DEFAULT_BUSY_TIMEOUT_MS.readOnly : DEFAULT_BUSY_TIMEOUT_MS.readWrite);
+  const file = resolve(path);
+  if (readOnly) {
+    if (!existsSync(file)) {
+      throw new UsageError(`no database at ${path}: run \`mintlify-etl sync\` first (or pass --db)`, {
+        path,
+      });
+    }
+  } else {
+    await mkdir(dirname(file), { recursive: true });
+  }
+
+  const instance = await createInstance(file, readOnly, busyTimeoutMs);
+  let connection: DuckDBConnection | undefined;
+  const closeAll = (): void => {
+    connection?.closeSync();
+    instance.closeSync();
+  };
+  try {
+    connection = await instance.connect();
+    // Days are UTC days; a TIMESTAMPTZ shown or cast in the machine's zone would disagree with them.
+    await connection.run("SET TimeZone = 'UTC'");
+    if (!readOnly) {
+      const dir = opts.sqlDir ?? sqlDir();
+      await migrate(connection, path, dir);
+      await applyViews(connection, dir);
+    }
+  } catch (e) {
+    closeAll();
+    throw e;
+  }
+  const conn = connection;
+  let closed = false;
+  return {
+    path,
+    connection: conn,
+    readOnly,
+    close(): void {
+      if (closed) return;
+      closed = true;
+      closeAll();
+    },
+  };
+}

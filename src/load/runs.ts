@@ -1,0 +1,341 @@
+import {
+  BIGINT,
+  DuckDBDataChunk,
+  INTEGER,
+  LIST,
+  TIMESTAMPTZ,
+  VARCHAR,
+  listValue,
+  type DuckDBType,
+  type DuckDBValue,
+} from '@duckdb/node-api';
+import type { Database } from './database.js';
+import { exclusive, plainValue, queryRows, toTimestampValue, type Row, type SqlParams } from './sql.js';
+
+export type RunStatus = 'running' | 'succeeded' | 'incomplete' | 'failed';
+
+export interface RunStart {
+  runId: string;
+  projectIds: readonly string[];
+  /** Planned range, 'YYYY-MM-DD', dateTo exclusive like the API; null when nothing was planned. */
+  dateFrom: string | null;
+  dateTo: string | null;
+  windowsPlanned: number;
+  startedAt: Date;
+}
+
+export interface RunCounters {
+  windowsLoaded: number;
+  windowsFailed: number;
+  windowsDeferred: number;
+  requests: number;
+  retries: number;
+  rowsLoaded: number;
+  warnings: number;
+}
+
+/** Progress written while a run is going: only the fields given change. */
+export type RunProgress = { runId: string; windowsPlanned?: number } & Partial<RunCounters>;
+
+export interface RunFinish extends RunCounters {
+  runId: string;
+  status: Exclude<RunStatus, 'running'>;
+  error: string | null;
+  /** 'projectId:YYYY-MM-DD' of the windows left for the next run (budget, --max-requests, --max-duration). */
+  deferredDays: readonly string[];
+  finishedAt: Date;
+}
+
+export interface RunRecord extends RunCounters {
+  runId: string;
+  projectIds: string[];
+  startedAt: string;
+  finishedAt: string | null;
+  status: RunStatus;
+  dateFrom: string | null;
+  dateTo: string | null;
+  windowsPlanned: number;
+  error: string | null;
+  deferredDays: string[];
+}
+
+export interface LedgerRow {
+  /** Epoch ms when the request was sent. */
+  at: number;
+  /** Tells apart requests sent in the same millisecond. */
+  seq: number;
+  endpoint: string;
+  projectId: string | null;
+  /** HTTP status, or null when no response arrived. */
+  status: number | null;
+  durationMs: number;
+  runId: string | null;
+}
+
+export interface SyncState {
+  /** Days with a loaded window (partial ones included), ascending. */
+  loadedDays: string[];
+  /** Loaded days that were not over when fetched, ascending. */
+  partialDays: string[];
+  /** Days whose last attempt failed and that hold no loaded data, ascending. */
+  failedDays: string[];
+}
+
+const STALE_RUN_ERROR = 'process ended without finishing (killed?)';
+
+function read(db: Database, sql: string, params?: SqlParams): Promise<Row[]> {
+  return exclusive(db.connection, () => queryRows(db.connection, sql, params));
+}
+
+async function write(
+  db: Database,
+  sql: string,
+  params: DuckDBValue[],
+  types?: DuckDBType[],
+): Promise<number> {
+  const conn = db.connection;
+  return exclusive(conn, async () => (await conn.run(sql, params, types)).rowsChanged);
+}
+
+function varcharList(values: readonly string[]): DuckDBValue {
+  return listValue([...values]);
+}
+
+function days(rows: Row[], column = 'day'): string[] {
+  return rows.map((r) => String(r[column]));
+}
+
+export async function startRun(db: Database, r: RunStart): Promise<void> {
+  await write(
+    db,
+    `INSERT INTO sync_runs (run_id, project_ids, started_at, status, date_from, date_to, windows_planned)
+     VALUES ($1, $2::VARCHAR[], $3, 'running', $4::DATE, $5::DATE, $6)`,
+    [
+      r.runId,
+      varcharList(r.projectIds),
+      toTimestampValue(r.startedAt),
+      r.dateFrom,
+      r.dateTo,
+      r.windowsPlanned,
+    ],
+    [VARCHAR, LIST(VARCHAR), TIMESTAMPTZ, VARCHAR, VARCHAR, INTEGER],
+  );
+}
+
+const COUNTER_COLUMNS: Record<keyof RunCounters | 'windowsPlanned', string> = {
+  windowsPlanned: 'windows_planned',
+  windowsLoaded: 'windows_loaded',
+  windowsFailed: 'windows_failed',
+  windowsDeferred: 'windows_deferred',
+  requests: 'requests',
+  retries: 'retries',
+  rowsLoaded: 'rows_loaded',
+  warnings: 'warnings',
+};
+
+export async function updateRun(db: Database, u: RunProgress): Promise<void> {
+  const sets: string[] = [];
+  const params: DuckDBValue[] = [u.runId];
+  for (const [key, column] of Object.entries(COUNTER_COLUMNS)) {
+    const value = u[key as keyof typeof COUNTER_COLUMNS];
+    if (value === undefined) continue;
+    params.push(value);
+    sets.push(`${column} = $${params.length}`);
+  }
+  if (sets.length === 0) return;
+  await write(db, `UPDATE sync_runs SET ${sets.join(', ')} WHERE run_id = $1`, params);
+}
+
+export async function finishRun(db: Database, f: RunFinish): Promise<void> {
+  await write(
+    db,
+    `UPDATE sync_runs SET status = $2, finished_at = $3, windows_loaded = $4, windows_failed = $5,
+       windows_deferred = $6, requests = $7, retries = $8, rows_loaded = $9, warnings = $10, error = $11,
+       deferred_days = $12::VARCHAR[]
+     WHERE run_id = $1`,
+    [
+      f.runId,
+      f.status,
+      toTimestampValue(f.finishedAt),
+      f.windowsLoaded,
+      f.windowsFailed,
+      f.windowsDeferred,
+      f.requests,
+      f.retries,
+      f.rowsLoaded,
+      f.warnings,
+      f.error,
+      varcharList(f.deferredDays),
+    ],
+    [
+      VARCHAR,
+      VARCHAR,
+      TIMESTAMPTZ,
+      INTEGER,
+      INTEGER,
+      INTEGER,
+      INTEGER,
+      INTEGER,
+      BIGINT,
+      INTEGER,
+      VARCHAR,
+      LIST(VARCHAR),
+    ],
+  );
+}
+
+/** Runs left 'running' by a process that died. Call it while holding the sync lock (then no run is really running). */
+export async function markStaleRuns(db: Database): Promise<number> {
+  return write(
+    db,
+    `UPDATE sync_runs SET status = 'failed', finished_at = now(), error = $1 WHERE status = 'running'`,
+    [STALE_RUN_ERROR],
+  );
+}
+
+const LEDGER_COLUMNS = [TIMESTAMPTZ, BIGINT, VARCHAR, VARCHAR, INTEGER, INTEGER, VARCHAR];
+const CHUNK_ROWS = 2048;
+
+/** Records requests in the ledger in bulk (one appender, committed on its own). */
+export async function appendLedger(db: Database, rows: readonly LedgerRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const conn = db.connection;
+  await exclusive(conn, async () => {
+    const appender = await conn.createAppender('api_requests');
+    try {
+      for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
+        const part = rows.slice(start, start + CHUNK_ROWS);
+        const chunk = DuckDBDataChunk.create(LEDGER_COLUMNS, part.length);
+        chunk.setColumns([
+          part.map((r) => toTimestampValue(r.at)),
+          part.map((r) => BigInt(r.seq)),
+          part.map((r) => r.endpoint),
+          part.map((r) => r.projectId),
+          part.map((r) => r.status),
+          part.map((r) => Math.round(r.durationMs)),
+          part.map((r) => r.runId),
+        ]);
+        appender.appendDataChunk(chunk);
+      }
+      appender.closeSync();
+    } catch (e) {
+      try {
+        appender.clear();
+        appender.closeSync();
+      } catch {
+        // Reporting the first error matters more than this one.
+      }
+      throw e;
+    }
+  });
+}
+
+/**
+ * Epoch ms of the requests sent at or after `sinceEpochMs`, ascending: what the request budget
+ * needs to know about earlier runs. `endpoints` limits it to the calls that share one limit.
+ */
+export async function readLedgerSince(
+  db: Database,
+  sinceEpochMs: number,
+  opts: { endpoints?: readonly string[] } = {},
+): Promise<number[]> {
+  const filter = opts.endpoints ? 'AND list_contains($2, endpoint)' : '';
+  const params: DuckDBValue[] = [toTimestampValue(sinceEpochMs)];
+  const types: DuckDBType[] = [TIMESTAMPTZ];
+  if (opts.endpoints) {
+    params.push(varcharList(opts.endpoints));
+    types.push(LIST(VARCHAR));
+  }
+  const conn = db.connection;
+  const rows = await exclusive(conn, async () =>
+    (
+      await conn.runAndReadAll(
+        `SELECT epoch_ms("at") + duration_ms AS ms FROM api_requests WHERE "at" + to_milliseconds(duration_ms) >= $1 ${filter} ORDER BY ms, seq`,
+        params,
+        types,
+      )
+    ).convertRowObjects(plainValue),
+  );
+  return rows.map((r) => Number(r['ms']));
+}
+
+export async function readSyncState(db: Database, projectId: string): Promise<SyncState> {
+  const [loaded, partial, failed] = [
+    await read(db, `SELECT day FROM sync_windows WHERE project_id = $1 AND status = 'loaded' ORDER BY day`, [
+      projectId,
+    ]),
+    await read(db, 'SELECT day FROM site_daily WHERE project_id = $1 AND partial ORDER BY day', [projectId]),
+    await read(db, `SELECT day FROM sync_windows WHERE project_id = $1 AND status = 'failed' ORDER BY day`, [
+      projectId,
+    ]),
+  ];
+  return { loadedDays: days(loaded), partialDays: days(partial), failedDays: days(failed) };
+}
+
+/** Days that incomplete runs deferred for this project and that no window has loaded since. */
+export async function readDeferredDays(db: Database, projectId: string): Promise<string[]> {
+  const rows = await read(
+    db,
+    `WITH deferred AS (
+       SELECT r.started_at, TRY_CAST(right(d.entry, 10) AS DATE) AS day
+       FROM sync_runs r, unnest(r.deferred_days) AS d(entry)
+       WHERE r.status = 'incomplete' AND d.entry = $1 || ':' || right(d.entry, 10)
+     )
+     SELECT DISTINCT d.day FROM deferred d
+     WHERE d.day IS NOT NULL AND NOT EXISTS (
+       SELECT 1 FROM sync_windows w
+       WHERE w.project_id = $1 AND w.day = d.day AND w.status = 'loaded' AND w.fetched_at >= d.started_at
+     )
+     ORDER BY d.day`,
+    [projectId],
+  );
+  return days(rows);
+}
+
+function toRunRecord(r: Row): RunRecord {
+  const n = (k: string): number => Number(r[k] ?? 0);
+  const s = (k: string): string | null => {
+    const v = r[k];
+    return typeof v === 'string' ? v : null;
+  };
+  return {
+    runId: s('run_id') ?? '',
+    projectIds: (r['project_ids'] as string[] | null) ?? [],
+    startedAt: s('started_at') ?? '',
+    finishedAt: s('finished_at'),
+    status: s('status') as RunStatus,
+    dateFrom: s('date_from'),
+    dateTo: s('date_to'),
+    windowsPlanned: n('windows_planned'),
+    windowsLoaded: n('windows_loaded'),
+    windowsFailed: n('windows_failed'),
+    windowsDeferred: n('windows_deferred'),
+    requests: n('requests'),
+    retries: n('retries'),
+    rowsLoaded: n('rows_loaded'),
+    warnings: n('warnings'),
+    error: s('error'),
+    deferredDays: (r['deferred_days'] as string[] | null) ?? [],
+  };
+}
+
+/** The latest runs first. */
+export async function readRecentRuns(db: Database, limit: number): Promise<RunRecord[]> {
+  const rows = await read(db, 'SELECT * FROM sync_runs ORDER BY started_at DESC, run_id DESC LIMIT $1', [
+    Math.max(0, Math.floor(limit)),
+  ]);
+  return rows.map(toRunRecord);
+}
+
+/** Average API pages per loaded window over the project's 30 most recent loaded days (for the ETA). */
+export async function averagePagesPerWindow(db: Database, projectId: string): Promise<number | undefined> {
+  const rows = await read(
+    db,
+    `SELECT avg(pages) AS pages FROM (
+       SELECT pages FROM sync_windows WHERE project_id = $1 AND status = 'loaded' ORDER BY day DESC LIMIT 30
+     )`,
+    [projectId],
+  );
+  const v = rows[0]?.['pages'];
+  return typeof v === 'number' ? v : undefined;
+}

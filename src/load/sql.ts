@@ -1,0 +1,167 @@
+import { readFile } from 'node:fs/promises';
+import {
+  DuckDBTypeId,
+  JSDuckDBValueConverter,
+  dateValue,
+  timestampTZValue,
+  type DuckDBConnection,
+  type DuckDBDateValue,
+  type DuckDBTimestampTZValue,
+  type DuckDBType,
+  type DuckDBValue,
+  type DuckDBValueConverter,
+  type JS,
+} from '@duckdb/node-api';
+import { InternalError } from '../errors.js';
+
+export type SqlParams = readonly DuckDBValue[] | Readonly<Record<string, DuckDBValue>>;
+
+/** A row as plain JSON-friendly JS values (see `plainValue`). */
+export type Row = Record<string, unknown>;
+
+const MS_PER_DAY = 86_400_000;
+const DAY_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Days since 1970-01-01 for a 'YYYY-MM-DD' UTC day; throws on anything that is not a real calendar day. */
+export function dayNumber(day: string): number {
+  const m = DAY_RE.exec(day);
+  const ms = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : NaN;
+  if (!m || Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== day) {
+    throw new InternalError(`not a calendar day (YYYY-MM-DD): ${JSON.stringify(day)}`, { day });
+  }
+  return ms / MS_PER_DAY;
+}
+
+export function toDateValue(day: string): DuckDBDateValue {
+  return dateValue(dayNumber(day));
+}
+
+export function toTimestampValue(at: Date | number): DuckDBTimestampTZValue {
+  const ms = typeof at === 'number' ? at : at.getTime();
+  if (!Number.isFinite(ms)) throw new InternalError(`not a valid time: ${String(at)}`);
+  return timestampTZValue(BigInt(Math.round(ms)) * 1000n);
+}
+
+function integerOut(value: DuckDBValue): number | string {
+  const n = value as bigint;
+  return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER)
+    ? Number(n)
+    : n.toString();
+}
+
+function micros(value: DuckDBValue): bigint {
+  return (value as { micros: bigint }).micros;
+}
+
+function isoFromMicros(us: bigint, zoned: boolean): string {
+  const ms = Number(us / 1000n) - (us % 1000n < 0n ? 1 : 0);
+  const d = new Date(ms);
+  if (Number.isNaN(d.getTime())) return us > 0n ? 'infinity' : '-infinity';
+  const iso = d.toISOString();
+  return zoned ? iso : iso.slice(0, -1);
+}
+
+/**
+ * What callers of `queryRows` get: 64/128-bit integers become numbers when they fit exactly (and
+ * decimal strings when not, so nothing is silently rounded and every row survives JSON.stringify),
+ * DATE is 'YYYY-MM-DD' (the project's Day), TIMESTAMPTZ an ISO string in UTC, TIMESTAMP an ISO
+ * string without zone, lists and structs converted element by element.
+ */
+export const plainValue: DuckDBValueConverter<unknown> = (value, type, converter) => {
+  if (value === null) return null;
+  switch (type.typeId) {
+    case DuckDBTypeId.BIGINT:
+    case DuckDBTypeId.UBIGINT:
+    case DuckDBTypeId.HUGEINT:
+    case DuckDBTypeId.UHUGEINT:
+    case DuckDBTypeId.BIGNUM:
+      return integerOut(value);
+    case DuckDBTypeId.DATE:
+      return (value as DuckDBDateValue).toString();
+    case DuckDBTypeId.TIMESTAMP_TZ:
+      return isoFromMicros(micros(value), true);
+    case DuckDBTypeId.TIMESTAMP:
+      return isoFromMicros(micros(value), false);
+    default:
+      // Lists, structs and maps recurse through `converter`, i.e. back into this function.
+      return JSDuckDBValueConverter(value, type, converter as DuckDBValueConverter<JS>);
+  }
+};
+
+/** Runs one statement and returns its rows as plain objects (see `plainValue`). */
+export async function queryRows(conn: DuckDBConnection, sql: string, params?: SqlParams): Promise<Row[]> {
+  const reader = await conn.runAndReadAll(
+    sql,
+    params as DuckDBValue[] | Record<string, DuckDBValue> | undefined,
+  );
+  return reader.convertRowObjects(plainValue);
+}
+
+/** The column types of a result, for callers that format output by type (the query command). */
+export async function queryWithTypes(
+  conn: DuckDBConnection,
+  sql: string,
+  params?: SqlParams,
+): Promise<{ columns: { name: string; type: DuckDBType }[]; rows: Row[] }> {
+  const reader = await conn.runAndReadAll(
+    sql,
+    params as DuckDBValue[] | Record<string, DuckDBValue> | undefined,
+  );
+  const names = reader.deduplicatedColumnNames();
+  const types = reader.columnTypes();
+  return {
+    columns: names.map((name, i) => ({ name, type: types[i] as DuckDBType })),
+    rows: reader.convertRowObjects(plainValue),
+  };
+}
+
+/** Runs every statement of a SQL file (no parameters). */
+export async function runSqlFile(conn: DuckDBConnection, file: string): Promise<void> {
+  const sql = await readFile(file, 'utf8');
+  try {
+    await conn.run(sql);
+  } catch (e) {
+    throw new InternalError(`${file}: ${(e as Error).message}`, { file }, { cause: e });
+  }
+}
+
+// One DuckDB connection runs one transaction at a time: an awaited statement from another caller
+// landing between our BEGIN and COMMIT would join our transaction (and vanish on our ROLLBACK).
+const queues = new WeakMap<DuckDBConnection, Promise<unknown>>();
+
+/** Runs `fn` when every earlier `exclusive` call on this connection has settled. */
+export function exclusive<T>(conn: DuckDBConnection, fn: () => Promise<T>): Promise<T> {
+  const previous = queues.get(conn) ?? Promise.resolve();
+  const next = previous.then(fn, fn);
+  queues.set(
+    conn,
+    next.then(
+      () => undefined,
+      () => undefined,
+    ),
+  );
+  return next;
+}
+
+/**
+ * BEGIN, `fn`, COMMIT; ROLLBACK on any error (including a failed COMMIT). Serialized with every
+ * other `exclusive` user of the connection. `fn` must not call `exclusive` itself (it would wait
+ * for itself).
+ */
+export function inTransaction<T>(conn: DuckDBConnection, fn: () => Promise<T>): Promise<T> {
+  return exclusive(conn, async () => {
+    await conn.run('BEGIN TRANSACTION');
+    try {
+      const result = await fn();
+      await conn.run('COMMIT');
+      return result;
+    } catch (e) {
+      try {
+        await conn.run('ROLLBACK');
+      } catch {
+        // A failed COMMIT has already ended the transaction; nothing is left to roll back.
+      }
+      throw e;
+    }
+  });
+}

@@ -1,0 +1,115 @@
+import { formatTable, type Column, type JsonValue } from '../query/format.js';
+import { formatDuration } from '../util/duration.js';
+import type { BudgetStatus, ProjectStatus, StatusReport } from './status.js';
+
+/** Days listed in full up to this many; longer lists show the first ones and a count. */
+const MAX_LISTED_DAYS = 10;
+
+export function listDays(days: readonly string[], max = MAX_LISTED_DAYS): string {
+  if (days.length <= max) return days.join(', ');
+  return `${days.slice(0, max).join(', ')}, … (+${days.length - max} more)`;
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** '14:05 UTC', or '2026-04-02 14:05 UTC' when it is not the same UTC day as `now`. */
+export function clockUtc(iso: string, now: string): string {
+  const day = iso.slice(0, 10);
+  const time = iso.slice(11, 16);
+  return day === now.slice(0, 10) ? `${time} UTC` : `${day} ${time} UTC`;
+}
+
+/** Short waits: 40s, 12m, 1h 05m (rounded up, so "in 1m" never means "already"). */
+export function shortWait(ms: number): string {
+  if (ms < 60_000) return `${Math.max(1, Math.ceil(ms / 1_000))}s`;
+  const minutes = Math.ceil(ms / 60_000);
+  if (minutes < 60) return `${minutes}m`;
+  return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
+}
+
+/** 'the last hour', 'the last 10 minutes', 'the last 4s'. */
+export function windowText(ms: number): string {
+  if (ms === 3_600_000) return 'the last hour';
+  if (ms % 3_600_000 === 0) return `the last ${ms / 3_600_000} hours`;
+  if (ms === 60_000) return 'the last minute';
+  if (ms % 60_000 === 0) return `the last ${ms / 60_000} minutes`;
+  return `the last ${formatDuration(ms)}`;
+}
+
+export function describeBudget(b: BudgetStatus, now: string): string {
+  const head = `budget: ${b.spent}/${b.limit} spent in ${windowText(b.windowMs)}`;
+  if (b.remaining === 0 || b.nextSlotInMs > 0) {
+    return `${head}; next slot frees at ${clockUtc(b.nextSlotAt, now)} (in ${shortWait(b.nextSlotInMs)})`;
+  }
+  if (b.oldestFreesAt === null) return `${head}, all ${b.limit} free`;
+  const inMs = Date.parse(b.oldestFreesAt) - Date.parse(now);
+  return `${head}, ${b.remaining} free now; the oldest frees at ${clockUtc(b.oldestFreesAt, now)} (in ${shortWait(inMs)})`;
+}
+
+const RUN_COLUMNS: Column[] = [
+  { name: 'started', key: 'started', numeric: false },
+  { name: 'status', key: 'status', numeric: false },
+  { name: 'loaded', key: 'loaded', numeric: true },
+  { name: 'failed', key: 'failed', numeric: true },
+  { name: 'deferred', key: 'deferred', numeric: true },
+  { name: 'requests', key: 'requests', numeric: true },
+  { name: 'duration', key: 'duration', numeric: true },
+  { name: 'error', key: 'error', numeric: false },
+];
+
+function describeProject(p: ProjectStatus, maxWidth: number): string[] {
+  const lines = [`project ${p.projectId}`];
+  const c = p.coverage;
+  if (c === null) {
+    lines.push('  coverage  nothing loaded yet');
+  } else {
+    const missing =
+      c.daysMissing === 0 ? 'no gaps' : `${plural(c.daysMissing, 'day')} missing: ${listDays(c.missingDays)}`;
+    lines.push(
+      `  coverage  ${c.firstDay} to ${c.lastDay}: ${plural(c.daysLoaded, 'day')} loaded, ${missing}`,
+    );
+  }
+  if (p.partialDays.length > 0) {
+    lines.push(`  partial   ${listDays(p.partialDays)} (fetched again by the next sync)`);
+  }
+  if (p.failedDays.length > 0) {
+    lines.push(
+      `  failed    ${plural(p.failedDays.length, 'day')}: ${listDays(p.failedDays)} (retried by the next sync)`,
+    );
+  }
+  if (p.deferredDays.length > 0) {
+    lines.push(`  deferred  ${plural(p.deferredDays.length, 'day')} pending: ${listDays(p.deferredDays)}`);
+  }
+  if (p.runs.length === 0) {
+    lines.push('  runs      none yet');
+    return lines;
+  }
+  lines.push(p.runs.length === 1 ? '  last run:' : `  last ${p.runs.length} runs:`);
+  const rows: JsonValue[][] = p.runs.map((r) => [
+    `${r.startedAt.slice(0, 10)} ${r.startedAt.slice(11, 16)}`,
+    r.status,
+    r.windows.loaded,
+    r.windows.failed,
+    r.windows.deferred,
+    r.requests,
+    r.durationMs === null ? '' : formatDuration(r.durationMs),
+    r.error ?? '',
+  ]);
+  const table = formatTable(RUN_COLUMNS, rows, { maxWidth: Math.max(40, maxWidth - 4), footer: false });
+  for (const line of table.trimEnd().split('\n')) lines.push(`    ${line}`);
+  return lines;
+}
+
+/** The status for a terminal: the budget first (it is shared by every project), then each project. */
+export function formatStatus(s: StatusReport, opts: { maxWidth?: number } = {}): string {
+  const maxWidth = opts.maxWidth ?? 120;
+  const lines = [`database: ${s.db} (as of ${s.now.slice(0, 10)} ${s.now.slice(11, 16)} UTC)`];
+  lines.push(describeBudget(s.budget, s.now) + ` [--rate-limit ${s.budget.rateLimit}]`);
+  if (s.projects.length === 0) {
+    lines.push('', 'no project has been synced yet: run `mintlify-etl sync`');
+  }
+  for (const p of s.projects) lines.push('', ...describeProject(p, maxWidth));
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,72 @@
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import { SqlError } from '../errors.js';
+import type { Column, JsonValue } from './format.js';
+import { isNumericType, toJsonValue } from './values.js';
+
+export interface QueryStream {
+  readonly columns: readonly Column[];
+  /** Rows in DuckDB's chunks (about 2,048 rows each), already converted to JSON values. */
+  readonly batches: AsyncIterable<JsonValue[][]>;
+}
+
+/**
+ * DuckDB's message without the "LINE 1: ... ^" excerpt that follows the first blank line,
+ * folded onto one line ("Catalog Error: Table ... does not exist! Did you mean ...?").
+ */
+export function sqlErrorMessage(e: unknown): string {
+  // The node client wraps parse errors of multi-statement text in its own prefix.
+  const raw = (e instanceof Error ? e.message : String(e)).replace(/^Failed to extract statements:\s*/, '');
+  const head = raw.split(/\r?\n\s*\r?\n/)[0] ?? raw;
+  return head
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .join(' ');
+}
+
+function toSqlError(e: unknown): SqlError {
+  return new SqlError(sqlErrorMessage(e), {}, { cause: e });
+}
+
+/** Runs the user's SQL (several statements allowed: the last one's rows are returned). */
+export async function streamQuery(conn: DuckDBConnection, sql: string): Promise<QueryStream> {
+  let result: Awaited<ReturnType<DuckDBConnection['stream']>>;
+  try {
+    result = await conn.stream(sql);
+  } catch (e) {
+    throw toSqlError(e);
+  }
+  const names = result.columnNames();
+  const keys = result.deduplicatedColumnNames();
+  const columns = result.columnTypes().map((type, i) => ({
+    name: names[i] ?? `column${i}`,
+    key: keys[i] ?? `column${i}`,
+    numeric: isNumericType(type),
+  }));
+  async function* batches(): AsyncGenerator<JsonValue[][]> {
+    const it = result.yieldRows();
+    for (;;) {
+      let next: IteratorResult<DuckDBValue[][]>;
+      try {
+        // Errors of a streaming query (a bad cast in row 10,000) surface while fetching.
+        next = await it.next();
+      } catch (e) {
+        throw toSqlError(e);
+      }
+      if (next.done === true) return;
+      yield next.value.map((row) => row.map(toJsonValue));
+    }
+  }
+  return { columns, batches: batches() };
+}
+
+/** The whole result in memory (tables and tests). */
+export async function readQuery(
+  conn: DuckDBConnection,
+  sql: string,
+): Promise<{ columns: readonly Column[]; rows: JsonValue[][] }> {
+  const { columns, batches } = await streamQuery(conn, sql);
+  const rows: JsonValue[][] = [];
+  for await (const batch of batches) for (const r of batch) rows.push(r);
+  return { columns, rows };
+}

@@ -1,0 +1,116 @@
+import {
+  DuckDBArrayValue,
+  DuckDBDateValue,
+  DuckDBDecimalValue,
+  DuckDBListValue,
+  DuckDBMapValue,
+  DuckDBStructValue,
+  DuckDBTimestampTZValue,
+  DuckDBTimestampValue,
+  DuckDBTypeId,
+  DuckDBUnionValue,
+  type DuckDBType,
+  type DuckDBValue,
+} from '@duckdb/node-api';
+import type { JsonValue } from './format.js';
+
+/**
+ * A 64/128-bit integer as JSON: a number while it is exact, a string beyond 2^53 so that no
+ * consumer silently gets a rounded count.
+ */
+export function jsonInteger(n: bigint): number | string {
+  return n <= BigInt(Number.MAX_SAFE_INTEGER) && n >= BigInt(Number.MIN_SAFE_INTEGER)
+    ? Number(n)
+    : n.toString();
+}
+
+/** JSON has no NaN or Infinity: those travel as strings rather than turning into null. */
+export function jsonFloat(n: number): number | string {
+  return Number.isFinite(n) ? n : String(n);
+}
+
+/**
+ * A DECIMAL as a number when a double holds it exactly (15 significant digits or fewer), else
+ * its exact decimal text.
+ */
+export function jsonDecimal(d: DuckDBDecimalValue): number | string {
+  if (d.scale === 0) return jsonInteger(d.value);
+  const digits = (d.value < 0n ? -d.value : d.value).toString().replace(/0+$/, '');
+  return digits.length <= 15 ? Number(d.toString()) : d.toString();
+}
+
+/** ISO 8601 for a microsecond timestamp, keeping sub-millisecond digits when there are any. */
+export function isoFromMicros(micros: bigint, zone: 'Z' | ''): string {
+  const ms = micros / 1000n - (micros % 1000n < 0n ? 1n : 0n);
+  const rest = micros - ms * 1000n;
+  const date = new Date(Number(ms));
+  if (Number.isNaN(date.getTime())) return micros.toString();
+  const base = date.toISOString().slice(0, -1);
+  return `${base}${rest === 0n ? '' : rest.toString().padStart(3, '0')}${zone}`;
+}
+
+/**
+ * Converts one DuckDB value to plain JSON: integers as numbers when safe (else strings), DATE
+ * as 'YYYY-MM-DD', timestamps as ISO 8601 (TIMESTAMPTZ with Z), lists and arrays as arrays,
+ * structs and string-keyed maps as objects; every other type as DuckDB's own text.
+ */
+export function toJsonValue(value: DuckDBValue): JsonValue {
+  if (value === null) return null;
+  switch (typeof value) {
+    case 'boolean':
+    case 'string':
+      return value;
+    case 'number':
+      return jsonFloat(value);
+    case 'bigint':
+      return jsonInteger(value);
+    default:
+      break;
+  }
+  if (value instanceof DuckDBDecimalValue) return jsonDecimal(value);
+  if (value instanceof DuckDBDateValue) return value.toString();
+  if (value instanceof DuckDBTimestampTZValue)
+    return value.isFinite ? isoFromMicros(value.micros, 'Z') : value.toString();
+  if (value instanceof DuckDBTimestampValue)
+    return value.isFinite ? isoFromMicros(value.micros, '') : value.toString();
+  if (value instanceof DuckDBListValue || value instanceof DuckDBArrayValue)
+    return value.items.map(toJsonValue);
+  if (value instanceof DuckDBStructValue) {
+    const out: Record<string, JsonValue> = {};
+    for (const [k, v] of Object.entries(value.entries)) out[k] = toJsonValue(v);
+    return out;
+  }
+  if (value instanceof DuckDBMapValue) {
+    const keys = value.entries.map((e) => e.key);
+    if (keys.every((k) => typeof k === 'string' || typeof k === 'number' || typeof k === 'bigint')) {
+      const out: Record<string, JsonValue> = {};
+      for (const e of value.entries) out[String(e.key)] = toJsonValue(e.value);
+      return out;
+    }
+    return value.entries.map((e) => ({ key: toJsonValue(e.key), value: toJsonValue(e.value) }));
+  }
+  if (value instanceof DuckDBUnionValue) return toJsonValue(value.value);
+  return value.toString();
+}
+
+const NUMERIC = new Set<DuckDBTypeId>([
+  DuckDBTypeId.TINYINT,
+  DuckDBTypeId.SMALLINT,
+  DuckDBTypeId.INTEGER,
+  DuckDBTypeId.BIGINT,
+  DuckDBTypeId.UTINYINT,
+  DuckDBTypeId.USMALLINT,
+  DuckDBTypeId.UINTEGER,
+  DuckDBTypeId.UBIGINT,
+  DuckDBTypeId.HUGEINT,
+  DuckDBTypeId.UHUGEINT,
+  DuckDBTypeId.FLOAT,
+  DuckDBTypeId.DOUBLE,
+  DuckDBTypeId.DECIMAL,
+  DuckDBTypeId.BIGNUM,
+]);
+
+/** Numeric columns are right-aligned in tables. */
+export function isNumericType(type: DuckDBType): boolean {
+  return NUMERIC.has(type.typeId);
+}

@@ -1,0 +1,241 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { queryRows } from '../load/sql.js';
+import { daysBetween } from '../util/day.js';
+import type { DailyPoint, PageTrend, PeriodTotals, ProjectReport, ReportData, WeekRow } from './model.js';
+
+export interface GatherOptions {
+  /** Calendar days the report covers, ending at each project's last loaded day. */
+  readonly days: number;
+  /** Default: every project in the database. */
+  readonly projects?: readonly string[] | undefined;
+  readonly topPages?: number;
+  readonly movers?: number;
+  readonly now?: Date;
+}
+
+type Row = Record<string, unknown>;
+
+/** count + sums of one day range, as columns named `${prefix}_days`, `${prefix}_human`, ... */
+function sums(prefix: string, where: string): string {
+  return [
+    `count(d.day) FILTER (WHERE ${where}) AS ${prefix}_days`,
+    ...['human', 'ai', 'total'].map(
+      (c) => `coalesce(sum(d.${c}) FILTER (WHERE ${where}), 0) AS ${prefix}_${c}`,
+    ),
+  ].join(',\n            ');
+}
+
+function num(row: Row, col: string): number {
+  const v = row[col];
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint') return Number(v);
+  if (v === null || v === undefined) return 0;
+  return Number(v);
+}
+
+function numOrNull(row: Row, col: string): number | null {
+  const v = row[col];
+  if (v === null || v === undefined) return null;
+  const n = typeof v === 'bigint' ? Number(v) : Number(v);
+  return Number.isFinite(n) ? n : null;
+}
+
+function str(row: Row, col: string): string {
+  const v = row[col];
+  return typeof v === 'string' ? v : String(v);
+}
+
+export async function listProjects(conn: DuckDBConnection): Promise<string[]> {
+  const rows = await queryRows(conn, 'SELECT project_id FROM v_coverage ORDER BY project_id');
+  return rows.map((r) => str(r, 'project_id'));
+}
+
+/** Reads everything the report shows, one project after another, with SQL over the views. */
+export async function gatherReport(conn: DuckDBConnection, opts: GatherOptions): Promise<ReportData> {
+  const projects = opts.projects ?? (await listProjects(conn));
+  const reports: ProjectReport[] = [];
+  for (const projectId of projects) {
+    const r = await gatherProject(conn, projectId, opts);
+    if (r) reports.push(r);
+  }
+  return { generatedAt: (opts.now ?? new Date()).toISOString(), days: opts.days, projects: reports };
+}
+
+async function gatherProject(
+  conn: DuckDBConnection,
+  projectId: string,
+  opts: GatherOptions,
+): Promise<ProjectReport | undefined> {
+  // The window ends at the last loaded day, the same day v_page_trends counts its 7 days back
+  // from, and starts no earlier than the first loaded day: days never synced are not "gaps".
+  const [anchor] = await queryRows(
+    conn,
+    `SELECT first_day, last_day, days_loaded, days_missing, days_partial,
+            strftime(greatest(last_day - (CAST($2 AS INTEGER) - 1), first_day), '%Y-%m-%d') AS window_from
+       FROM v_coverage WHERE project_id = $1`,
+    [projectId, opts.days],
+  );
+  if (!anchor || anchor['last_day'] === null || anchor['last_day'] === undefined) return undefined;
+  const to = str(anchor, 'last_day');
+  const windowFrom = str(anchor, 'window_from');
+
+  const dailyRows = await queryRows(
+    conn,
+    `SELECT d.day, d.human, d.ai, d.total, d.partial, d.ai_share,
+            d.human_7d_avg, d.ai_7d_avg, d.total_7d_avg, d.total_28d_avg, d.total_wow_pct,
+            (d.human - w.human)::DOUBLE / nullif(w.human, 0) AS human_wow_pct,
+            (d.ai - w.ai)::DOUBLE / nullif(w.ai, 0) AS ai_wow_pct
+       FROM v_site_daily d
+       LEFT JOIN v_site_daily w ON w.project_id = d.project_id AND w.day = d.day - 7
+      WHERE d.project_id = $1
+        AND d.day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE)
+      ORDER BY d.day`,
+    [projectId, windowFrom, to],
+  );
+  const daily = dailyRows.map(toDailyPoint);
+  const latest = daily.at(-1);
+  if (!latest) return undefined;
+
+  const [periods] = await queryRows(
+    conn,
+    `WITH p AS (
+       SELECT CAST($2 AS DATE) AS to_day, CAST($3 AS DATE) AS from_day)
+     SELECT strftime(p.to_day - 6, '%Y-%m-%d') AS last_from,
+            strftime(p.to_day - 13, '%Y-%m-%d') AS prev_from,
+            strftime(p.to_day - 7, '%Y-%m-%d') AS prev_to,
+            ${sums('win', 'd.day >= p.from_day')},
+            ${sums('last', 'd.day > p.to_day - 7')},
+            ${sums('prev', 'd.day <= p.to_day - 7 AND d.day > p.to_day - 14')}
+       FROM p LEFT JOIN v_site_daily d
+         ON d.project_id = $1 AND d.day <= p.to_day AND d.day >= least(p.from_day, p.to_day - 13)
+      GROUP BY p.to_day, p.from_day`,
+    [projectId, to, windowFrom],
+  );
+  if (!periods) return undefined;
+  const period = (prefix: 'win' | 'last' | 'prev', from: string, until: string): PeriodTotals => {
+    const human = num(periods, `${prefix}_human`);
+    const ai = num(periods, `${prefix}_ai`);
+    return {
+      from,
+      to: until,
+      daysLoaded: num(periods, `${prefix}_days`),
+      humanVisitorDays: human,
+      aiVisitorDays: ai,
+      totalVisitorDays: num(periods, `${prefix}_total`),
+      // Same definition as v_site_daily.ai_share: AI out of human + AI.
+      aiShare: human + ai > 0 ? ai / (human + ai) : null,
+    };
+  };
+  const windowTotals = period('win', windowFrom, to);
+  const last7 = period('last', str(periods, 'last_from'), to);
+  const prev7 = period('prev', str(periods, 'prev_from'), str(periods, 'prev_to'));
+
+  const weeklyRows = await queryRows(
+    conn,
+    `SELECT w.iso_year, w.iso_week, w.week_start, w.days, w.human_visitor_days, w.ai_visitor_days,
+            w.total_visitor_days, w.total_visitor_days_change_pct, w.has_partial_day,
+            coalesce(p.days, 0) AS prev_days, coalesce(p.has_partial_day, false) AS prev_has_partial_day
+       FROM v_site_weekly w
+       LEFT JOIN v_site_weekly p ON p.project_id = w.project_id AND p.week_start = w.week_start - 7
+      WHERE w.project_id = $1
+        AND w.week_start > CAST($2 AS DATE) - 7 AND w.week_start <= CAST($3 AS DATE)
+      ORDER BY w.week_start`,
+    [projectId, windowFrom, to],
+  );
+
+  // One pass over v_page_trends (it aggregates page_daily) feeds all three lists.
+  const trends = await queryRows(
+    conn,
+    `WITH t AS MATERIALIZED (
+       SELECT rank, path, human_visitor_days_7d, ai_visitor_days_7d, total_visitor_days_7d,
+              total_visitor_days_prev_7d, change, change_pct, ai_share_7d
+         FROM v_page_trends WHERE project_id = $1),
+     lists AS (
+       SELECT 1 AS list, row_number() OVER (ORDER BY rank) AS ord, * FROM t
+       UNION ALL
+       SELECT 2, row_number() OVER (ORDER BY change DESC, path), * FROM t WHERE change > 0
+       UNION ALL
+       SELECT 3, row_number() OVER (ORDER BY change ASC, path), * FROM t WHERE change < 0)
+     SELECT * FROM lists
+      WHERE ord <= CASE list WHEN 1 THEN CAST($2 AS INTEGER) ELSE CAST($3 AS INTEGER) END
+      ORDER BY list, ord`,
+    [projectId, opts.topPages ?? 10, opts.movers ?? 5],
+  );
+  const list = (n: number): PageTrend[] => trends.filter((r) => num(r, 'list') === n).map(toPageTrend);
+
+  return {
+    projectId,
+    coverage: {
+      firstDay: str(anchor, 'first_day'),
+      lastDay: to,
+      daysLoaded: num(anchor, 'days_loaded'),
+      missingDays: num(anchor, 'days_missing'),
+      partialDays: num(anchor, 'days_partial'),
+    },
+    window: { from: windowFrom, to, days: daysBetween(windowFrom, to) + 1, daysLoaded: daily.length },
+    windowTotals,
+    daily,
+    latest,
+    last7,
+    prev7,
+    last7Change:
+      prev7.totalVisitorDays > 0
+        ? (last7.totalVisitorDays - prev7.totalVisitorDays) / prev7.totalVisitorDays
+        : null,
+    weekly: weeklyRows.map(toWeekRow),
+    topPages: list(1),
+    moversUp: list(2),
+    moversDown: list(3),
+  };
+}
+
+function toDailyPoint(r: Row): DailyPoint {
+  return {
+    day: str(r, 'day'),
+    human: num(r, 'human'),
+    ai: num(r, 'ai'),
+    total: num(r, 'total'),
+    partial: r['partial'] === true,
+    aiShare: numOrNull(r, 'ai_share'),
+    human7dAvg: numOrNull(r, 'human_7d_avg'),
+    ai7dAvg: numOrNull(r, 'ai_7d_avg'),
+    total7dAvg: numOrNull(r, 'total_7d_avg'),
+    total28dAvg: numOrNull(r, 'total_28d_avg'),
+    humanWowPct: numOrNull(r, 'human_wow_pct'),
+    aiWowPct: numOrNull(r, 'ai_wow_pct'),
+    totalWowPct: numOrNull(r, 'total_wow_pct'),
+  };
+}
+
+function toWeekRow(r: Row): WeekRow {
+  return {
+    isoYear: num(r, 'iso_year'),
+    isoWeek: num(r, 'iso_week'),
+    weekStart: str(r, 'week_start'),
+    days: num(r, 'days'),
+    humanVisitorDays: num(r, 'human_visitor_days'),
+    aiVisitorDays: num(r, 'ai_visitor_days'),
+    totalVisitorDays: num(r, 'total_visitor_days'),
+    totalVisitorDaysChangePct: numOrNull(r, 'total_visitor_days_change_pct'),
+    hasPartialDay: r['has_partial_day'] === true,
+    comparable:
+      num(r, 'days') === 7 &&
+      num(r, 'prev_days') === 7 &&
+      r['has_partial_day'] !== true &&
+      r['prev_has_partial_day'] !== true,
+  };
+}
+
+function toPageTrend(r: Row): PageTrend {
+  return {
+    rank: num(r, 'rank'),
+    path: str(r, 'path'),
+    humanVisitorDays7d: num(r, 'human_visitor_days_7d'),
+    aiVisitorDays7d: num(r, 'ai_visitor_days_7d'),
+    totalVisitorDays7d: num(r, 'total_visitor_days_7d'),
+    totalVisitorDaysPrev7d: num(r, 'total_visitor_days_prev_7d'),
+    change: num(r, 'change'),
+    changePct: numOrNull(r, 'change_pct'),
+    aiShare7d: numOrNull(r, 'ai_share_7d'),
+  };
+}

@@ -1,0 +1,274 @@
+import { JSDOM } from 'jsdom';
+import { COLORS, renderCharts, type ProjectCharts } from './charts.js';
+import { formatChange, formatCount, formatShare } from './format.js';
+import type { ProjectReport, ReportData } from './model.js';
+import { changeTone, projectTables, type Cell, type Table } from './tables.js';
+
+/**
+ * The report as ONE self-contained HTML page: inline CSS, charts as inline SVG drawn at build
+ * time, no script, no font, image or stylesheet from anywhere. Every text that comes from the
+ * data (paths, project ids) goes through escapeHtml.
+ */
+
+const ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** Escapes text for HTML content and quoted attribute values. NUL (invalid in HTML) becomes U+FFFD. */
+export function escapeHtml(text: string): string {
+  // eslint-disable-next-line no-control-regex -- NUL is exactly the character to replace.
+  return text.replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c).replace(/\u0000/g, '\uFFFD');
+}
+
+export interface HtmlOptions {
+  /** Draws the charts of a project; tests may pass a stub. Default: Observable Plot on jsdom. */
+  readonly charts?: (p: ProjectReport) => ProjectCharts;
+}
+
+export function renderHtml(data: ReportData, opts: HtmlOptions = {}): string {
+  const document = new JSDOM('').window.document;
+  const charts = opts.charts ?? ((p: ProjectReport) => renderCharts(p, document));
+  const ids = data.projects.map((p) => p.projectId);
+  const title = `Mintlify visitors${ids.length === 1 ? ` · ${ids[0] ?? ''}` : ''}`;
+  const body =
+    data.projects.length === 0
+      ? '<p class="empty">No data loaded yet: run <code>mintlify-etl sync</code> first.</p>'
+      : data.projects.map((p) => projectSection(p, charts(p))).join('\n');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="mintlify-etl report">
+<title>${escapeHtml(title)}</title>
+<style>${CSS}</style>
+</head>
+<body>
+<header class="page">
+<h1>Mintlify docs visitors</h1>
+<p class="meta">Generated ${escapeHtml(data.generatedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))} · last ${data.days} days per project</p>
+</header>
+<main>
+${body}
+</main>
+<footer>
+<p><strong>Visitors</strong> are daily unique visitors as the Mintlify analytics API counts them; <strong>total</strong> de-duplicates
+people seen as both human and AI, so it is not human + AI. <strong>Visitor-days</strong> are sums of daily unique visitors over
+several days: someone who came on three days counts three times, so they are not unique visitors of the period.
+<strong>AI share</strong> is AI / (human + AI).</p>
+</footer>
+</body>
+</html>
+`;
+}
+
+function projectSection(p: ProjectReport, charts: ProjectCharts): string {
+  const w = p.window;
+  const c = p.coverage;
+  const notLoaded = w.days - w.daysLoaded;
+  const tables = projectTables(p);
+  const byId = new Map(tables.map((t) => [t.id, t]));
+  const table = (id: Table['id']): string => {
+    const t = byId.get(id);
+    return t ? renderTable(t) : '';
+  };
+  const meta =
+    `${w.from} to ${w.to} (${w.days} days${notLoaded > 0 ? `, ${notLoaded} not loaded` : ''}) · ` +
+    `database holds ${c.firstDay} to ${c.lastDay}: ${c.daysLoaded} days` +
+    (c.missingDays > 0 ? `, ${c.missingDays} missing` : '') +
+    (c.partialDays > 0 ? `, ${c.partialDays} partial` : '');
+  return `<section class="project" id="${escapeHtml(anchorId(p.projectId))}">
+<h2>Project <code>${escapeHtml(p.projectId)}</code></h2>
+<p class="meta">${escapeHtml(meta)}</p>
+${cards(p)}
+${figure(
+  'daily',
+  'Daily unique visitors',
+  'thin: each day · thick: 7-day average · dashed: total, 7-day average',
+  charts.daily,
+  [
+    ['human', COLORS.human],
+    ['AI', COLORS.ai],
+    ['total (7-day avg)', COLORS.muted],
+  ],
+)}
+${table('site')}
+${table('period')}
+${figure(
+  'weekly',
+  'Weekly visitor-days',
+  'ISO weeks; pale bars: weeks with fewer than 7 days loaded',
+  charts.weekly,
+  [
+    ['total', COLORS.total],
+    ['human', COLORS.human],
+    ['AI', COLORS.ai],
+  ],
+)}
+${figure('ai-share', 'AI share of visitors', 'dots: each day · line: 7-day', charts.aiShare, [['AI / (human + AI)', COLORS.ai]])}
+${table('weekly')}
+${
+  charts.topPages === undefined
+    ? ''
+    : figure('top-pages', 'Top pages, last 7 days', 'visitor-days; orange: the AI part', charts.topPages, [
+        ['total', COLORS.total],
+        ['AI', COLORS.ai],
+      ])
+}
+${table('top-pages')}
+${table('movers')}
+</section>`;
+}
+
+function anchorId(projectId: string): string {
+  return `project-${projectId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
+
+function cards(p: ProjectReport): string {
+  const l = p.latest;
+  const shareDelta =
+    p.last7.aiShare !== null && p.prev7.aiShare !== null ? (p.last7.aiShare - p.prev7.aiShare) * 100 : null;
+  const items: [string, string, string, string][] = [
+    [
+      `Visitors on ${l.day}${l.partial ? ' (partial)' : ''}`,
+      formatCount(l.total),
+      `human ${formatCount(l.human)} · AI ${formatCount(l.ai)}`,
+      delta(l.totalWowPct, 'vs the same day a week before'),
+    ],
+    [
+      '7-day average per day',
+      formatCount(l.total7dAvg),
+      `human ${formatCount(l.human7dAvg)} · AI ${formatCount(l.ai7dAvg)}`,
+      `<span class="flat">${escapeHtml(`${p.window.days}-day average ${formatCount(p.windowTotals.daysLoaded > 0 ? p.windowTotals.totalVisitorDays / p.windowTotals.daysLoaded : null)}`)}</span>`,
+    ],
+    [
+      'Last 7 days, visitor-days',
+      formatCount(p.last7.totalVisitorDays),
+      `human ${formatCount(p.last7.humanVisitorDays)} · AI ${formatCount(p.last7.aiVisitorDays)}`,
+      delta(p.last7Change, 'vs the 7 days before'),
+    ],
+    [
+      'AI share, last 7 days',
+      formatShare(p.last7.aiShare),
+      `${l.day}: ${formatShare(l.aiShare)}`,
+      shareDelta === null
+        ? '<span class="flat">–</span>'
+        : `<span class="${changeTone(shareDelta / 100)}">${escapeHtml(`${shareDelta >= 0 ? '+' : '-'}${Math.abs(shareDelta).toFixed(1)} pt`)}</span> <span class="flat">vs the 7 days before</span>`,
+    ],
+  ];
+  return `<div class="cards">
+${items
+  .map(
+    ([label, value, sub, d]) =>
+      `<div class="card"><div class="label">${escapeHtml(label)}</div><div class="value">${escapeHtml(value)}</div><div class="sub">${escapeHtml(sub)}</div><div class="delta">${d}</div></div>`,
+  )
+  .join('\n')}
+</div>`;
+}
+
+function delta(fraction: number | null, what: string): string {
+  return `<span class="${changeTone(fraction)}">${escapeHtml(formatChange(fraction))}</span> <span class="flat">${escapeHtml(what)}</span>`;
+}
+
+function figure(
+  id: string,
+  title: string,
+  hint: string,
+  svg: string,
+  keys: readonly (readonly [string, string])[],
+): string {
+  const legend = keys
+    .map(([name, color]) => `<span class="key"><i style="background:${color}"></i>${escapeHtml(name)}</span>`)
+    .join('');
+  return `<figure class="chart" data-chart="${escapeHtml(id)}">
+<figcaption><span class="title">${escapeHtml(title)}</span><span class="legend">${legend}</span><span class="hint">${escapeHtml(hint)}</span></figcaption>
+${svg}
+</figure>`;
+}
+
+function cellHtml(c: Cell, tag: 'td' | 'th'): string {
+  const classes = [c.right ? 'num' : '', c.tone ?? '', c.path ? 'path' : '', c.label ? 'label' : '']
+    .filter((x) => x !== '')
+    .join(' ');
+  const text = c.path ? `<code>${escapeHtml(c.text)}</code>` : escapeHtml(c.text);
+  return `<${tag}${classes ? ` class="${classes}"` : ''}>${text}</${tag}>`;
+}
+
+function renderTable(t: Table): string {
+  const title = `<h3>${escapeHtml(t.title)}</h3>`;
+  if (t.rows.length === 0)
+    return `<div class="table" data-table="${t.id}">${title}<p class="empty">${escapeHtml(t.empty ?? 'nothing to show')}</p></div>`;
+  const headRow = `<tr>${t.head.map((c) => cellHtml(c, 'th')).join('')}</tr>`;
+  const rows = t.rows.map((r) => `<tr>${r.map((c) => cellHtml(c, 'td')).join('')}</tr>`).join('\n');
+  const notes = t.notes.map((n) => `<p class="note">${escapeHtml(n)}</p>`).join('');
+  return `<div class="table" data-table="${t.id}">${title}
+<div class="scroll"><table>
+<thead>${headRow}</thead>
+<tbody>
+${rows}
+</tbody>
+</table></div>${notes}</div>`;
+}
+
+const CSS = `
+:root {
+  --fg: #1e293b; --muted: #64748b; --line: #e2e8f0; --bg: #f8fafc; --panel: #ffffff;
+  --up: #15803d; --down: #b91c1c; --human: ${COLORS.human}; --ai: ${COLORS.ai}; --total: ${COLORS.total};
+}
+* { box-sizing: border-box; }
+html { background: var(--bg); color: var(--fg); }
+body {
+  margin: 0 auto; max-width: 1040px; padding: 32px 24px 48px;
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+  -webkit-font-smoothing: antialiased;
+}
+h1 { font-size: 28px; margin: 0 0 4px; letter-spacing: -0.01em; }
+h2 { font-size: 22px; margin: 0 0 4px; }
+h2 code { font-size: 0.95em; }
+h3 { font-size: 16px; margin: 0 0 8px; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace; font-size: 0.92em; }
+.meta { color: var(--muted); margin: 0 0 20px; font-size: 14px; }
+header.page { margin-bottom: 24px; }
+section.project { margin-bottom: 56px; }
+section.project + section.project { border-top: 2px solid var(--line); padding-top: 32px; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(220px, 1fr)); gap: 12px; margin: 0 0 24px; }
+.card { background: var(--panel); border: 1px solid var(--line); border-radius: 10px; padding: 14px 16px; }
+.card .label { color: var(--muted); font-size: 13px; }
+.card .value { font-size: 30px; font-weight: 650; font-variant-numeric: tabular-nums; line-height: 1.2; margin: 4px 0 2px; }
+.card .sub { font-size: 13px; color: var(--muted); }
+.card .delta { font-size: 13px; margin-top: 6px; }
+figure.chart, .table { background: var(--panel); border: 1px solid var(--line); border-radius: 10px; padding: 16px 18px; margin: 0 0 20px; }
+figure.chart svg { display: block; width: 100%; height: auto; margin-top: 8px; overflow: visible; }
+figcaption { display: flex; flex-wrap: wrap; align-items: baseline; gap: 6px 16px; }
+figcaption .title { font-weight: 650; font-size: 16px; }
+figcaption .hint { color: var(--muted); font-size: 13px; flex-basis: 100%; }
+.legend { display: inline-flex; gap: 14px; font-size: 13px; }
+.key { display: inline-flex; align-items: center; gap: 5px; }
+.key i { display: inline-block; width: 14px; height: 10px; border-radius: 2px; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; font-size: 14px; font-variant-numeric: tabular-nums; }
+th { color: var(--muted); font-weight: 500; text-align: left; border-bottom: 1px solid var(--line); padding: 6px 10px; white-space: nowrap; }
+td { padding: 5px 10px; border-bottom: 1px solid #f1f5f9; vertical-align: top; }
+tbody tr:nth-child(even) td { background: #fbfdff; }
+tbody tr:hover td { background: #f1f5f9; }
+.num { text-align: right; white-space: nowrap; }
+td.path { word-break: break-all; min-width: 14em; }
+td.path code { font-size: 13px; }
+td.label { white-space: nowrap; }
+.strong { font-weight: 650; }
+.muted, .flat { color: var(--muted); }
+.up { color: var(--up); }
+.down { color: var(--down); }
+td.total { color: var(--total); }
+td.human { color: var(--human); }
+td.ai { color: var(--ai); }
+td.total, td.human, td.ai { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; letter-spacing: -0.05em; white-space: nowrap; }
+.note { color: var(--muted); font-size: 13px; margin: 8px 0 0; }
+.empty { color: var(--muted); }
+footer { color: var(--muted); font-size: 13px; border-top: 1px solid var(--line); padding-top: 16px; }
+@media print { body { max-width: none; } figure.chart, .table, .card { break-inside: avoid; } }
+`;

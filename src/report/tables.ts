@@ -1,0 +1,226 @@
+import { formatChange, formatCount, formatIsoWeek, formatShare, formatSignedCount } from './format.js';
+import { calendarSeries, type DailyPoint, type PageTrend, type ProjectReport } from './model.js';
+import { sparkline } from './sparkline.js';
+
+/**
+ * The report's tables, independent of the medium: the terminal and the HTML page render the
+ * same rows, so they can never disagree on a number.
+ */
+export type Tone = 'up' | 'down' | 'flat' | 'muted' | 'strong' | 'human' | 'ai' | 'total';
+
+export interface Cell {
+  readonly text: string;
+  readonly right?: boolean;
+  readonly tone?: Tone | undefined;
+  /** A page path: the terminal shortens it to fit, HTML wraps it. Full text is kept here. */
+  readonly path?: boolean;
+  /** A row label (first column). */
+  readonly label?: boolean;
+}
+
+export interface Table {
+  readonly id: 'site' | 'period' | 'weekly' | 'top-pages' | 'movers';
+  readonly title: string;
+  readonly head: readonly Cell[];
+  readonly rows: readonly (readonly Cell[])[];
+  readonly notes: readonly string[];
+  /** Shown instead of an empty table. */
+  readonly empty?: string;
+}
+
+export interface TableOptions {
+  /** Most characters a sparkline may take (longer series are averaged down). */
+  readonly sparkWidth?: number;
+}
+
+/** Green up, red down, flat for no change or nothing to compare with (a change under 0.05%). */
+export function changeTone(n: number | null): Tone {
+  if (n === null || !Number.isFinite(n) || Math.abs(n) < 0.0005) return 'flat';
+  return n > 0 ? 'up' : 'down';
+}
+
+const num = (text: string, tone?: Tone): Cell => ({ text, right: true, tone });
+const change = (fraction: number | null): Cell => num(formatChange(fraction), changeTone(fraction));
+const label = (text: string, tone?: Tone): Cell => ({ text, label: true, tone });
+const head = (text: string, right = true): Cell => ({ text, right, tone: 'muted' });
+
+export function projectTables(p: ProjectReport, opts: TableOptions = {}): Table[] {
+  return [siteTable(p, opts), periodTable(p), weeklyTable(p), topPagesTable(p), moversTable(p)];
+}
+
+export function siteTable(p: ProjectReport, opts: TableOptions = {}): Table {
+  const l = p.latest;
+  const n = p.window.days;
+  const win = p.windowTotals;
+  const avg = (visitorDays: number): string =>
+    formatCount(win.daysLoaded > 0 ? visitorDays / win.daysLoaded : null);
+  const spark = (pick: (d: DailyPoint) => number | null): string =>
+    sparkline(calendarSeries(p, pick), opts.sparkWidth ?? Number.POSITIVE_INFINITY);
+  const notes: string[] = [];
+  if (l.partial) notes.push(`${l.day} is partial: the day was still in progress when it was loaded.`);
+  if (p.window.daysLoaded < n) {
+    const gaps = n - p.window.daysLoaded;
+    notes.push(`${gaps} of the ${n} days ${gaps === 1 ? 'is' : 'are'} not loaded (gaps in the trend).`);
+  }
+  return {
+    id: 'site',
+    title: 'Unique visitors per day',
+    head: [
+      head('', false),
+      head(l.day),
+      head('vs week before'),
+      head('7-day avg'),
+      head(`${n}-day avg`),
+      head(`trend, ${n} days`, false),
+    ],
+    rows: [
+      [
+        label('total', 'strong'),
+        num(formatCount(l.total), 'strong'),
+        change(l.totalWowPct),
+        num(formatCount(l.total7dAvg)),
+        num(avg(win.totalVisitorDays)),
+        { text: spark((d) => d.total), tone: 'total' },
+      ],
+      [
+        label('human'),
+        num(formatCount(l.human)),
+        change(l.humanWowPct),
+        num(formatCount(l.human7dAvg)),
+        num(avg(win.humanVisitorDays)),
+        { text: spark((d) => d.human), tone: 'human' },
+      ],
+      [
+        label('AI'),
+        num(formatCount(l.ai)),
+        change(l.aiWowPct),
+        num(formatCount(l.ai7dAvg)),
+        num(avg(win.aiVisitorDays)),
+        { text: spark((d) => d.ai), tone: 'ai' },
+      ],
+      [
+        label('AI share'),
+        num(formatShare(l.aiShare)),
+        num(''),
+        num(formatShare(p.last7.aiShare)),
+        num(formatShare(win.aiShare)),
+        { text: spark((d) => d.aiShare), tone: 'ai' },
+      ],
+    ],
+    notes,
+  };
+}
+
+function ratio(x: number, y: number): number | null {
+  return y > 0 ? (x - y) / y : null;
+}
+
+export function periodTable(p: ProjectReport): Table {
+  const a = p.last7;
+  const b = p.prev7;
+  const row = (name: string, x: number, y: number, tone?: Tone): Cell[] => [
+    label(name, tone),
+    num(formatCount(x), tone),
+    num(formatCount(y)),
+    change(ratio(x, y)),
+  ];
+  return {
+    id: 'period',
+    title: 'Last 7 days vs the 7 before, in visitor-days',
+    head: [head('', false), head(`${a.from} to ${a.to}`), head(`${b.from} to ${b.to}`), head('change')],
+    rows: [
+      row('total', a.totalVisitorDays, b.totalVisitorDays, 'strong'),
+      row('human', a.humanVisitorDays, b.humanVisitorDays),
+      row('AI', a.aiVisitorDays, b.aiVisitorDays),
+      [label('AI share'), num(formatShare(a.aiShare)), num(formatShare(b.aiShare)), num('')],
+    ],
+    notes:
+      a.daysLoaded < 7 || b.daysLoaded < 7
+        ? [`Only ${a.daysLoaded} and ${b.daysLoaded} of 7 days are loaded: the comparison is uneven.`]
+        : [],
+  };
+}
+
+export function weeklyTable(p: ProjectReport): Table {
+  const incomplete = p.weekly.some((wk) => wk.days < 7 || wk.hasPartialDay);
+  return {
+    id: 'weekly',
+    title: 'Weekly (ISO weeks, Monday to Sunday), in visitor-days',
+    head: [
+      head('week', false),
+      head('starts', false),
+      head('days'),
+      head('human'),
+      head('AI'),
+      head('total'),
+      head('vs previous week'),
+    ],
+    rows: p.weekly.map((wk) => {
+      const short = wk.days < 7 || wk.hasPartialDay;
+      return [
+        label(formatIsoWeek(wk.isoYear, wk.isoWeek)),
+        { text: wk.weekStart, tone: 'muted' },
+        num(short ? `${wk.days}*` : String(wk.days), short ? 'muted' : undefined),
+        num(formatCount(wk.humanVisitorDays)),
+        num(formatCount(wk.aiVisitorDays)),
+        num(formatCount(wk.totalVisitorDays), 'strong'),
+        wk.comparable ? change(wk.totalVisitorDaysChangePct) : num('–', 'muted'),
+      ];
+    }),
+    notes: incomplete
+      ? ['* fewer than 7 complete days loaded: no change is shown for it or the week after it.']
+      : [],
+    empty: 'no week in the window',
+  };
+}
+
+function pageChange(t: PageTrend): Cell {
+  if (t.totalVisitorDaysPrev7d === 0) return num(t.totalVisitorDays7d > 0 ? 'new' : '–', 'up');
+  return change(t.changePct);
+}
+
+export function topPagesTable(p: ProjectReport): Table {
+  return {
+    id: 'top-pages',
+    title: `Top pages, last 7 days to ${p.window.to}, in visitor-days`,
+    head: [
+      head('#'),
+      head('path', false),
+      head('total'),
+      head('human'),
+      head('AI'),
+      head('AI share'),
+      head('vs previous 7'),
+    ],
+    rows: p.topPages.map((t) => [
+      num(String(t.rank), 'muted'),
+      { text: t.path, path: true },
+      num(formatCount(t.totalVisitorDays7d), 'strong'),
+      num(formatCount(t.humanVisitorDays7d)),
+      num(formatCount(t.aiVisitorDays7d)),
+      num(formatShare(t.aiShare7d)),
+      pageChange(t),
+    ]),
+    notes: [],
+    empty: 'no page data in the last 7 days',
+  };
+}
+
+export function moversTable(p: ProjectReport): Table {
+  const row = (t: PageTrend): Cell[] => [
+    { text: t.change > 0 ? '↑' : '↓', tone: changeTone(t.change) },
+    num(formatSignedCount(t.change), changeTone(t.change)),
+    pageChange(t),
+    num(formatCount(t.totalVisitorDaysPrev7d), 'muted'),
+    num(formatCount(t.totalVisitorDays7d)),
+    { text: t.path, path: true },
+  ];
+  return {
+    id: 'movers',
+    title: 'Biggest movers, last 7 days vs the 7 before, in visitor-days',
+    head: [head('', false), head('change'), head('%'), head('before'), head('now'), head('path', false)],
+    rows: [...p.moversUp.map(row), ...p.moversDown.map(row)],
+    notes: [],
+    empty: 'no page changed',
+  };
+}

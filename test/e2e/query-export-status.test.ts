@@ -1,0 +1,252 @@
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/load/database.js';
+import { queryRows } from '../../src/load/sql.js';
+import { CLI, runCli } from '../helpers/cli.js';
+
+const PATHS = ['/docs/intro', '/say "hi", then\nleave', '/文档/快速开始'];
+let dir: string;
+let dbFile: string;
+
+/** Two projects, three days in two months, page paths with quotes, commas, a newline and CJK. */
+async function buildFixture(): Promise<void> {
+  const db = await openDatabase(dbFile);
+  try {
+    const days = ['2026-02-27', '2026-02-28', '2026-03-02'];
+    for (const [d, day] of days.entries()) {
+      for (const project of ['docs-a', 'docs-b']) {
+        const base = project === 'docs-a' ? 100 : 7;
+        await db.connection.run(
+          `INSERT INTO site_daily VALUES ($1, $2::DATE, $3, $4, $5, false, TIMESTAMPTZ '2026-03-03 02:00:00+00', 'r1')`,
+          [project, day, base + d, d, base + d + 2],
+        );
+        await db.connection.run(
+          `INSERT INTO sync_windows VALUES ($1, $2::DATE, 'loaded', 1, 3, $3, 1, TIMESTAMPTZ '2026-03-03 02:00:00+00', 'r1', NULL)`,
+          [project, day, base + d + 2],
+        );
+        for (const [i, path] of PATHS.entries()) {
+          await db.connection.run('INSERT INTO page_daily VALUES ($1, $2::DATE, $3, $4, $5, $6)', [
+            project,
+            day,
+            path,
+            base + i,
+            i,
+            base + 2 * i,
+          ]);
+        }
+      }
+    }
+    await db.connection.run(
+      `INSERT INTO sync_runs (run_id, project_ids, started_at, finished_at, status, windows_planned, windows_loaded, requests)
+       VALUES ('r1', ['docs-a', 'docs-b'], TIMESTAMPTZ '2026-03-03 02:00:00+00', TIMESTAMPTZ '2026-03-03 02:00:42+00', 'succeeded', 6, 6, 6)`,
+    );
+  } finally {
+    db.close();
+  }
+}
+
+async function readBack(sql: string): Promise<Record<string, unknown>[]> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const conn = await instance.connect();
+  try {
+    return await queryRows(conn, sql);
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+}
+
+async function tableRows(sql: string): Promise<Record<string, unknown>[]> {
+  const db = await openDatabase(dbFile, { readOnly: true });
+  try {
+    return await queryRows(db.connection, sql);
+  } finally {
+    db.close();
+  }
+}
+
+const cli = (args: string[]) => runCli(args, { MINTLIFY_ETL_DB: dbFile });
+
+beforeAll(async () => {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+  dir = mkdtempSync(join(tmpdir(), 'mintlify-etl-e2e-'));
+  dbFile = join(dir, 'analytics.duckdb');
+  await buildFixture();
+});
+
+// Each test starts its own read-only process: they may run side by side.
+describe.concurrent('mintlify-etl query', () => {
+  it('prints an aligned table with right-aligned numbers and a row count', async () => {
+    const r = await cli([
+      'query',
+      "SELECT project_id, day, total FROM site_daily WHERE day < '2026-03-01' ORDER BY ALL",
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      [
+        'project_id  day         total',
+        '----------  ----------  -----',
+        'docs-a      2026-02-27    102',
+        'docs-a      2026-02-28    103',
+        'docs-b      2026-02-27      9',
+        'docs-b      2026-02-28     10',
+        '(4 rows)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('writes RFC 4180 CSV with quoted quotes, commas and newlines', async () => {
+    const r = await cli([
+      'query',
+      "SELECT path, human, total FROM page_daily WHERE project_id = 'docs-b' AND day = '2026-03-02' ORDER BY path",
+      '--format',
+      'csv',
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      'path,human,total\n/docs/intro,7,7\n"/say ""hi"", then\nleave",8,9\n/文档/快速开始,9,11\n',
+    );
+  });
+
+  it('writes JSON with safe integers as numbers, larger ones as strings, days and lists as JSON', async () => {
+    const r = await cli([
+      'query',
+      `SELECT day, total, 9007199254740993::BIGINT AS big, list(path ORDER BY path) AS paths,
+              TIMESTAMPTZ '2026-03-03 02:00:00+00' AS loaded
+       FROM page_daily WHERE project_id = 'docs-a' AND day = '2026-02-27' GROUP BY day, total ORDER BY total`,
+      '--format',
+      'json',
+    ]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([
+      {
+        day: '2026-02-27',
+        total: 100,
+        big: '9007199254740993',
+        paths: ['/docs/intro'],
+        loaded: '2026-03-03T02:00:00.000Z',
+      },
+      {
+        day: '2026-02-27',
+        total: 102,
+        big: '9007199254740993',
+        paths: ['/say "hi", then\nleave'],
+        loaded: '2026-03-03T02:00:00.000Z',
+      },
+      {
+        day: '2026-02-27',
+        total: 104,
+        big: '9007199254740993',
+        paths: ['/文档/快速开始'],
+        loaded: '2026-03-03T02:00:00.000Z',
+      },
+    ]);
+  });
+
+  it("exits 2 with DuckDB's message on one line for a SQL error", async () => {
+    const r = await cli(['query', 'SELEC 1']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('mintlify-etl: Parser Error: syntax error at or near "SELEC"\n');
+  });
+
+  it('refuses writes because the database is opened read-only', async () => {
+    const r = await cli(['query', 'CREATE TABLE t (a INTEGER)']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/read-only/);
+  });
+});
+
+describe('a missing database', () => {
+  it('makes query, status and export exit 2 telling to run sync first, creating nothing', async () => {
+    const missing = join(dir, 'nothing-here.duckdb');
+    const runs = await Promise.all(
+      [['query', 'SELECT 1'], ['status'], ['export', '--out', join(dir, 'never')]].map((args) =>
+        runCli([...args, '--db', missing]),
+      ),
+    );
+    for (const r of runs) {
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(
+        /^mintlify-etl: no database at .*nothing-here\.duckdb: run `mintlify-etl sync` first/,
+      );
+    }
+    expect(existsSync(missing)).toBe(false);
+    expect(existsSync(join(dir, 'never'))).toBe(false);
+  });
+});
+
+describe('mintlify-etl export', () => {
+  it('writes Parquet partitions that read back equal to the tables, twice without duplicates', async () => {
+    const out = join(dir, 'export');
+    const first = await cli(['export', '--out', out]);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/page_daily\s+18 row\(s\) in 4 file\(s\), 4 partition\(s\)/);
+    const second = await cli(['export', '--out', out, '--json']);
+    expect(second.code).toBe(0);
+    const summary = JSON.parse(second.stdout) as { tables: { table: string; rows: number; files: number }[] };
+    expect(summary.tables.map((t) => [t.table, t.rows, t.files])).toEqual([
+      ['site_daily', 6, 4],
+      ['page_daily', 18, 4],
+    ]);
+    expect(readdirSync(join(out, 'page_daily', 'project_id=docs-a', 'year=2026')).sort()).toEqual([
+      'month=02',
+      'month=03',
+    ]);
+
+    const glob = join(out, 'page_daily', '**', '*.parquet');
+    const exported = await readBack(
+      `SELECT project_id, day, path, human, ai, total FROM read_parquet('${glob}', hive_partitioning = true) ORDER BY ALL`,
+    );
+    expect(exported).toHaveLength(18);
+    expect(exported).toEqual(
+      await tableRows('SELECT project_id, day, path, human, ai, total FROM page_daily ORDER BY ALL'),
+    );
+    const site = await readBack(
+      `SELECT project_id, day, human, ai, total, partial FROM read_parquet('${join(out, 'site_daily', '**', '*.parquet')}', hive_partitioning = true) ORDER BY ALL`,
+    );
+    expect(site).toEqual(
+      await tableRows('SELECT project_id, day, human, ai, total, partial FROM site_daily ORDER BY ALL'),
+    );
+  });
+});
+
+describe.concurrent('mintlify-etl status', () => {
+  it('--json gives coverage, runs and the budget as one object', async () => {
+    const r = await cli(['status', '--json']);
+    expect(r.code).toBe(0);
+    const s = JSON.parse(r.stdout) as {
+      projects: {
+        projectId: string;
+        coverage: Record<string, unknown>;
+        runs: { runId: string; durationMs: number }[];
+      }[];
+      budget: { spent: number; limit: number; remaining: number };
+    };
+    expect(s.projects.map((p) => p.projectId)).toEqual(['docs-a', 'docs-b']);
+    expect(s.projects[0]?.coverage).toMatchObject({
+      firstDay: '2026-02-27',
+      lastDay: '2026-03-02',
+      daysLoaded: 3,
+      daysMissing: 1,
+      missingDays: ['2026-03-01'],
+    });
+    expect(s.projects[0]?.runs.map((x) => [x.runId, x.durationMs])).toEqual([['r1', 42_000]]);
+    expect(s.budget).toMatchObject({ spent: 0, limit: 100, remaining: 100 });
+  });
+
+  it('prints a readable summary', async () => {
+    const r = await cli(['status', '--rate-limit', '40/10m']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('budget: 0/40 spent in the last 10 minutes, all 40 free');
+    expect(r.stdout).toContain(
+      'coverage  2026-02-27 to 2026-03-02: 3 days loaded, 1 day missing: 2026-03-01',
+    );
+  });
+});

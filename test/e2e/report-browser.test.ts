@@ -1,0 +1,145 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { chromium } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { packageRoot } from '../../src/paths.js';
+import { CLI } from '../helpers/cli.js';
+import { tempDir } from '../helpers/duckdb-temp.js';
+import { buildReportFixture, NASTY_PATH } from '../helpers/report-fixture.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) {
+  // Shown in the test output next to the skipped test, so nobody mistakes a skip for a pass.
+  console.warn(
+    `report-browser: SKIPPED because ${CHROMIUM} is absent (Debian/Ubuntu: apt-get install -y chromium)`,
+  );
+}
+
+const run = promisify(execFile);
+const SCREENSHOT = join(packageRoot(), 'test-artifacts', 'report.png');
+
+interface ChartStats {
+  exists: boolean;
+  width: number;
+  height: number;
+  paths: number;
+  rects: number;
+  circles: number;
+}
+
+describe('the HTML report in a real browser', () => {
+  const tmp = tempDir('mintlify-etl-report-');
+  afterAll(() => tmp.cleanup());
+
+  it.skipIf(!hasChromium)(
+    'renders every chart as visible SVG, with no console error and no network request, and saves a screenshot',
+    async () => {
+      const db = join(tmp.dir, 'analytics.duckdb');
+      const html = join(tmp.dir, 'out', 'report.html');
+      await buildReportFixture(db, { skip: [40] });
+      const cli = await run(process.execPath, [CLI, 'report', '--db', db, '--html', html], {
+        env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' },
+      });
+      expect(cli.stderr).toContain(`wrote ${html}`);
+      expect(cli.stdout).toContain('Top pages, last 7 days');
+      expect(readFileSync(html, 'utf8')).not.toMatch(/<script/i);
+
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
+      });
+      try {
+        const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+        const errors: string[] = [];
+        const requests: string[] = [];
+        const failed: string[] = [];
+        page.on('console', (m) => {
+          if (m.type() === 'error' || m.type() === 'warning') errors.push(`${m.type()}: ${m.text()}`);
+        });
+        page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+        page.on('request', (r) => requests.push(r.url()));
+        page.on('requestfailed', (r) => failed.push(`${r.url()}: ${r.failure()?.errorText ?? ''}`));
+        // Anything but the file itself would be a leak of the self-contained promise: refuse it.
+        await page.route(/^(?!file:)/, (route) => route.abort());
+
+        const url = pathToFileURL(html).href;
+        await page.goto(url, { waitUntil: 'load' });
+
+        const stats = await page.evaluate(
+          (ids: string[]) => {
+            const out: Record<string, ChartStats> = {};
+            for (const id of ids) {
+              const svg = document.querySelector(`figure[data-chart="${id}"] svg`);
+              if (!(svg instanceof SVGSVGElement)) {
+                out[id] = { exists: false, width: 0, height: 0, paths: 0, rects: 0, circles: 0 };
+                continue;
+              }
+              const box = svg.getBoundingClientRect();
+              const paths = [...svg.querySelectorAll('path')].filter((p) => {
+                const d = p.getAttribute('d') ?? '';
+                const b = p.getBBox();
+                return d.length > 10 && (b.width > 0 || b.height > 0);
+              }).length;
+              const rects = [...svg.querySelectorAll('rect')].filter((r) => {
+                const b = r.getBBox();
+                return b.width > 0 && b.height > 0;
+              }).length;
+              out[id] = {
+                exists: true,
+                width: box.width,
+                height: box.height,
+                paths,
+                rects,
+                circles: svg.querySelectorAll('circle').length,
+              };
+            }
+            return out;
+          },
+          ['daily', 'weekly', 'ai-share', 'top-pages'],
+        );
+
+        for (const [id, s] of Object.entries(stats)) {
+          expect(s.exists, `${id} chart exists`).toBe(true);
+          expect(s.width, `${id} chart width`).toBeGreaterThan(600);
+          expect(s.height, `${id} chart height`).toBeGreaterThan(150);
+        }
+        // Daily: areas and lines for human, AI and the 7-day averages.
+        expect(stats['daily']?.paths).toBeGreaterThanOrEqual(5);
+        // Weekly: 3 bars (total, human, AI) for each of the 5 ISO weeks the 28 days touch.
+        expect(stats['weekly']?.rects).toBe(15);
+        // Top pages: a total bar and an AI bar for each of the fixture's 8 pages.
+        expect(stats['top-pages']?.rects).toBe(16);
+        expect(stats['ai-share']?.paths).toBeGreaterThanOrEqual(2);
+        expect(stats['ai-share']?.circles).toBe(27);
+
+        expect(await page.locator('script').count()).toBe(0);
+        const topTable = page.locator('[data-table="top-pages"] td.path');
+        expect(await topTable.allTextContents()).toContain(NASTY_PATH);
+        expect(await page.title()).toBe('Mintlify visitors · docs-main');
+
+        mkdirSync(join(packageRoot(), 'test-artifacts'), { recursive: true });
+        await page.screenshot({ path: SCREENSHOT, fullPage: true });
+
+        expect(errors).toEqual([]);
+        expect(failed).toEqual([]);
+        expect(requests).toEqual([url]);
+      } finally {
+        await browser.close();
+      }
+      expect(existsSync(SCREENSHOT)).toBe(true);
+    },
+  );
+});

@@ -1,0 +1,92 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ReportData } from '../../src/report/model.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/duckdb-temp.js';
+import {
+  buildEmptyDatabase,
+  buildReportFixture,
+  FIXTURE_LAST_DAY,
+  FIXTURE_PROJECT,
+  NASTY_PATH,
+  sumSite,
+} from '../helpers/report-fixture.js';
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[/;
+
+describe('mintlify-etl report (the built CLI)', () => {
+  const tmp = tempDir('mintlify-etl-report-cli-');
+  const db = join(tmp.dir, 'analytics.duckdb');
+  const empty = join(tmp.dir, 'empty.duckdb');
+  beforeAll(async () => {
+    await buildReportFixture(db);
+    await buildEmptyDatabase(empty);
+  });
+  afterAll(() => tmp.cleanup());
+
+  it('exits 2 and says to run sync first when the database does not exist', async () => {
+    const r = await runCli(['report', '--db', join(tmp.dir, 'nope.duckdb')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no database at .*nope\.duckdb: run `mintlify-etl sync` first/);
+    expect(r.stdout).toBe('');
+  });
+
+  it('says "no data loaded yet" for an empty database and exits 0', async () => {
+    const r = await runCli(['report', '--db', empty]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('No data loaded yet');
+    const j = await runCli(['report', '--db', empty, '--json']);
+    expect(j.code).toBe(0);
+    expect((JSON.parse(j.stdout) as ReportData).projects).toEqual([]);
+    expect(j.stderr).toContain('no data loaded yet');
+  });
+
+  it('prints the report as aligned text without colour when stdout is not a terminal', async () => {
+    const r = await runCli(['report', '--db', db], { MINTLIFY_ETL_DB: '/nonexistent' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(ANSI);
+    expect(r.stdout).toContain(`Mintlify visitors · project ${FIXTURE_PROJECT}`);
+    expect(r.stdout).toContain('Top pages, last 7 days to 2026-03-02, in visitor-days');
+    expect(r.stdout).toContain(NASTY_PATH);
+    expect(r.stdout).toContain(sumSite('total', 53, 60).toLocaleString('en-US'));
+  });
+
+  it('reads the database from MINTLIFY_ETL_DB when --db is not given', async () => {
+    const r = await runCli(['report', '--days', '7'], { MINTLIFY_ETL_DB: db });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('2026-02-24 to 2026-03-02, 7 days');
+  });
+
+  it('prints the data as JSON with --json', async () => {
+    const r = await runCli(['report', '--db', db, '--json', '--days', '14', '--project', FIXTURE_PROJECT]);
+    expect(r.code).toBe(0);
+    const data = JSON.parse(r.stdout) as ReportData;
+    expect(data.days).toBe(14);
+    expect(data.projects[0]?.window).toMatchObject({ to: FIXTURE_LAST_DAY, days: 14 });
+    expect(data.projects[0]?.last7.totalVisitorDays).toBe(sumSite('total', 53, 60));
+  });
+
+  it('refuses an unknown project and a bad --days with exit 2, naming what is wrong', async () => {
+    const p = await runCli(['report', '--db', db, '--project', 'other-project']);
+    expect(p.code).toBe(2);
+    expect(p.stderr).toContain(`no data for project "other-project"`);
+    expect(p.stderr).toContain(`it holds: ${FIXTURE_PROJECT}`);
+    const d = await runCli(['report', '--db', db, '--days', '0']);
+    expect(d.code).toBe(2);
+    expect(d.stderr).toContain('--days "0" must be an integer from 1 to 3660');
+  });
+
+  it('writes one HTML page with --html, creating its folder, and still prints the text report', async () => {
+    const file = join(tmp.dir, 'reports', 'nested', 'visitors.html');
+    const r = await runCli(['report', '--db', db, '--html', file]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`wrote ${file}`);
+    expect(r.stdout).toContain('Unique visitors per day');
+    const html = readFileSync(file, 'utf8');
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    expect(html.match(/<svg/g)).toHaveLength(4);
+    expect(html).toContain('/docs/&lt;script&gt;&quot;x&quot;&amp;&#39;y&#39;');
+  });
+});

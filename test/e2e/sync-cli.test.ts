@@ -1,0 +1,117 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { addDays, dayRange, todayUtc } from '../../src/util/day.js';
+import { runCli } from '../helpers/cli.js';
+import { readData, tempDbPath } from '../helpers/db.js';
+import { expectedRows } from '../helpers/truth.js';
+
+let emu: Emulator;
+beforeAll(async () => {
+  emu = await startEmulator({ seed: 3, days: 40, paths: 800, latencyMs: 2 });
+});
+afterAll(async () => {
+  await emu.close();
+});
+
+const env = (): Record<string, string> => ({
+  MINTLIFY_API_URL: emu.url,
+  MINTLIFY_API_KEY: emu.apiKey,
+  MINTLIFY_PROJECT_ID: emu.projectId,
+});
+
+const today = todayUtc();
+
+describe('mintlify-etl sync as a process', () => {
+  it('prints a JSON summary on stdout and logs on stderr', async () => {
+    const db = tempDbPath();
+    const r = await runCli(['sync', '--db', db, '--from', addDays(today, -5), '--json'], env());
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(r.stdout) as { status: string; windows: { loaded: number } };
+    expect(summary.status).toBe('succeeded');
+    expect(summary.windows.loaded).toBe(5);
+    expect(r.stderr).toMatch(/sync succeeded: 5\/5 day/);
+  });
+
+  it('converges on the truth after being killed with SIGKILL five times at random moments', async () => {
+    const db = tempDbPath();
+    const from = addDays(today, -40);
+    const args = ['sync', '--db', db, '--from', from, '--concurrency', '4', '--rate-limit', '100000/1h'];
+    let seed = 12345;
+    const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let i = 0; i < 5; i++) {
+      const run = runCli(args, env());
+      await new Promise((r) => setTimeout(r, 150 + rand() * 900));
+      run.child.kill('SIGKILL');
+      const res = await run;
+      expect(res.signal === 'SIGKILL' || res.code === 0).toBe(true);
+    }
+    const final = await runCli(args, env());
+    expect(final.code).toBe(0);
+    const got = await readData(db);
+    expect(got).toEqual(expectedRows(emu.dataset, dayRange(from, today)));
+  }, 120_000);
+});
+
+describe('bad input: one clear line, the documented exit code, nothing written, no key', () => {
+  const key = (): string => emu.apiKey;
+
+  async function expectUsage(
+    args: string[],
+    envOver: Record<string, string>,
+    code: number,
+    pattern: RegExp,
+  ): Promise<void> {
+    const db = join(dirname(tempDbPath()), 'never.duckdb');
+    const r = await runCli(['sync', '--db', db, ...args], { ...env(), ...envOver });
+    expect(r.code).toBe(code);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(pattern);
+    expect(r.stderr + r.stdout).not.toContain(key());
+    expect(existsSync(db)).toBe(false);
+  }
+
+  it('refuses an impossible date with exit 2', () =>
+    expectUsage(['--from', '2026-02-30'], {}, 2, /--from "2026-02-30" is not a real calendar day/));
+  it('refuses --from on or after --to with exit 2', () =>
+    expectUsage(['--from', '2026-03-02', '--to', '2026-03-01'], {}, 2, /must be before --to/));
+  it('refuses a bad --rate-limit with exit 2', () =>
+    expectUsage(['--rate-limit', '100/hour'], {}, 2, /--rate-limit "100\/hour" is not N\/DURATION/));
+  it('refuses a missing key with exit 2', () =>
+    expectUsage([], { MINTLIFY_API_KEY: '' }, 2, /no API key: set MINTLIFY_API_KEY/));
+  it('refuses an assistant key with exit 2', () =>
+    expectUsage([], { MINTLIFY_API_KEY: 'mint_dsc_abcdef' }, 2, /not an admin key/));
+  it('reports a wrong key (401) with exit 3 and leaves no database', () =>
+    expectUsage(
+      ['--from', addDays(today, -2)],
+      { MINTLIFY_API_KEY: 'mint_wrong_key_123' },
+      3,
+      /check MINTLIFY_API_KEY/,
+    ));
+
+  it('refuses a second writer on the same database with exit 5 naming the holder pid', async () => {
+    const db = tempDbPath();
+    // A lock held by a live process (this test runner) is what a running sync leaves.
+    writeFileSync(`${db}.lock`, JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }));
+    const r = await runCli(['sync', '--db', db], env());
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain(`process ${process.pid}`);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('accepts the key from --api-key-file and never prints it', async () => {
+    const db = tempDbPath();
+    const file = join(dirname(db), 'key');
+    writeFileSync(file, `${emu.apiKey}\n`);
+    const r = await runCli(
+      ['sync', '--db', db, '--from', addDays(today, -2), '--api-key-file', file, '--json'],
+      {
+        ...env(),
+        MINTLIFY_API_KEY: '',
+      },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout + r.stderr).not.toContain(emu.apiKey);
+  });
+});

@@ -1,0 +1,117 @@
+import type { DailyPoint, PageTrend, ProjectReport, ReportData, WeekRow } from '../../src/report/model.js';
+import { addDays, dayRange } from '../../src/util/day.js';
+
+/** A hand-made report model for renderer tests: no database, every number chosen. */
+export function makeDaily(day: string, total: number, overrides: Partial<DailyPoint> = {}): DailyPoint {
+  const human = Math.round(total * 0.8);
+  const ai = total - human + 10;
+  return {
+    day,
+    human,
+    ai,
+    total,
+    partial: false,
+    aiShare: ai / (human + ai),
+    human7dAvg: human,
+    ai7dAvg: ai,
+    total7dAvg: total,
+    total28dAvg: total,
+    humanWowPct: 0.1,
+    aiWowPct: -0.05,
+    totalWowPct: 0.125,
+    ...overrides,
+  };
+}
+
+export function makePage(rank: number, path: string, now: number, before: number): PageTrend {
+  return {
+    rank,
+    path,
+    humanVisitorDays7d: Math.round(now * 0.7),
+    aiVisitorDays7d: Math.round(now * 0.3),
+    totalVisitorDays7d: now,
+    totalVisitorDaysPrev7d: before,
+    change: now - before,
+    changePct: before > 0 ? (now - before) / before : null,
+    aiShare7d: 0.3,
+  };
+}
+
+export function makeWeek(weekStart: string, isoWeek: number, total: number, days = 7): WeekRow {
+  return {
+    isoYear: 2026,
+    isoWeek,
+    weekStart,
+    days,
+    humanVisitorDays: Math.round(total * 0.8),
+    aiVisitorDays: Math.round(total * 0.25),
+    totalVisitorDays: total,
+    totalVisitorDaysChangePct: 0.05,
+    hasPartialDay: false,
+    comparable: days === 7,
+  };
+}
+
+export interface ModelOptions {
+  readonly projectId?: string;
+  readonly days?: number;
+  readonly to?: string;
+  /** Days (YYYY-MM-DD) left out of the daily series. */
+  readonly missing?: readonly string[];
+  readonly pages?: readonly PageTrend[];
+  readonly totals?: (i: number) => number;
+}
+
+export function makeProject(opts: ModelOptions = {}): ProjectReport {
+  const days = opts.days ?? 28;
+  const to = opts.to ?? '2026-03-01';
+  const from = addDays(to, -(days - 1));
+  const totals = opts.totals ?? ((i: number) => 1000 + i * 10);
+  const daily = dayRange(from, addDays(to, 1))
+    .map((day, i) => makeDaily(day, totals(i)))
+    .filter((d) => !(opts.missing ?? []).includes(d.day));
+  const latest = daily.at(-1) ?? makeDaily(to, 0);
+  const pages = opts.pages ?? [
+    makePage(1, '/introduction', 5000, 4000),
+    makePage(2, '/quickstart', 3000, 3100),
+    makePage(3, '/guides/new-page', 800, 0),
+  ];
+  const period = (a: string, b: string, total: number, daysLoaded = 7) => ({
+    from: a,
+    to: b,
+    daysLoaded,
+    humanVisitorDays: Math.round(total * 0.8),
+    aiVisitorDays: Math.round(total * 0.25),
+    totalVisitorDays: total,
+    aiShare: 0.25 / 1.05,
+  });
+  return {
+    projectId: opts.projectId ?? 'docs-main',
+    coverage: { firstDay: '2025-12-01', lastDay: to, daysLoaded: 91, missingDays: 0, partialDays: 0 },
+    window: { from, to, days, daysLoaded: daily.length },
+    daily,
+    latest,
+    windowTotals: period(
+      from,
+      to,
+      daily.reduce((s, d) => s + d.total, 0),
+      daily.length,
+    ),
+    last7: period(addDays(to, -6), to, 8400),
+    prev7: period(addDays(to, -13), addDays(to, -7), 8000),
+    last7Change: 0.05,
+    weekly: [
+      makeWeek('2026-02-02', 6, 7000),
+      makeWeek('2026-02-09', 7, 7350),
+      makeWeek('2026-02-16', 8, 7500),
+      makeWeek('2026-02-23', 9, 7700),
+    ],
+    topPages: pages,
+    moversUp: pages.filter((p) => p.change > 0).sort((a, b) => b.change - a.change),
+    moversDown: pages.filter((p) => p.change < 0).sort((a, b) => a.change - b.change),
+  };
+}
+
+export function makeReport(projects: readonly ProjectReport[] = [makeProject()]): ReportData {
+  return { generatedAt: '2026-03-02T06:00:00.000Z', days: projects[0]?.window.days ?? 28, projects };
+}

@@ -1,0 +1,244 @@
+import { mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../src/load/database.js';
+import { exportTables, monthRange } from '../../src/load/export.js';
+import { queryRows } from '../../src/load/sql.js';
+
+const ODD_PATHS = ['/docs/intro', '/文档/快速开始', '/say "hi", then\nleave', "/it's/ünïcode 🚀", '/a,b'];
+
+let dir: string;
+let dbFile: string;
+let reader: DuckDBInstance;
+
+async function withDb<T>(fn: (db: Database) => Promise<T>, readOnly = false): Promise<T> {
+  const db = await openDatabase(dbFile, { readOnly });
+  try {
+    return await fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** Inserts page rows for every odd path on each day, and one site row per day (two statements). */
+async function insertDays(db: Database, projectId: string, days: readonly string[], base = 1): Promise<void> {
+  const site: (string | number)[] = [];
+  const pages: (string | number)[] = [];
+  for (const [d, day] of days.entries()) {
+    site.push(projectId, day, base + d, d, base + d + 1);
+    for (const [i, path] of ODD_PATHS.entries())
+      pages.push(projectId, day, path, base * 10 + i, i, base * 10 + 2 * i);
+  }
+  const tuples = (count: number, width: number, row: (p: (k: number) => string) => string): string =>
+    Array.from({ length: count }, (_, r) => row((k) => `$${r * width + k}`)).join(', ');
+  await db.connection.run(
+    `INSERT INTO site_daily VALUES ${tuples(days.length, 5, (p) => `(${p(1)}, ${p(2)}::DATE, ${p(3)}, ${p(4)}, ${p(5)}, false, TIMESTAMPTZ '2026-04-01 00:00:00+00', 'run-1')`)}`,
+    site,
+  );
+  await db.connection.run(
+    `INSERT INTO page_daily VALUES ${tuples(pages.length / 6, 6, (p) => `(${p(1)}, ${p(2)}::DATE, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)})`)}`,
+    pages,
+  );
+}
+
+async function tableRows(table: 'site_daily' | 'page_daily'): Promise<Record<string, unknown>[]> {
+  const cols =
+    table === 'page_daily'
+      ? 'project_id, day, path, human, ai, total'
+      : 'project_id, day, human, ai, total, partial';
+  return withDb(
+    (db) =>
+      queryRows(
+        db.connection,
+        `SELECT ${cols} FROM ${table} ORDER BY project_id, day${table === 'page_daily' ? ', path' : ''}`,
+      ),
+    true,
+  );
+}
+
+async function exportedRows(
+  out: string,
+  table: 'site_daily' | 'page_daily',
+  format: 'parquet' | 'csv' = 'parquet',
+): Promise<Record<string, unknown>[]> {
+  const cols =
+    table === 'page_daily'
+      ? 'project_id, day, path, human, ai, total'
+      : 'project_id, day, human, ai, total, partial';
+  const glob = join(out, table, '**', `*.${format}`).replaceAll("'", "''");
+  const source =
+    format === 'parquet'
+      ? `read_parquet('${glob}', hive_partitioning = true)`
+      : `read_csv('${glob}', hive_partitioning = true, header = true, types = {${table === 'page_daily' ? "'path': 'VARCHAR', " : ''}'day': 'DATE'})`;
+  const conn = await reader.connect();
+  try {
+    return await queryRows(
+      conn,
+      `SELECT ${cols} FROM ${source} ORDER BY project_id, day${table === 'page_daily' ? ', path' : ''}`,
+    );
+  } finally {
+    conn.closeSync();
+  }
+}
+
+async function filesUnder(root: string): Promise<string[]> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(root, join(e.parentPath, e.name)))
+    .sort();
+}
+
+function exportTo(out: string, opts: { format?: 'parquet' | 'csv'; from?: string; to?: string } = {}) {
+  return withDb(
+    (db) =>
+      exportTables(db.connection, {
+        outDir: out,
+        format: opts.format ?? 'parquet',
+        from: opts.from,
+        to: opts.to,
+      }),
+    true,
+  );
+}
+
+const JAN = ['2026-01-30', '2026-01-31'];
+const FEB = ['2026-02-01', '2026-02-14', '2026-02-28'];
+const MAR = ['2026-03-01'];
+
+beforeAll(async () => {
+  reader = await DuckDBInstance.create(':memory:');
+});
+afterAll(() => reader.closeSync());
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'mintlify-etl-export-'));
+  dbFile = join(dir, 'analytics.duckdb');
+  await withDb(async (db) => {
+    await insertDays(db, 'docs-a', [...JAN, ...FEB, ...MAR]);
+    await insertDays(db, 'docs-b', FEB, 100);
+  });
+});
+
+describe('exportTables', () => {
+  it('writes hive partitions per project, year and two-digit month that read back equal to the tables', async () => {
+    const out = join(dir, 'out');
+    const summary = await exportTo(out);
+
+    expect(await filesUnder(join(out, 'page_daily'))).toEqual([
+      join('project_id=docs-a', 'year=2026', 'month=01', 'data_0.parquet'),
+      join('project_id=docs-a', 'year=2026', 'month=02', 'data_0.parquet'),
+      join('project_id=docs-a', 'year=2026', 'month=03', 'data_0.parquet'),
+      join('project_id=docs-b', 'year=2026', 'month=02', 'data_0.parquet'),
+    ]);
+    expect(await exportedRows(out, 'page_daily')).toEqual(await tableRows('page_daily'));
+    expect(await exportedRows(out, 'site_daily')).toEqual(await tableRows('site_daily'));
+    expect(summary.tables.map((t) => [t.table, t.rows, t.files, t.partitions, t.removedFiles])).toEqual([
+      ['site_daily', 9, 4, 4, 0],
+      ['page_daily', 45, 4, 4, 0],
+    ]);
+    expect(summary.range).toBeNull();
+    // The staging folder is gone.
+    expect(readdirSync(out).sort()).toEqual(['page_daily', 'site_daily']);
+  });
+
+  it('keeps paths with quotes, commas, newlines and unicode exactly', async () => {
+    const out = join(dir, 'out');
+    await exportTo(out);
+    const paths = new Set((await exportedRows(out, 'page_daily')).map((r) => r['path']));
+    expect([...paths].sort()).toEqual([...ODD_PATHS].sort());
+  });
+
+  it('exported twice over the same folder gives the same files and no duplicate rows', async () => {
+    const out = join(dir, 'out');
+    await exportTo(out);
+    const first = await filesUnder(out);
+    await exportTo(out);
+    expect(await filesUnder(out)).toEqual(first);
+    const rows = await exportedRows(out, 'page_daily');
+    expect(rows).toHaveLength(45);
+    expect(rows).toEqual(await tableRows('page_daily'));
+  });
+
+  it('deletes the files of a month that no longer has data on a full export', async () => {
+    const out = join(dir, 'out');
+    await exportTo(out);
+    await withDb(async (db) => {
+      await db.connection.run("DELETE FROM page_daily WHERE project_id = 'docs-b'");
+      await db.connection.run("DELETE FROM site_daily WHERE project_id = 'docs-b'");
+    });
+    const summary = await exportTo(out);
+    expect(summary.tables.map((t) => t.removedFiles)).toEqual([1, 1]);
+    expect(readdirSync(join(out, 'page_daily'))).toEqual(['project_id=docs-a']);
+    expect(await exportedRows(out, 'page_daily')).toEqual(await tableRows('page_daily'));
+  });
+
+  it('with --from/--to rewrites the whole months touched and leaves other months alone', async () => {
+    const out = join(dir, 'out');
+    await exportTo(out);
+    const janFile = join(out, 'page_daily', 'project_id=docs-a', 'year=2026', 'month=01', 'data_0.parquet');
+    const janBefore = statSync(janFile).mtimeMs;
+    await withDb(async (db) => {
+      // February changes, January changes too (but is outside the range), docs-b loses February.
+      await db.connection.run('UPDATE page_daily SET total = total + 1000 WHERE month(day) IN (1, 2)');
+      await db.connection.run("DELETE FROM page_daily WHERE project_id = 'docs-b'");
+    });
+    const summary = await exportTo(out, { from: '2026-02-14', to: '2026-02-15' });
+    expect(summary.range).toEqual({ from: '2026-02-01', to: '2026-03-01' });
+
+    const rows = await exportedRows(out, 'page_daily');
+    const now = await tableRows('page_daily');
+    // February: every day of the month, as the table has it now (not only 02-14).
+    expect(rows.filter((r) => String(r['day']).startsWith('2026-02'))).toEqual(
+      now.filter((r) => String(r['day']).startsWith('2026-02')),
+    );
+    expect(rows.filter((r) => String(r['day']).startsWith('2026-02'))).toHaveLength(15);
+    // January: the old file, untouched.
+    expect(statSync(janFile).mtimeMs).toBe(janBefore);
+    expect(
+      rows
+        .filter((r) => r['day'] === '2026-01-30')
+        .map((r) => Number(r['total']))
+        .sort((a, b) => a - b),
+    ).toEqual([10, 12, 14, 16, 18]);
+    expect(readdirSync(join(out, 'page_daily'))).toEqual(['project_id=docs-a']);
+  });
+
+  it('writes CSV partitions with a header that read back equal to the tables', async () => {
+    const out = join(dir, 'csv');
+    await exportTo(out, { format: 'csv' });
+    await exportTo(out, { format: 'csv' });
+    expect(await filesUnder(join(out, 'site_daily'))).toContain(
+      join('project_id=docs-b', 'year=2026', 'month=02', 'data_0.csv'),
+    );
+    expect(await exportedRows(out, 'page_daily', 'csv')).toEqual(await tableRows('page_daily'));
+    expect(await exportedRows(out, 'site_daily', 'csv')).toEqual(await tableRows('site_daily'));
+  });
+
+  it('writes no files for an empty database', async () => {
+    await withDb(async (db) => {
+      await db.connection.run('DELETE FROM page_daily');
+      await db.connection.run('DELETE FROM site_daily');
+    });
+    const out = join(dir, 'empty');
+    const summary = await exportTo(out);
+    expect(summary.tables.map((t) => [t.rows, t.files])).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
+    expect(await filesUnder(out)).toEqual([]);
+  });
+});
+
+describe('monthRange', () => {
+  it('widens [from, to) to whole months, --to being exclusive', () => {
+    expect(monthRange('2026-02-14', '2026-03-01')).toEqual({ from: '2026-02-01', to: '2026-03-01' });
+    expect(monthRange('2026-02-14', '2026-03-02')).toEqual({ from: '2026-02-01', to: '2026-04-01' });
+    expect(monthRange(undefined, '2027-01-01')).toEqual({ from: null, to: '2027-01-01' });
+    expect(monthRange('2026-12-31', undefined)).toEqual({ from: '2026-12-01', to: null });
+    expect(monthRange(undefined, undefined)).toBeNull();
+  });
+});

@@ -1,0 +1,127 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DatabaseInUseError } from '../../src/errors.js';
+import { acquireLock } from '../../src/load/lock.js';
+import { spawnNodeScript, tempDir, type NodeChild } from '../helpers/duckdb-temp.js';
+
+let dir: string;
+let cleanup: () => void;
+let db: string;
+let live: NodeChild;
+
+/** A pid that surely belongs to no process: one that just exited. */
+function deadPid(): number {
+  const r = spawnSync(process.execPath, ['--version']);
+  return r.pid ?? 999_999;
+}
+
+beforeAll(async () => {
+  live = spawnNodeScript("console.log('ready'); setInterval(() => {}, 1000);");
+  expect(await live.nextLine()).toBe('ready');
+});
+afterAll(async () => {
+  await live.kill();
+});
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir());
+  db = join(dir, 'a.duckdb');
+});
+afterEach(() => cleanup());
+
+describe('acquireLock', () => {
+  it('creates PATH.lock holding our pid, start time and host, and release removes it', async () => {
+    const lock = await acquireLock(db);
+    expect(lock.path).toBe(`${db}.lock`);
+    const content = JSON.parse(readFileSync(lock.path, 'utf8')) as Record<string, unknown>;
+    expect(content['pid']).toBe(process.pid);
+    expect(content['hostname']).toBe(hostname());
+    expect(Date.now() - Date.parse(String(content['startedAt']))).toBeLessThan(10_000);
+    await lock.release();
+    expect(existsSync(lock.path)).toBe(false);
+  });
+
+  it('refuses a second acquire while the first holds the lock, naming the pid and the way out', async () => {
+    const first = await acquireLock(db);
+    const err = await acquireLock(db).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DatabaseInUseError);
+    expect((err as DatabaseInUseError).exitCode).toBe(5);
+    expect((err as DatabaseInUseError).context['pid']).toBe(process.pid);
+    expect((err as Error).message).toMatch(
+      new RegExp(
+        `^database ${db.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by process ${process.pid} \\(a sync started at \\d{4}-\\d\\d-\\d\\dT.+\\); wait for it or, if it is gone, delete .*a\\.duckdb\\.lock$`,
+      ),
+    );
+    await first.release();
+    const again = await acquireLock(db);
+    await again.release();
+  });
+
+  it('refuses a lock held by another live process', async () => {
+    writeFileSync(
+      `${db}.lock`,
+      JSON.stringify({ pid: live.pid, startedAt: '2024-05-01T10:00:00.000Z', hostname: hostname() }),
+    );
+    const err = await acquireLock(db).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DatabaseInUseError);
+    expect((err as Error).message).toContain(
+      `is in use by process ${live.pid} (a sync started at 2024-05-01T10:00:00.000Z)`,
+    );
+  });
+
+  it('takes over the lock of a process that is gone', async () => {
+    const gone = deadPid();
+    writeFileSync(
+      `${db}.lock`,
+      JSON.stringify({ pid: gone, startedAt: '2024-05-01T10:00:00.000Z', hostname: hostname() }),
+    );
+    const lock = await acquireLock(db);
+    expect(JSON.parse(readFileSync(lock.path, 'utf8'))).toMatchObject({ pid: process.pid });
+    await lock.release();
+  });
+
+  it('takes over an empty or garbled lock file (a crash while writing it)', async () => {
+    for (const garbage of ['', '{"pid":', 'not json', '{"pid": -4}', '{"pid": "12"}']) {
+      writeFileSync(`${db}.lock`, garbage);
+      const lock = await acquireLock(db);
+      expect(JSON.parse(readFileSync(lock.path, 'utf8'))).toMatchObject({ pid: process.pid });
+      await lock.release();
+    }
+  });
+
+  it('lets exactly one of several racing processes take over a stale lock', async () => {
+    writeFileSync(`${db}.lock`, JSON.stringify({ pid: deadPid(), startedAt: 'then', hostname: hostname() }));
+    const results = await Promise.allSettled([1, 2, 3, 4, 5].map(() => acquireLock(db)));
+    const won = results.filter((r) => r.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    for (const r of results) {
+      if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(DatabaseInUseError);
+    }
+    await (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof acquireLock>>>).value.release();
+  });
+
+  it('does not delete on release a lock that someone else has taken over since', async () => {
+    const lock = await acquireLock(db);
+    const theirs = JSON.stringify({
+      pid: live.pid,
+      startedAt: 'later',
+      hostname: hostname(),
+      token: 'theirs',
+    });
+    writeFileSync(lock.path, theirs);
+    await lock.release();
+    expect(readFileSync(lock.path, 'utf8')).toBe(theirs);
+  });
+
+  it('treats a lock from another host as held (its pid cannot be checked from here)', async () => {
+    writeFileSync(
+      `${db}.lock`,
+      JSON.stringify({ pid: deadPid(), startedAt: 'then', hostname: 'elsewhere.example' }),
+    );
+    const err = await acquireLock(db).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DatabaseInUseError);
+    expect((err as Error).message).toContain('on host elsewhere.example');
+  });
+});

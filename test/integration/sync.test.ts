@@ -1,0 +1,163 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { validateApiKey } from '../../src/api/key.js';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
+import { addDays, dayRange, todayUtc } from '../../src/util/day.js';
+import { parseRateLimit } from '../../src/util/duration.js';
+import { silentLogger } from '../../src/util/log.js';
+import { readData, readRows, tempDbPath } from '../helpers/db.js';
+import { expectedRows, minimumRequests } from '../helpers/truth.js';
+
+const emulators: Emulator[] = [];
+afterEach(async () => {
+  await Promise.all(emulators.splice(0).map((e) => e.close()));
+});
+
+async function emulator(opts: Parameters<typeof startEmulator>[0] = {}): Promise<Emulator> {
+  const e = await startEmulator({ seed: 7, days: 60, paths: 600, ...opts });
+  emulators.push(e);
+  return e;
+}
+
+function options(emu: Emulator, dbPath: string, over: Partial<SyncOptions> = {}): SyncOptions {
+  return {
+    projects: [emu.projectId],
+    lookback: 3,
+    dbPath,
+    rateLimit: parseRateLimit('100000/1h'),
+    maxWaitMs: 60_000,
+    concurrency: 4,
+    includeToday: false,
+    dryRun: false,
+    apiUrl: emu.url,
+    apiKey: validateApiKey(emu.apiKey, 'test key'),
+    logger: silentLogger,
+    backoff: { minMs: 5, maxMs: 50 },
+    idleCloseMs: 50,
+    ...over,
+  };
+}
+
+const today = todayUtc();
+const sixtyDays = dayRange(addDays(today, -60), today);
+
+describe('sync against the emulator', () => {
+  it('loads 60 days that equal the ground truth row for row, edge days and odd paths included', async () => {
+    const emu = await emulator();
+    const db = tempDbPath();
+    const s = await runSync(options(emu, db, { from: sixtyDays[0] }));
+    expect(s.status).toBe('succeeded');
+    expect(s.windows).toEqual({ planned: 60, loaded: 60, failed: 0, deferred: 0 });
+    const got = await readData(db);
+    const want = expectedRows(emu.dataset, sixtyDays);
+    expect(got.site).toEqual(want.site);
+    expect(got.pages.length).toBe(want.pages.length);
+    expect(got.pages).toEqual(want.pages);
+    const edge = emu.dataset.edgeDays;
+    const count = (d: string) => got.pages.filter((r) => r.day === d).length;
+    expect([count(edge.empty), count(edge.rows250), count(edge.rows251), count(edge.rows500)]).toEqual([
+      0, 250, 251, 500,
+    ]);
+    expect(got.pages.some((r) => r.path === '/docs/API')).toBe(true);
+    expect(got.pages.some((r) => r.path === '/docs/api')).toBe(true);
+    // A clean backfill spends exactly one request per 250 rows, at least one per day.
+    expect(s.requests).toBe(minimumRequests(emu.dataset, sixtyDays));
+    expect(emu.stats.requests).toBe(s.requests);
+  });
+
+  it('returns exactly the truth with 30% of requests failing, and every retry is a fault', async () => {
+    const emu = await emulator({ faults: 0.3, retryAfterSeconds: 1 });
+    const db = tempDbPath();
+    const days = sixtyDays.slice(-30);
+    const s = await runSync(options(emu, db, { from: days[0] }));
+    expect(s.status).toBe('succeeded');
+    const got = await readData(db);
+    expect(got).toEqual(expectedRows(emu.dataset, days));
+    expect(emu.stats.faults).toBeGreaterThan(0);
+    expect(s.requests).toBe(minimumRequests(emu.dataset, days) + emu.stats.faults);
+  });
+
+  it('survives a server whose hasMore is true on every full page', async () => {
+    const emu = await emulator({ hasMoreOnFullPages: true });
+    const db = tempDbPath();
+    const s = await runSync(options(emu, db, { from: sixtyDays[0] }));
+    expect(s.status).toBe('succeeded');
+    expect(await readData(db)).toEqual(expectedRows(emu.dataset, sixtyDays));
+  });
+
+  it('leaves the tables identical when any range is synced again', async () => {
+    const emu = await emulator();
+    const db = tempDbPath();
+    await runSync(options(emu, db, { from: sixtyDays[0] }));
+    const first = await readData(db);
+    await runSync(options(emu, db, { from: sixtyDays[10], to: sixtyDays[40] }));
+    await runSync(options(emu, db, { from: sixtyDays[0] }));
+    expect(await readData(db)).toEqual(first);
+    const dups = await readRows<{ n: bigint }>(
+      db,
+      'SELECT count(*) AS n FROM (SELECT project_id, day, path FROM page_daily GROUP BY ALL HAVING count(*) > 1)',
+    );
+    expect(Number(dups[0]?.n)).toBe(0);
+  });
+
+  it('after a full backfill, an incremental run fetches exactly the lookback days plus the new ones', async () => {
+    const emu = await emulator();
+    const db = tempDbPath();
+    // Backfill up to five days ago; the incremental run then has 3 lookback + 5 new days.
+    await runSync(options(emu, db, { from: sixtyDays[0], to: addDays(today, -5) }));
+    emu.resetStats();
+    const s = await runSync(options(emu, db));
+    const expectedDays = dayRange(addDays(today, -8), today);
+    expect(s.windows.planned).toBe(expectedDays.length);
+    expect(s.requests).toBe(minimumRequests(emu.dataset, expectedDays));
+    expect(await readData(db)).toEqual(expectedRows(emu.dataset, sixtyDays));
+  });
+
+  it('stops at --max-requests, records the rest as deferred, and the next run finishes without being told', async () => {
+    const emu = await emulator();
+    const db = tempDbPath();
+    const days = sixtyDays.slice(-20);
+    const first = await runSync(options(emu, db, { from: days[0], maxRequests: 8, concurrency: 1 }));
+    expect(first.status).toBe('incomplete');
+    expect(first.exitCode).toBe(0);
+    expect(first.stopReason).toBe('max-requests');
+    expect(first.requests).toBeLessThanOrEqual(8);
+    expect(first.windows.deferred).toBeGreaterThan(0);
+    const second = await runSync(options(emu, db));
+    expect(second.status).toBe('succeeded');
+    expect(await readData(db)).toEqual(expectedRows(emu.dataset, days));
+  });
+
+  it('never gets a 429 from a server limited to 40 requests per 4 s, and runs close to the budget floor', async () => {
+    const emu = await emulator({ rateLimit: '40/4s' });
+    const db = tempDbPath();
+    const days = sixtyDays.slice(-45);
+    const need = minimumRequests(emu.dataset, days);
+    const t0 = Date.now();
+    const s = await runSync(options(emu, db, { from: days[0], rateLimit: parseRateLimit('40/4s') }));
+    const wall = Date.now() - t0;
+    expect(emu.stats.rateLimited).toBe(0);
+    expect(s.status).toBe('succeeded');
+    // The floor: after the first 40, each further 40 needs another 4 s window.
+    const floor = Math.floor((need - 1) / 40) * 4_000;
+    expect(wall).toBeGreaterThanOrEqual(floor - 100);
+    expect(wall).toBeLessThan(floor + 4_000);
+    expect(await readData(db)).toEqual(expectedRows(emu.dataset, days));
+  }, 60_000);
+
+  it('starts with the budget the previous run spent, from the request ledger', async () => {
+    const emu = await emulator({ rateLimit: '30/3s' });
+    const db = tempDbPath();
+    const days = sixtyDays.slice(-10);
+    await runSync(
+      options(emu, db, { from: days[0], to: days[5], rateLimit: parseRateLimit('30/3s'), concurrency: 1 }),
+    );
+    const spent = emu.stats.requests;
+    // A second run right away: the ledger says `spent` are still in the window.
+    const t0 = Date.now();
+    const s = await runSync(options(emu, db, { from: days[0], rateLimit: parseRateLimit('30/3s') }));
+    expect(s.budget.spentBefore).toBe(spent);
+    expect(emu.stats.rateLimited).toBe(0);
+    if (spent + s.requests > 30) expect(Date.now() - t0).toBeGreaterThan(1_000);
+  }, 30_000);
+});

@@ -1,0 +1,183 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { inspect } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RequestBudget } from '../../src/api/budget.js';
+import { MintlifyClient } from '../../src/api/client.js';
+import { ApiKey, redact, validateApiKey } from '../../src/api/key.js';
+import { AuthError, NetworkError, UsageError, ValidationError } from '../../src/errors.js';
+
+const SECRET = 'mint_S3CR3T_value_that_must_never_leak_0123456789';
+
+/** Every way an error could end up in a log or a report. */
+function everyRendering(err: unknown): string {
+  const e = err as Error & { context?: unknown };
+  return [
+    String(e),
+    e.message,
+    e.stack ?? '',
+    JSON.stringify(e),
+    JSON.stringify(e.context ?? null),
+    inspect(e, { depth: 10 }),
+    inspect(e, { depth: 10, showHidden: true }),
+  ].join('\n');
+}
+
+describe('ApiKey', () => {
+  const key = new ApiKey(SECRET);
+
+  it('never shows its value through String, JSON, inspect or a template literal', () => {
+    const shown = [
+      String(key),
+      // The point is to prove that interpolating the key by mistake is harmless.
+      // eslint-disable-next-line @typescript-eslint/restrict-template-expressions
+      `${key}`,
+      JSON.stringify(key),
+      JSON.stringify({ nested: { key } }),
+      inspect(key),
+      inspect({ key }, { depth: 10, showHidden: true }),
+      'key: ' + key.toString(),
+    ];
+    for (const text of shown) expect(text).not.toContain(SECRET);
+    expect(String(key)).toBe('mint_****');
+    expect(inspect(key)).toBe('ApiKey(mint_****)');
+    expect(Object.keys(key)).toEqual([]);
+  });
+
+  it('gives the value only through reveal()', () => {
+    expect(key.reveal()).toBe(SECRET);
+  });
+
+  it('redacts every occurrence of the value from a text', () => {
+    expect(redact(`a ${SECRET} b ${SECRET}`, key)).toBe('a mint_**** b mint_****');
+  });
+});
+
+describe('validateApiKey', () => {
+  it('accepts an admin key and trims whitespace around it', () => {
+    expect(validateApiKey(`  ${SECRET}\n`, 'MINTLIFY_API_KEY').reveal()).toBe(SECRET);
+  });
+
+  it('refuses an empty key, pointing at MINTLIFY_API_KEY', () => {
+    expect(() => validateApiKey('', 'MINTLIFY_API_KEY')).toThrow(UsageError);
+    expect(() => validateApiKey('', 'MINTLIFY_API_KEY')).toThrow(/MINTLIFY_API_KEY is empty/);
+  });
+
+  it('refuses a value that is not shaped like a Mintlify key', () => {
+    expect(() => validateApiKey('abc', 'MINTLIFY_API_KEY')).toThrow(
+      /does not look like a Mintlify admin API key/,
+    );
+  });
+
+  it('refuses an assistant key (mint_dsc_) and says which kind it is', () => {
+    expect(() => validateApiKey('mint_dsc_x', 'MINTLIFY_API_KEY')).toThrow(
+      /holds an assistant \(mint_dsc_\) key, not an admin key/,
+    );
+  });
+
+  it('refuses an index key (mint_us_) and says which kind it is', () => {
+    expect(() => validateApiKey('mint_us_x', 'MINTLIFY_API_KEY')).toThrow(
+      /holds an index \(mint_us_\) key, not an admin key/,
+    );
+  });
+
+  it('never repeats the refused value in the message', () => {
+    const value = 'mint_dsc_0123456789abcdef';
+    try {
+      validateApiKey(value, 'MINTLIFY_API_KEY');
+      expect.unreachable();
+    } catch (e) {
+      expect(everyRendering(e)).not.toContain('0123456789abcdef');
+    }
+  });
+});
+
+describe('errors thrown by the client never carry the key', () => {
+  let server: Server | undefined;
+  let client: MintlifyClient | undefined;
+
+  afterEach(async () => {
+    await client?.close();
+    server?.closeAllConnections();
+    await new Promise((r) => (server ? server.close(r) : r(undefined)));
+    server = undefined;
+    client = undefined;
+  });
+
+  async function serve(status: number, body: string): Promise<{ url: string; seen: string[] }> {
+    const seen: string[] = [];
+    server = createServer((req, res) => {
+      seen.push(req.headers.authorization ?? '');
+      // A hostile or buggy server echoing the credential must not get it into our errors.
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(body.replaceAll('KEY', req.headers.authorization ?? ''));
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+  }
+
+  function makeClient(baseUrl: string): MintlifyClient {
+    client = new MintlifyClient({
+      baseUrl,
+      apiKey: new ApiKey(SECRET),
+      budget: new RequestBudget({ limit: 1_000, windowMs: 1_000, text: '1000/1s' }),
+      maxAttempts: 2,
+      backoff: { minMs: 5, maxMs: 10 },
+    });
+    return client;
+  }
+
+  const query = { dateFrom: '2025-01-01', dateTo: '2025-01-02', limit: 250, offset: 0 };
+
+  it('on a 401, even when the server echoes the Authorization header', async () => {
+    const { url, seen } = await serve(401, '{"error":"invalid token KEY","details":[{"message":"KEY"}]}');
+    const err = await makeClient(url)
+      .getVisitors('proj', query)
+      .catch((e: unknown) => e);
+    expect(seen).toEqual([`Bearer ${SECRET}`]);
+    expect(err).toBeInstanceOf(AuthError);
+    expect(everyRendering(err)).not.toContain(SECRET);
+    expect((err as Error).message).toContain('server said: invalid token Bearer mint_****');
+  });
+
+  it('on a network failure (connection refused)', async () => {
+    const { url } = await serve(200, '{}');
+    server!.closeAllConnections();
+    await new Promise((r) => server!.close(r));
+    server = undefined;
+    const err = await makeClient(url)
+      .getVisitors('proj', query)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect((err as Error).message).toMatch(/ECONNREFUSED/);
+    expect(everyRendering(err)).not.toContain(SECRET);
+    expect(everyRendering(err)).not.toMatch(/authorization/i);
+  });
+
+  it('on a network failure mid-body (reset)', async () => {
+    server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
+      res.write('{"totals":', () => res.socket?.destroy());
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const err = await makeClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)
+      .getVisitors('proj', query)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(everyRendering(err)).not.toContain(SECRET);
+    expect(everyRendering(err)).not.toMatch(/authorization/i);
+  });
+
+  it('on a validation failure, even when the bad body contains the key', async () => {
+    const { url } = await serve(
+      200,
+      '{"totals":{"human":"KEY","ai":0,"total":0},"visitors":[],"hasMore":false}',
+    );
+    const err = await makeClient(url)
+      .getVisitors('proj', query)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as Error).message).toContain('totals.human');
+    expect(everyRendering(err)).not.toContain(SECRET);
+  });
+});
