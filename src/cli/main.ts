@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { EtlError, EXIT, isEtlError } from '../errors.js';
 import { packageRoot } from '../paths.js';
 import { registerAgent } from './agent.js';
+import { registerDemo } from './demo.js';
 import { registerEmulator } from './emulator.js';
 import { registerExport } from './export.js';
 import { registerQuery } from './query.js';
@@ -73,6 +74,7 @@ Exit codes: 0 ok, 1 internal error, 2 bad usage, 3 key refused, 4 some days fail
   registerReport(program, run);
   registerAgent(program, run);
   registerEmulator(program, run);
+  registerDemo(program, run);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { MintlifyClient } from '../api/client.js';
 import type { ApiKey } from '../api/key.js';
 import { AuthError, EtlError, EXIT, HttpStatusError, RateLimitError, UsageError } from '../errors.js';
@@ -116,6 +118,7 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
   planProject('check', { loadedDays: [], partialDays: [], deferredDays: [] }, planOptions(opts, now()));
   if (opts.dryRun) return dryRun(opts, started);
 
+  await mkdir(dirname(resolve(opts.dbPath)), { recursive: true });
   const lock = await acquireLock(opts.dbPath);
   try {
     const runId = randomUUID();

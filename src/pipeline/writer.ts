@@ -1,7 +1,8 @@
 import type { Database } from '../load/database.js';
 import { openDatabase } from '../load/database.js';
 import { appendLedger, type LedgerRow } from '../load/runs.js';
-import { loadWindow, markWindowFailed, type WindowLoad } from '../load/window-loader.js';
+import { loadPreparedBatch, prepareWindow, type PreparedWindow } from '../load/batch-loader.js';
+import { markWindowFailed, type WindowLoad } from '../load/window-loader.js';
 
 export interface FailedWindowRecord {
   readonly projectId: string;
@@ -12,9 +13,11 @@ export interface FailedWindowRecord {
   readonly fetchedAt: Date;
 }
 
-type Job =
-  | { kind: 'load'; load: WindowLoad; done: (e?: unknown) => void }
-  | { kind: 'failed'; rec: FailedWindowRecord; done: (e?: unknown) => void };
+type LoadJob = { kind: 'load'; load: WindowLoad; done: (e?: unknown) => void };
+type Job = LoadJob | { kind: 'failed'; rec: FailedWindowRecord; done: (e?: unknown) => void };
+
+/** A batch stops growing past this many page rows, so one commit never holds a year of data in memory. */
+export const DEFAULT_MAX_BATCH_ROWS = 50_000;
 
 export interface WriterOptions {
   /** Close the file after this long without work, so readers can open it while we wait on the API. */
@@ -22,12 +25,17 @@ export interface WriterOptions {
   readonly busyTimeoutMs?: number;
   /** Takes the request-ledger rows gathered since the last call; written with each batch. */
   readonly drainLedger: () => LedgerRow[];
+  /** Page rows at which a batch stops taking more windows (default 50,000). */
+  readonly maxBatchRows?: number;
 }
 
 /**
- * The run's one writer. Windows arrive from concurrent fetchers; they are loaded one at a
- * time, each in its own transaction. The database file is opened when there is work and
- * closed when the run goes quiet (waiting on the budget), never held across long waits.
+ * The run's one writer. Windows arrive from concurrent fetchers and are group-committed: every
+ * window waiting when the writer becomes free goes into one batch, one transaction (a commit
+ * costs about 15 ms whatever its size, so one per day was the loader's main cost); windows that
+ * finish while a batch is being written form the next one. The database file is opened when
+ * there is work and closed when the run goes quiet (waiting on the budget), never held across
+ * long waits.
  */
 export class WindowWriter {
   readonly #dbPath: string;
@@ -99,17 +107,77 @@ export class WindowWriter {
 
   async #pump(): Promise<void> {
     for (let job = this.#queue.shift(); job; job = this.#queue.shift()) {
+      if (job.kind === 'load') {
+        await this.#loadBatch(this.#takeBatch(job));
+        continue;
+      }
       try {
         const db = await this.#open();
-        if (job.kind === 'load') await loadWindow(db, job.load);
-        else await markWindowFailed(db, job.rec);
-        const rows = this.#opts.drainLedger();
-        if (rows.length > 0) await appendLedger(db, rows);
+        await markWindowFailed(db, job.rec);
+        await this.#writeLedger(db);
         job.done();
       } catch (e) {
         job.done(e ?? new Error('load failed'));
       }
     }
+  }
+
+  /** `first` and the loads queued right behind it, up to the row cap; a failure record ends the batch (order kept). */
+  #takeBatch(first: LoadJob): LoadJob[] {
+    const cap = this.#opts.maxBatchRows ?? DEFAULT_MAX_BATCH_ROWS;
+    const batch = [first];
+    let rows = first.load.pages.length;
+    for (let next = this.#queue[0]; next?.kind === 'load'; next = this.#queue[0]) {
+      if (rows + next.load.pages.length > cap) break;
+      this.#queue.shift();
+      batch.push(next);
+      rows += next.load.pages.length;
+    }
+    return batch;
+  }
+
+  async #loadBatch(jobs: readonly LoadJob[]): Promise<void> {
+    // A window that fails its own checks is refused alone; the others still go in together.
+    const ready: { job: LoadJob; prepared: PreparedWindow }[] = [];
+    for (const job of jobs) {
+      try {
+        ready.push({ job, prepared: prepareWindow(job.load) });
+      } catch (e) {
+        job.done(e);
+      }
+    }
+    if (ready.length === 0) return;
+    try {
+      const db = await this.#open();
+      await loadPreparedBatch(
+        db,
+        ready.map((r) => r.prepared),
+      );
+      await this.#writeLedger(db);
+      for (const r of ready) r.job.done();
+    } catch (e) {
+      if (ready.length === 1) {
+        ready[0]?.job.done(e ?? new Error('load failed'));
+        return;
+      }
+      // The whole batch rolled back; one window at a time finds the one that cannot load
+      // without holding the others hostage to it.
+      for (const r of ready) {
+        try {
+          const db = await this.#open();
+          await loadPreparedBatch(db, [r.prepared]);
+          await this.#writeLedger(db);
+          r.job.done();
+        } catch (e1) {
+          r.job.done(e1 ?? new Error('load failed'));
+        }
+      }
+    }
+  }
+
+  async #writeLedger(db: Database): Promise<void> {
+    const rows = this.#opts.drainLedger();
+    if (rows.length > 0) await appendLedger(db, rows);
   }
 
   async #open(): Promise<Database> {

@@ -1,0 +1,90 @@
+import type { Command } from 'commander';
+import { validateApiKey } from '../api/key.js';
+import { startEmulator } from '../emulator/index.js';
+import { runSync } from '../pipeline/sync.js';
+import { gatherReport, listProjects } from '../report/data.js';
+import { renderTerminal, shouldColor } from '../report/terminal.js';
+import { addDays, todayUtc } from '../util/day.js';
+import { formatDuration, parseRateLimit } from '../util/duration.js';
+import { createLogger } from '../util/log.js';
+import { openExistingReadOnly } from './open-readonly.js';
+import { intFlag } from './options.js';
+import { createProgress } from './progress-bar.js';
+import type { CommandResult } from './result.js';
+
+interface DemoFlags {
+  db: string;
+  days: number;
+  seed: number;
+}
+
+export function registerDemo(
+  program: Command,
+  run: (fn: () => Promise<CommandResult>) => Promise<void>,
+): void {
+  program
+    .command('demo')
+    .summary('try it with no account: local emulator + sync + report')
+    .description(
+      'Starts the local API emulator in this process, syncs the last --days days into --db through the same pipeline a real sync uses (budget, retries, one transaction per day), prints the report, and shows the next commands to try. Needs no key and no network.',
+    )
+    .option('--db <path>', 'database file to create or update', 'data/demo.duckdb')
+    .option('--days <n>', 'days to sync, ending yesterday (UTC)', intFlag('--days', 7, 730), 90)
+    .option('--seed <n>', 'emulator data seed', intFlag('--seed', 0), 42)
+    .action((flags: DemoFlags) => run(() => demoCommand(flags)));
+}
+
+async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
+  const log = createLogger();
+  // 600 paths gives days of 0, 250, 251 and 500 rows: every pagination case shows up.
+  const emu = await startEmulator({ seed: flags.seed, days: flags.days + 7, paths: 600, latencyMs: 5 });
+  log.info(
+    `started the emulator at ${emu.url} (project ${emu.projectId}); syncing ${flags.days} days into ${flags.db}`,
+  );
+  let summary;
+  try {
+    const progress = createProgress();
+    summary = await runSync({
+      projects: [emu.projectId],
+      from: addDays(todayUtc(), -flags.days),
+      lookback: 3,
+      dbPath: flags.db,
+      // The real service allows 100/1h; a demo that took hours would teach nothing.
+      rateLimit: parseRateLimit('600/1m'),
+      maxWaitMs: 60_000,
+      concurrency: 4,
+      includeToday: false,
+      dryRun: false,
+      apiUrl: emu.url,
+      apiKey: validateApiKey(emu.apiKey, 'the emulator key'),
+      logger: log,
+      ...(progress ? { progress } : {}),
+    });
+  } finally {
+    await emu.close();
+  }
+  log.info(
+    `synced ${summary.windows.loaded} days (${summary.rows} page rows) with ${summary.requests} requests in ${formatDuration(summary.durationMs)}\n`,
+  );
+
+  const db = await openExistingReadOnly(flags.db);
+  try {
+    const data = await gatherReport(db.connection, { days: 28, projects: await listProjects(db.connection) });
+    process.stdout.write(
+      renderTerminal(data, { color: shouldColor(process.stdout), width: process.stdout.columns || 100 }),
+    );
+  } finally {
+    db.close();
+  }
+  const cli = 'npx mintlify-etl';
+  process.stdout.write(`
+Next, try:
+  ${cli} query --db ${flags.db} "SELECT day, human, ai, total, total_7d_avg, total_wow_pct FROM v_site_daily ORDER BY day DESC LIMIT 7"
+  ${cli} query --db ${flags.db} "SELECT path, total_visitor_days_7d, change_pct FROM v_page_trends ORDER BY rank LIMIT 10"
+  ${cli} report --db ${flags.db} --html data/report.html     # open it in a browser
+  ${cli} export --db ${flags.db} --out data/export           # hive-partitioned Parquet
+  ${cli} status --db ${flags.db}
+  ${cli} emulator --rate-limit 100/1h                        # then sync against it yourself (see README)
+`);
+  return { exitCode: summary.exitCode };
+}
