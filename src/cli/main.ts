@@ -50,7 +50,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 
   const program = new Command('mintlify-etl')
     .description(
-      'Keeps a DuckDB database current with your Mintlify docs site analytics (unique visitors per day and\nper page, human and AI), and drives Mintlify agent jobs.',
+      'Keeps a DuckDB database current with your Mintlify docs site analytics (unique visitors per day and per page, human and AI), and drives Mintlify agent jobs. Start with `mintlify-etl demo`.',
     )
     .version(version(), '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
@@ -65,7 +65,7 @@ Environment:
   MINTLIFY_API_URL      API base URL (default https://api.mintlify.com)
   MINTLIFY_ETL_DB       database file (default data/analytics.duckdb)
 
-Exit codes: 0 ok, 1 internal error, 2 bad usage, 3 key refused, 4 some days failed, 5 database in use.`,
+Exit codes: 0 ok, 1 internal error, 2 bad usage, 3 key refused, 4 some days failed,\n5 database in use.`,
     );
   registerSync(program, run);
   registerStatus(program, run);

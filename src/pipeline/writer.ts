@@ -147,8 +147,14 @@ export class WindowWriter {
       }
     }
     if (ready.length === 0) return;
+    let db: Database;
     try {
-      const db = await this.#open();
+      db = await this.#open();
+    } catch (e) {
+      for (const r of ready) r.job.done(e ?? new Error('load failed'));
+      return;
+    }
+    try {
       await loadPreparedBatch(
         db,
         ready.map((r) => r.prepared),
@@ -164,7 +170,6 @@ export class WindowWriter {
       // without holding the others hostage to it.
       for (const r of ready) {
         try {
-          const db = await this.#open();
           await loadPreparedBatch(db, [r.prepared]);
           await this.#writeLedger(db);
           r.job.done();
