@@ -4,15 +4,33 @@ import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { EtlError, EXIT, isEtlError } from '../errors.js';
 import { packageRoot } from '../paths.js';
-import { registerAgent } from './agent.js';
-import { registerDemo } from './demo.js';
-import { registerEmulator } from './emulator.js';
-import { registerExport } from './export.js';
-import { registerQuery } from './query.js';
-import { registerReport } from './report.js';
 import type { CommandResult } from './result.js';
-import { registerStatus } from './status.js';
-import { registerSync } from './sync.js';
+
+type Register = (program: Command, run: (fn: () => Promise<CommandResult>) => Promise<void>) => void;
+
+/**
+ * Each command's module is imported only when that command runs: together they pull in DuckDB,
+ * undici, zod, Plot and jsdom, which cost about a second of start-up that `query` or a cron
+ * job should not pay. Help and unknown commands load them all, in this order.
+ */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  sync: async () => (await import('./sync.js')).registerSync,
+  status: async () => (await import('./status.js')).registerStatus,
+  query: async () => (await import('./query.js')).registerQuery,
+  export: async () => (await import('./export.js')).registerExport,
+  report: async () => (await import('./report.js')).registerReport,
+  agent: async () => (await import('./agent.js')).registerAgent,
+  emulator: async () => (await import('./emulator.js')).registerEmulator,
+  demo: async () => (await import('./demo.js')).registerDemo,
+};
+
+async function commandsFor(argv: readonly string[]): Promise<Register[]> {
+  const first = argv[0];
+  if (first !== undefined && Object.hasOwn(COMMANDS, first))
+    return [await (COMMANDS[first] as () => Promise<Register>)()];
+  if (argv.length === 1 && (first === '-V' || first === '--version')) return [];
+  return Promise.all(Object.values(COMMANDS).map((load) => load()));
+}
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string };
@@ -67,14 +85,7 @@ Environment:
 
 Exit codes: 0 ok, 1 internal error, 2 bad usage, 3 key refused, 4 some days failed,\n5 database in use.`,
     );
-  registerSync(program, run);
-  registerStatus(program, run);
-  registerQuery(program, run);
-  registerExport(program, run);
-  registerReport(program, run);
-  registerAgent(program, run);
-  registerEmulator(program, run);
-  registerDemo(program, run);
+  for (const register of await commandsFor(argv)) register(program, run);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

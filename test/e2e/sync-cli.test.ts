@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
@@ -32,6 +32,9 @@ describe('mintlify-etl sync as a process', () => {
     expect(summary.status).toBe('succeeded');
     expect(summary.windows.loaded).toBe(5);
     expect(r.stderr).toMatch(/sync succeeded: 5\/5 day/);
+    // The key is in no output and nowhere in the database file (WAL checkpointed on close).
+    expect(r.stdout + r.stderr).not.toContain(emu.apiKey);
+    expect(readFileSync(db).includes(Buffer.from(emu.apiKey))).toBe(false);
   });
 
   it('converges on the truth after being killed with SIGKILL five times at random moments', async () => {
