@@ -63,6 +63,13 @@ export async function main(argv: readonly string[]): Promise<number> {
       exitCode = result.exitCode;
     } catch (e) {
       exitCode = report(e);
+      // A monitor that asked for --json gets JSON on stdout even when the command fails.
+      if (argv.includes('--json')) {
+        const error = isEtlError(e)
+          ? { code: e.code, message: e.message }
+          : { code: 'E_INTERNAL', message: e instanceof Error ? e.message : 'internal error' };
+        process.stdout.write(`${JSON.stringify({ status: 'error', exitCode, error }, null, 2)}\n`);
+      }
     }
   };
 

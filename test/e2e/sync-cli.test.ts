@@ -93,6 +93,17 @@ describe('bad input: one clear line, the documented exit code, nothing written, 
       /check MINTLIFY_API_KEY/,
     ));
 
+  it('answers --json with an error object on stdout when the run fails', async () => {
+    const db = join(dirname(tempDbPath()), 'never.duckdb');
+    const r = await runCli(['sync', '--db', db, '--json', '--from', addDays(today, -2)], {
+      ...env(),
+      MINTLIFY_API_KEY: 'mint_wrong_key_456',
+    });
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'error', exitCode: 3, error: { code: 'E_AUTH' } });
+    expect(r.stdout + r.stderr).not.toContain('mint_wrong_key_456');
+  });
+
   it('refuses a second writer on the same database with exit 5 naming the holder pid', async () => {
     const db = tempDbPath();
     // A lock held by a live process (this test runner) is what a running sync leaves.
