@@ -57,6 +57,34 @@ describe('mintlify-etl sync as a process', () => {
   }, 120_000);
 });
 
+describe('sharing the database while a sync waits on the budget', () => {
+  it('lets a reader query the file between loads, and the sync still finishes with the truth', async () => {
+    const db = tempDbPath();
+    const from = addDays(today, -12);
+    // 12 days need ~20 requests; 8 per 2 s makes the run wait on the budget twice.
+    const sync = runCli(
+      ['sync', '--db', db, '--from', from, '--rate-limit', '8/2s', '--concurrency', '2'],
+      env(),
+    );
+    await new Promise((r) => setTimeout(r, 2_200));
+    const q = await runCli([
+      'query',
+      '--db',
+      db,
+      '--format',
+      'csv',
+      'SELECT count(*) AS days FROM site_daily',
+    ]);
+    const done = await sync;
+    expect(q.stderr).toBe('');
+    expect(q.code).toBe(0);
+    const days = Number(q.stdout.trim().split('\n')[1]);
+    expect(days).toBeGreaterThan(0);
+    expect(done.code).toBe(0);
+    expect(await readData(db)).toEqual(expectedRows(emu.dataset, dayRange(from, today)));
+  }, 60_000);
+});
+
 describe('bad input: one clear line, the documented exit code, nothing written, no key', () => {
   const key = (): string => emu.apiKey;
 
