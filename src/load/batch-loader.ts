@@ -104,29 +104,42 @@ export function prepareWindow(w: WindowLoad): PreparedWindow {
   return { w, pages: out.length === w.pages.length ? w.pages : out };
 }
 
-/** Appends `n` rows built column by column, one DataChunk per 2,048 rows. */
-function appendColumns(
+// About 10-15 ms of main-thread work between yields: short enough for responses waiting on the
+// event loop, long enough that flushing does not cost bulk loads much (flushing every chunk did).
+const CHUNKS_PER_YIELD = 4;
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Appends `n` rows built column by column, one DataChunk per 2,048 rows. Appender calls are
+ * synchronous and run on the main thread (about 2 µs a row); flushing and yielding after every
+ * few chunks keeps a big batch from stalling the HTTP responses the fetchers are waiting for.
+ */
+async function appendColumns(
   appender: DuckDBAppender,
   types: readonly DuckDBType[],
   n: number,
   columns: (start: number, end: number) => readonly (readonly DuckDBValue[])[],
-): void {
+): Promise<void> {
   for (let start = 0; start < n; start += CHUNK_ROWS) {
     const end = Math.min(n, start + CHUNK_ROWS);
     const chunk = DuckDBDataChunk.create([...types], end - start);
     chunk.setColumns(columns(start, end));
     appender.appendDataChunk(chunk);
+    if (end < n && (start / CHUNK_ROWS) % CHUNKS_PER_YIELD === CHUNKS_PER_YIELD - 1) {
+      appender.flushSync();
+      await yieldToEventLoop();
+    }
   }
 }
 
 async function withAppender(
   conn: DuckDBConnection,
   table: string,
-  fn: (a: DuckDBAppender) => void,
+  fn: (a: DuckDBAppender) => Promise<void>,
 ): Promise<void> {
   const appender = await conn.createAppender(table);
   try {
-    fn(appender);
+    await fn(appender);
     appender.closeSync();
   } catch (e) {
     try {
@@ -140,7 +153,7 @@ async function withAppender(
 }
 
 /** Flat page columns for the whole batch: fewer, longer chunks than one appender per window. */
-function appendPages(appender: DuckDBAppender, batch: readonly PreparedWindow[]): void {
+function appendPages(appender: DuckDBAppender, batch: readonly PreparedWindow[]): Promise<void> {
   const project: string[] = [];
   const day: DuckDBValue[] = [];
   const path: string[] = [];
@@ -158,7 +171,7 @@ function appendPages(appender: DuckDBAppender, batch: readonly PreparedWindow[])
       total.push(BigInt(p.total));
     }
   }
-  appendColumns(appender, PAGE_COLUMNS, path.length, (s, e) => [
+  return appendColumns(appender, PAGE_COLUMNS, path.length, (s, e) => [
     project.slice(s, e),
     day.slice(s, e),
     path.slice(s, e),

@@ -358,6 +358,8 @@ async function execute(
     }
   };
 
+  const pendingLoads = new Set<Promise<void>>();
+  let pendingRows = 0;
   const work = async (w: PlannedWindow): Promise<void> => {
     if (run.fatal || run.stopReason) {
       deferred.push(w);
@@ -380,8 +382,13 @@ async function execute(
           `data quality (${q.kind}), loaded as the API sent it: ${w.projectId} ${w.day} ${q.detail} (further cases are counted in the run record)`,
         );
       }
-      try {
-        await writer.load({
+      // The worker fetches its next day while this one waits for the writer's next group
+      // commit: waiting for the commit here left every worker idle for a transaction per day.
+      // Unsettled loads are capped in rows, so memory stays bounded, never by the range.
+      const n = fetched.pages.length;
+      pendingRows += n;
+      const load = writer
+        .load({
           projectId: w.projectId,
           day: w.day,
           site: fetched.site,
@@ -392,20 +399,29 @@ async function execute(
           runId,
           fetchedAt: new Date(now()),
           apiTotalsTotal: fetched.site.total,
-        });
-      } catch (e) {
-        failures.push({
-          projectId: w.projectId,
-          day: w.day,
-          code: e instanceof EtlError ? e.code : 'E_LOAD',
-          message: `load failed: ${String((e as Error).message ?? e)}`,
-        });
-        log.error(`${w.projectId} ${w.day}: load failed, the day is unchanged: ${(e as Error).message}`);
-        return;
-      }
-      loaded++;
-      rows += fetched.pages.length;
-      p.rows = rows;
+        })
+        .then(
+          () => {
+            loaded++;
+            rows += n;
+            p.rows = rows;
+          },
+          (e: unknown) => {
+            failures.push({
+              projectId: w.projectId,
+              day: w.day,
+              code: e instanceof EtlError ? e.code : 'E_LOAD',
+              message: `load failed: ${String((e as Error).message ?? e)}`,
+            });
+            log.error(`${w.projectId} ${w.day}: load failed, the day is unchanged: ${(e as Error).message}`);
+          },
+        );
+      pendingLoads.add(load);
+      void load.finally(() => {
+        pendingLoads.delete(load);
+        pendingRows -= n;
+      });
+      while (pendingRows > MAX_PENDING_ROWS && pendingLoads.size > 0) await Promise.race(pendingLoads);
     } catch (e) {
       if (e instanceof AuthError) {
         run.fatal ??= e;
@@ -442,6 +458,7 @@ async function execute(
   ticker.unref();
   try {
     await runPool(windows, Math.max(1, opts.concurrency), work);
+    await Promise.all(pendingLoads);
   } finally {
     clearInterval(ticker);
     progress.stop();
@@ -511,6 +528,9 @@ async function execute(
     error,
   };
 }
+
+/** Fetched page rows that may wait for the writer before fetchers pause (a few MB of memory). */
+const MAX_PENDING_ROWS = 60_000;
 
 /** Runs `fn` over items with at most `n` in flight, in order of the list. */
 async function runPool<T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {

@@ -1,0 +1,90 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+/** The built CLI, beside this file in dist/. */
+export const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.js');
+
+export interface EmulatorProcess {
+  readonly url: string;
+  readonly projectId: string;
+  readonly apiKey: string;
+  readonly pid: number;
+  close(): Promise<void>;
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
+}
+
+/**
+ * The emulator in its own process (`mintlify-etl emulator --port 0`), so its CPU is not charged
+ * to the sync being measured; its banner line names the URL, project and key.
+ */
+export async function startEmulatorProcess(args: readonly string[]): Promise<EmulatorProcess> {
+  const child = spawn(process.execPath, [CLI, 'emulator', '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env['PATH'] ?? '' },
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const banner = await new Promise<string>((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout });
+    rl.once('line', (line) => resolve(line));
+    child.once('exit', (code) => reject(new Error(`emulator exited (${code}): ${stderr}`)));
+  });
+  const m = /on (http:\/\/\S+) project=(\S+) key=(\S+)/.exec(banner);
+  if (!m) throw new Error(`unexpected emulator banner: ${banner}`);
+  return {
+    url: m[1] as string,
+    projectId: m[2] as string,
+    apiKey: m[3] as string,
+    pid: child.pid ?? -1,
+    async close(): Promise<void> {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited(child);
+    },
+  };
+}
+
+export interface ProcessRun {
+  readonly code: number | null;
+  readonly wallMs: number;
+  /** Peak resident set size of the CLI process, from /usr/bin/time (undefined without it). */
+  readonly maxRssMiB: number | undefined;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+const TIME = '/usr/bin/time';
+const RSS_MARK = 'BENCH_MAXRSS_KB=';
+
+/** Runs `node dist/src/cli/main.js ...args` as a child, under /usr/bin/time when present. */
+export async function runCliProcess(
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<ProcessRun> {
+  const wrap = existsSync(TIME);
+  const cmd = wrap ? TIME : process.execPath;
+  const argv = wrap ? ['-f', `${RSS_MARK}%M`, process.execPath, CLI, ...args] : [CLI, ...args];
+  const t0 = performance.now();
+  const child = spawn(cmd, argv, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env['PATH'] ?? '', CI: '1', ...env },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (c) => resolve(c));
+  });
+  const wallMs = performance.now() - t0;
+  const kb = new RegExp(`${RSS_MARK}(\\d+)`).exec(stderr)?.[1];
+  return { code, wallMs, maxRssMiB: kb === undefined ? undefined : Number(kb) / 1024, stdout, stderr };
+}
