@@ -13,6 +13,8 @@ export const EXIT = {
   auth: 3,
   windowsFailed: 4,
   dbInUse: 5,
+  /** Stopped by SIGINT/SIGTERM (128 + 2, the shell's convention); finished days were kept. */
+  interrupted: 130,
 } as const;
 
 export abstract class EtlError extends Error {

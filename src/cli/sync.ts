@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { loadApiKey, type ApiKey } from '../api/key.js';
-import { AuthError } from '../errors.js';
+import { AuthError, EXIT } from '../errors.js';
 import { runSync, type SyncSummary } from '../pipeline/sync.js';
 import { parseDay } from '../util/day.js';
 import { formatDuration, parseDuration, parseRateLimit } from '../util/duration.js';
@@ -119,9 +119,25 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   });
   const dbExisted = existsSync(db);
 
+  // First Ctrl-C (or SIGTERM from systemd): stop starting days, load what is fetched, record
+  // the rest as deferred. A second one quits at once; the transactions keep the data whole.
+  const interrupt = new AbortController();
+  const onSignal = (name: string) => (): void => {
+    if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
+    logger.warn(
+      `${name}: stopping after the days already fetched; the next run continues (${name} again to quit now)`,
+    );
+    interrupt.abort();
+  };
+  const onInt = onSignal('SIGINT');
+  const onTerm = onSignal('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+
   let summary: SyncSummary;
   try {
     summary = await runSync({
+      signal: interrupt.signal,
       projects,
       from,
       to,
@@ -146,6 +162,9 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
       await rm(`${db}.wal`, { force: true });
     }
     throw e;
+  } finally {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
   }
   if (!flags.quiet) logger.info(describe(summary));
   return { exitCode: summary.exitCode, ...(json ? { json: summary } : {}) };

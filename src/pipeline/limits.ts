@@ -3,7 +3,7 @@ import type { RateLimitSpec } from '../util/duration.js';
 import { RateLimitError } from '../errors.js';
 import { formatDuration } from '../util/duration.js';
 
-export type StopReason = 'max-requests' | 'max-duration' | 'max-wait' | 'rate-limited';
+export type StopReason = 'max-requests' | 'max-duration' | 'max-wait' | 'rate-limited' | 'interrupted';
 
 export interface RunLimits {
   readonly maxRequests?: number | undefined;

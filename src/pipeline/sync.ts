@@ -57,6 +57,8 @@ export interface SyncOptions {
   /** Test and benchmark knobs for the HTTP client. */
   readonly backoff?: { minMs: number; maxMs: number };
   readonly idleCloseMs?: number;
+  /** Aborting stops new days and in-flight requests; finished days are still loaded. */
+  readonly signal?: AbortSignal;
 }
 
 export type SyncStatus = 'succeeded' | 'incomplete' | 'failed' | 'dry-run';
@@ -361,6 +363,7 @@ async function execute(
   const pendingLoads = new Set<Promise<void>>();
   let pendingRows = 0;
   const work = async (w: PlannedWindow): Promise<void> => {
+    if (opts.signal?.aborted) run.stopReason ??= 'interrupted';
     if (run.fatal || run.stopReason) {
       deferred.push(w);
       return;
@@ -371,7 +374,13 @@ async function execute(
       return;
     }
     try {
-      const fetched = await fetchWindow(client, w.projectId, w.day, w.dateTo);
+      const fetched = await fetchWindow(
+        client,
+        w.projectId,
+        w.day,
+        w.dateTo,
+        opts.signal ? { signal: opts.signal } : {},
+      );
       if (fetched.emptyTailPage)
         log.info(`${w.projectId} ${w.day}: a page said hasMore but had no rows; the day ends there`);
       for (const q of fetched.warnings) {
@@ -423,7 +432,11 @@ async function execute(
       });
       while (pendingRows > MAX_PENDING_ROWS && pendingLoads.size > 0) await Promise.race(pendingLoads);
     } catch (e) {
-      if (e instanceof AuthError) {
+      if (opts.signal?.aborted) {
+        // Whatever the aborted request threw, the day was not fetched: it waits for the next run.
+        run.stopReason ??= 'interrupted';
+        deferred.push(w);
+      } else if (e instanceof AuthError) {
         run.fatal ??= e;
         deferred.push(w);
       } else if (e instanceof RateLimitError) {
@@ -506,7 +519,8 @@ async function execute(
   return {
     runId,
     status,
-    exitCode: failedCount > 0 ? EXIT.windowsFailed : EXIT.ok,
+    exitCode:
+      run.stopReason === 'interrupted' ? EXIT.interrupted : failedCount > 0 ? EXIT.windowsFailed : EXIT.ok,
     db: opts.dbPath,
     projects: [...opts.projects],
     dateFrom: range.from,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { addDays, dayRange, todayUtc } from '../../src/util/day.js';
 import { runCli } from '../helpers/cli.js';
-import { readData, tempDbPath } from '../helpers/db.js';
+import { readData, readRows, tempDbPath } from '../helpers/db.js';
 import { expectedRows } from '../helpers/truth.js';
 
 let emu: Emulator;
@@ -81,6 +81,32 @@ describe('sharing the database while a sync waits on the budget', () => {
     const days = Number(q.stdout.trim().split('\n')[1]);
     expect(days).toBeGreaterThan(0);
     expect(done.code).toBe(0);
+    expect(await readData(db)).toEqual(expectedRows(emu.dataset, dayRange(from, today)));
+  }, 60_000);
+});
+
+describe('interrupting a sync', () => {
+  it('stops on SIGINT after loading the fetched days, exits 130, and the next run finishes the rest', async () => {
+    const db = tempDbPath();
+    const from = addDays(today, -10);
+    const sync = runCli(['sync', '--db', db, '--from', from, '--rate-limit', '6/3s', '--json'], env());
+    await new Promise((r) => setTimeout(r, 1_500));
+    sync.child.kill('SIGINT');
+    const r = await sync;
+    expect(r.code).toBe(130);
+    expect(r.stderr).toContain('SIGINT: stopping after the days already fetched');
+    const summary = JSON.parse(r.stdout) as {
+      status: string;
+      stopReason: string;
+      windows: { loaded: number; deferred: number };
+    };
+    expect(summary).toMatchObject({ status: 'incomplete', stopReason: 'interrupted' });
+    expect(summary.windows.loaded + summary.windows.deferred).toBe(10);
+    expect(summary.windows.deferred).toBeGreaterThan(0);
+    const [run] = await readRows<{ status: string }>(db, 'SELECT status FROM sync_runs');
+    expect(run?.status).toBe('incomplete');
+    const next = await runCli(['sync', '--db', db, '--rate-limit', '1000/1s'], env());
+    expect(next.code).toBe(0);
     expect(await readData(db)).toEqual(expectedRows(emu.dataset, dayRange(from, today)));
   }, 60_000);
 });
