@@ -2,23 +2,18 @@ import {
   BIGINT,
   BOOLEAN,
   DATE,
-  DuckDBDataChunk,
   INTEGER,
   TIMESTAMPTZ,
   VARCHAR,
   listValue,
   type DuckDBAppender,
-  type DuckDBConnection,
-  type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
 import { DataShiftError, EtlError, InternalError } from '../errors.js';
 import type { Database } from './database.js';
 import { dayNumber, inTransaction, toDateValue, toTimestampValue } from './sql.js';
 import type { WindowLoad } from './window-loader.js';
-
-// A DuckDB vector holds 2048 values; a chunk is at most one vector long.
-const CHUNK_ROWS = 2048;
+import { appendColumns, withAppender } from './append.js';
 
 const PAGE_COLUMNS = [VARCHAR, DATE, VARCHAR, BIGINT, BIGINT, BIGINT];
 const SITE_COLUMNS = [VARCHAR, DATE, BIGINT, BIGINT, BIGINT, BOOLEAN, TIMESTAMPTZ, VARCHAR];
@@ -102,54 +97,6 @@ export function prepareWindow(w: WindowLoad): PreparedWindow {
     }
   }
   return { w, pages: out.length === w.pages.length ? w.pages : out };
-}
-
-// About 10-15 ms of main-thread work between yields: short enough for responses waiting on the
-// event loop, long enough that flushing does not cost bulk loads much (flushing every chunk did).
-const CHUNKS_PER_YIELD = 4;
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/**
- * Appends `n` rows built column by column, one DataChunk per 2,048 rows. Appender calls are
- * synchronous and run on the main thread (about 2 µs a row); flushing and yielding after every
- * few chunks keeps a big batch from stalling the HTTP responses the fetchers are waiting for.
- */
-async function appendColumns(
-  appender: DuckDBAppender,
-  types: readonly DuckDBType[],
-  n: number,
-  columns: (start: number, end: number) => readonly (readonly DuckDBValue[])[],
-): Promise<void> {
-  for (let start = 0; start < n; start += CHUNK_ROWS) {
-    const end = Math.min(n, start + CHUNK_ROWS);
-    const chunk = DuckDBDataChunk.create([...types], end - start);
-    chunk.setColumns(columns(start, end));
-    appender.appendDataChunk(chunk);
-    if (end < n && (start / CHUNK_ROWS) % CHUNKS_PER_YIELD === CHUNKS_PER_YIELD - 1) {
-      appender.flushSync();
-      await yieldToEventLoop();
-    }
-  }
-}
-
-async function withAppender(
-  conn: DuckDBConnection,
-  table: string,
-  fn: (a: DuckDBAppender) => Promise<void>,
-): Promise<void> {
-  const appender = await conn.createAppender(table);
-  try {
-    await fn(appender);
-    appender.closeSync();
-  } catch (e) {
-    try {
-      appender.clear();
-      appender.closeSync();
-    } catch {
-      // The caller rolls the transaction back; the appender's own error is the one to report.
-    }
-    throw e;
-  }
 }
 
 /** Flat page columns for the whole batch: fewer, longer chunks than one appender per window. */
@@ -276,6 +223,13 @@ export async function loadPreparedBatch(
   } catch (e) {
     if (e instanceof EtlError) throw e;
     const first = (windows[0] as PreparedWindow).w;
+    if (windows.length === 1) {
+      throw new InternalError(
+        `loading ${first.projectId} ${first.day} into ${db.path} failed (the day keeps its previous data): ${(e as Error).message}`,
+        { projectId: first.projectId, day: first.day, path: db.path },
+        { cause: e },
+      );
+    }
     throw new InternalError(
       `loading a batch of ${windows.length} window(s) (first ${first.projectId} ${first.day}) into ${db.path} failed (every day of it keeps its previous data): ${(e as Error).message}`,
       { windows: windows.length, path: db.path },

@@ -1,6 +1,5 @@
 import {
   BIGINT,
-  DuckDBDataChunk,
   INTEGER,
   LIST,
   TIMESTAMPTZ,
@@ -9,6 +8,7 @@ import {
   type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
+import { appendColumns, withAppender } from './append.js';
 import type { Database } from './database.js';
 import { exclusive, plainValue, queryRows, toTimestampValue, type Row, type SqlParams } from './sql.js';
 
@@ -194,19 +194,16 @@ export async function markStaleRuns(db: Database): Promise<number> {
 }
 
 const LEDGER_COLUMNS = [TIMESTAMPTZ, BIGINT, VARCHAR, VARCHAR, INTEGER, INTEGER, VARCHAR];
-const CHUNK_ROWS = 2048;
 
 /** Records requests in the ledger in bulk (one appender, committed on its own). */
 export async function appendLedger(db: Database, rows: readonly LedgerRow[]): Promise<void> {
   if (rows.length === 0) return;
   const conn = db.connection;
-  await exclusive(conn, async () => {
-    const appender = await conn.createAppender('api_requests');
-    try {
-      for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
-        const part = rows.slice(start, start + CHUNK_ROWS);
-        const chunk = DuckDBDataChunk.create(LEDGER_COLUMNS, part.length);
-        chunk.setColumns([
+  await exclusive(conn, () =>
+    withAppender(conn, 'api_requests', (appender) =>
+      appendColumns(appender, LEDGER_COLUMNS, rows.length, (start, end) => {
+        const part = rows.slice(start, end);
+        return [
           part.map((r) => toTimestampValue(r.at)),
           part.map((r) => BigInt(r.seq)),
           part.map((r) => r.endpoint),
@@ -214,20 +211,10 @@ export async function appendLedger(db: Database, rows: readonly LedgerRow[]): Pr
           part.map((r) => r.status),
           part.map((r) => Math.round(r.durationMs)),
           part.map((r) => r.runId),
-        ]);
-        appender.appendDataChunk(chunk);
-      }
-      appender.closeSync();
-    } catch (e) {
-      try {
-        appender.clear();
-        appender.closeSync();
-      } catch {
-        // Reporting the first error matters more than this one.
-      }
-      throw e;
-    }
-  });
+        ];
+      }),
+    ),
+  );
 }
 
 /**

@@ -232,7 +232,7 @@ describe('loadWindow', () => {
     expect(await snapshot()).toEqual(before);
   });
 
-  it.each<LoadStep>(['site', 'delete', 'append', 'window'])(
+  it.each<LoadStep>(['delete', 'site', 'pages', 'window'])(
     'leaves the day all-old when it fails after the %s step',
     async (step) => {
       await loadWindow(db, win('2024-03-01', pages(4), { runId: 'old' }));
@@ -296,7 +296,13 @@ describe('a crash in the middle of a load', () => {
     const before = await snapshot();
     db.close();
 
-    const js = await transpileForChild(['src/errors.ts', 'src/load/sql.ts', 'src/load/window-loader.ts']);
+    const js = await transpileForChild([
+      'src/errors.ts',
+      'src/load/sql.ts',
+      'src/load/append.ts',
+      'src/load/batch-loader.ts',
+      'src/load/window-loader.ts',
+    ]);
     try {
       const loader = pathToFileURL(join(js.dir, 'src/load/window-loader.js')).href;
       // More rows than a DuckDB row group (122,880): DuckDB may write such rows to the file before COMMIT.
