@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RequestBudget } from '../../src/api/budget.js';
 import { RateLimitError } from '../../src/errors.js';
 import type { RateLimitSpec } from '../../src/util/duration.js';
+import { mulberry32 } from '../../src/emulator/prng.js';
 
 /**
  * A virtual clock: sleeps register timers, and `run()` jumps time to the next timer once every
@@ -55,17 +56,8 @@ function budget(s: RateLimitSpec, clock: VirtualClock, spent: number[] = []) {
   return new RequestBudget(s, { spent, now: clock.nowFn, sleep: clock.sleep });
 }
 
-/** mulberry32: a small seeded PRNG so every random scenario can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded PRNG (the emulator's) so every random scenario can be replayed from its seed. */
+const prng = mulberry32;
 
 /** The largest count of points in any half-open window [p, p + windowMs) that holds a granted time. */
 function worstWindow(spent: readonly number[], granted: readonly number[], windowMs: number): number {
