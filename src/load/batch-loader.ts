@@ -6,7 +6,7 @@ import {
   TIMESTAMPTZ,
   VARCHAR,
   listValue,
-  type DuckDBAppender,
+  type DuckDBConnection,
   type DuckDBValue,
 } from '@duckdb/node-api';
 import { DataShiftError, EtlError, InternalError } from '../errors.js';
@@ -15,7 +15,6 @@ import { dayNumber, inTransaction, toDateValue, toTimestampValue } from './sql.j
 import type { WindowLoad } from './window-loader.js';
 import { appendColumns, withAppender } from './append.js';
 
-const PAGE_COLUMNS = [VARCHAR, DATE, VARCHAR, BIGINT, BIGINT, BIGINT];
 const SITE_COLUMNS = [VARCHAR, DATE, BIGINT, BIGINT, BIGINT, BOOLEAN, TIMESTAMPTZ, VARCHAR];
 const WINDOW_COLUMNS = [
   VARCHAR,
@@ -81,7 +80,21 @@ export function prepareWindow(w: WindowLoad): PreparedWindow {
   count(w.apiTotalsTotal, 'API totals.total', w);
   const seen = new Map<string, WindowLoad['pages'][number]>();
   const out: WindowLoad['pages'][number][] = [];
-  for (const [i, p] of w.pages.entries()) {
+  let rewritten = false;
+  for (const [i, row] of w.pages.entries()) {
+    let p = row;
+    if (typeof p.path !== 'string') {
+      throw new InternalError(`window ${w.projectId} ${w.day}: page row ${i} has no path`, {
+        projectId: w.projectId,
+        day: w.day,
+      });
+    }
+    if (!p.path.isWellFormed()) {
+      // A lone UTF-16 surrogate (JSON.parse accepts "\ud800") has no UTF-8 form: it is stored
+      // as U+FFFD, as DuckDB's own string conversion would, instead of failing the batch.
+      p = { ...p, path: p.path.toWellFormed() };
+      rewritten = true;
+    }
     const before = seen.get(p.path);
     if (before === undefined) {
       count(p.human, `page row ${i} human`, w);
@@ -96,37 +109,54 @@ export function prepareWindow(w: WindowLoad): PreparedWindow {
       );
     }
   }
-  return { w, pages: out.length === w.pages.length ? w.pages : out };
+  return { w, pages: out.length === w.pages.length && !rewritten ? w.pages : out };
 }
 
-/** Flat page columns for the whole batch: fewer, longer chunks than one appender per window. */
-function appendPages(appender: DuckDBAppender, batch: readonly PreparedWindow[]): Promise<void> {
-  const project: string[] = [];
-  const day: DuckDBValue[] = [];
-  const path: string[] = [];
-  const human: bigint[] = [];
-  const ai: bigint[] = [];
-  const total: bigint[] = [];
-  for (const { w, pages } of batch) {
-    const d = toDateValue(w.day);
-    for (const p of pages) {
-      project.push(w.projectId);
-      day.push(d);
-      path.push(p.path);
-      human.push(BigInt(p.human));
-      ai.push(BigInt(p.ai));
-      total.push(BigInt(p.total));
+/**
+ * Page rows travel to DuckDB as JSON text, one string per window, parsed by DuckDB's own JSON
+ * reader inside the INSERT. Handing each value to the Appender costs a native call per value on
+ * the main thread (about 2-3 µs a row: the loader ran at ~200,000 rows/s, 5x slower than
+ * `read_json`); JSON.stringify is native V8 code and the parse runs on DuckDB's threads, which
+ * measured ~800,000 rows/s (BENCHMARKS.md, benchmark 3). The values are the ones the schemas
+ * and `prepareWindow` already checked, so the round trip changes nothing; the row count is
+ * still compared with what was sent.
+ */
+const PAGE_ROWS_SQL = `INSERT INTO page_daily (project_id, day, path, human, ai, total)
+SELECT project_id, day, r.path, r.human, r.ai, r.total FROM (
+  SELECT project_id, day,
+    unnest(from_json(body, '[{"path":"VARCHAR","human":"BIGINT","ai":"BIGINT","total":"BIGINT"}]')) AS r
+  FROM (SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::DATE[]) AS day, unnest($3::VARCHAR[]) AS body)
+)`;
+
+/** Rows per INSERT: bounds the text bound at once, so a big batch is a few statements, not one huge string list. */
+const PAGE_ROWS_PER_STATEMENT = 50_000;
+
+async function insertPages(conn: DuckDBConnection, batch: readonly PreparedWindow[]): Promise<void> {
+  for (let i = 0; i < batch.length;) {
+    const projects: string[] = [];
+    const days: DuckDBValue[] = [];
+    const bodies: string[] = [];
+    let rows = 0;
+    for (; i < batch.length && (rows === 0 || rows < PAGE_ROWS_PER_STATEMENT); i++) {
+      const { w, pages } = batch[i] as PreparedWindow;
+      if (pages.length === 0) continue;
+      projects.push(w.projectId);
+      days.push(toDateValue(w.day));
+      // Only the four columns: rows may carry fields the loader does not store.
+      bodies.push(JSON.stringify(pages, PAGE_FIELDS));
+      rows += pages.length;
+    }
+    if (rows === 0) continue;
+    const result = await conn.run(PAGE_ROWS_SQL, [listValue(projects), listValue(days), listValue(bodies)]);
+    if (result.rowsChanged !== rows) {
+      throw new InternalError(
+        `page rows did not round-trip: sent ${rows}, DuckDB inserted ${result.rowsChanged}`,
+        { sent: rows, inserted: result.rowsChanged },
+      );
     }
   }
-  return appendColumns(appender, PAGE_COLUMNS, path.length, (s, e) => [
-    project.slice(s, e),
-    day.slice(s, e),
-    path.slice(s, e),
-    human.slice(s, e),
-    ai.slice(s, e),
-    total.slice(s, e),
-  ]);
 }
+const PAGE_FIELDS = ['path', 'human', 'ai', 'total'];
 
 /** The last window of a (project, day) wins, as if the windows had been loaded one by one. */
 function lastPerDay(windows: readonly PreparedWindow[]): PreparedWindow[] {
@@ -172,7 +202,7 @@ async function loadBatchInTransaction(
       }),
     );
     await opts.onStep?.('site');
-    await withAppender(conn, 'page_daily', (a) => appendPages(a, batch));
+    await insertPages(conn, batch);
     await opts.onStep?.('pages');
     await withAppender(conn, 'sync_windows', (a) =>
       appendColumns(a, WINDOW_COLUMNS, batch.length, (s, e) => {

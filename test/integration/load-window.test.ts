@@ -203,7 +203,7 @@ describe('loadWindow', () => {
     expect(await rows('SELECT path FROM page_daily ORDER BY path')).toEqual([{ path: '/a' }, { path: '/b' }]);
   });
 
-  it('keeps the old day intact when a row fails inside the transaction (null path)', async () => {
+  it('refuses a row without a path before touching the day, and the connection stays usable', async () => {
     await loadWindow(db, win('2024-03-01', pages(4), { runId: 'old' }));
     const before = await snapshot();
     const bad = [...pages(3, '/n'), { path: null as unknown as string, human: 1, ai: 1, total: 1 }];
@@ -212,13 +212,15 @@ describe('loadWindow', () => {
       win('2024-03-01', bad, { runId: 'new', site: { human: 1, ai: 1, total: 1 } }),
     ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InternalError);
-    expect((err as Error).message).toMatch(
-      /^loading proj 2024-03-01 into .* failed \(the day keeps its previous data\): .*NOT NULL/,
-    );
+    expect((err as Error).message).toBe('window proj 2024-03-01: page row 3 has no path');
     expect(await snapshot()).toEqual(before);
-    // The connection is usable afterwards (no transaction left open).
     await loadWindow(db, win('2024-03-01', pages(1)));
     expect(await rows('SELECT count(*) AS n FROM page_daily')).toEqual([{ n: 1 }]);
+  });
+
+  it('stores a path holding a lone UTF-16 surrogate as U+FFFD instead of failing the day', async () => {
+    await loadWindow(db, win('2024-03-01', [{ path: '/a\ud800b', human: 2, ai: 1, total: 3 }]));
+    expect(await rows('SELECT path, total FROM page_daily')).toEqual([{ path: '/a\ufffdb', total: 3 }]);
   });
 
   it('refuses a count that is not a non-negative integer, leaving the old day', async () => {
