@@ -227,7 +227,8 @@ async function loadBatchInTransaction(
 
 /**
  * Group commit: loads many fetched windows in ONE transaction with set-based statements (one
- * DELETE per table for every (project, day) of the batch, then one Appender per table). Same
+ * DELETE per table for every (project, day) of the batch, then an Appender for the site and
+ * window rows and JSON-fed INSERTs for the page rows). Same
  * result as `loadWindow` on each window in order, at a fraction of the cost per window: the
  * per-transaction overhead (about 15 ms) is paid once per batch instead of once per day. The
  * batch is atomic: a failure or a crash leaves every day of it all-old.

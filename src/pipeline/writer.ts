@@ -128,7 +128,7 @@ export class WindowWriter {
   }
 
   /**
-   * Starts writing when a batch is worth a commit (each costs a DELETE per table, three Appenders
+   * Starts writing when a batch is worth a commit (each costs a DELETE per table, the inserts
    * and a WAL sync whatever its size; measured on a 365-day sync, small batches kept the main
    * thread busy in DuckDB for 2 s of 18). A failure record, a full batch, the delay running out
    * or close() start it at once.
