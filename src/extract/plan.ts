@@ -2,7 +2,8 @@ import { UsageError } from '../errors.js';
 import { addDays, dayRange, type Day } from '../util/day.js';
 
 /** Why a day is in the plan; shown by --dry-run and kept in the summary. */
-export type WindowReason = 'range' | 'initial' | 'new' | 'lookback' | 'gap' | 'deferred' | 'partial';
+export type WindowReason =
+  'range' | 'initial' | 'new' | 'lookback' | 'gap' | 'deferred' | 'failed' | 'partial';
 
 export interface PlannedWindow {
   readonly projectId: string;
@@ -19,8 +20,15 @@ export interface ProjectState {
   readonly loadedDays: readonly Day[];
   /** Loaded days flagged partial (re-fetched by every run until complete). */
   readonly partialDays: readonly Day[];
-  /** Days an earlier run had to defer (budget, limits) that are still not loaded. */
+  /** Days an earlier run left unloaded (budget, limits, a kill) and that are still not loaded. */
   readonly deferredDays: readonly Day[];
+  /** Days whose last attempt failed and that hold no data. */
+  readonly failedDays?: readonly Day[];
+  /**
+   * When each loaded day was last fetched (epoch ms). Without it every loaded day in the
+   * lookback range counts as unsettled.
+   */
+  readonly fetchedAt?: ReadonlyMap<Day, number>;
 }
 
 export interface PlanOptions {
@@ -86,15 +94,22 @@ export function planProject(projectId: string, state: ProjectState, opts: PlanOp
     for (const d of dayRange(addDays(to, -(opts.initialDays ?? 30)), to)) add(d, 'initial');
   } else {
     // Lookback re-fetches loaded days for late data; a day before the first loaded one was
-    // never asked for, so fetching it would spend a request nobody wanted.
+    // never asked for, so fetching it would spend a request nobody wanted. A day fetched
+    // `lookback` days after it ended is settled: a backfill that a budget spread over several
+    // runs must not pay for its newest days again each time it continues.
     const back = addDays(last, 1 - opts.lookback);
     const start = back < first ? first : back;
-    for (const d of dayRange(start, addDays(last, 1))) add(d, 'lookback');
+    for (const d of dayRange(start, addDays(last, 1))) {
+      const fetched = state.fetchedAt?.get(d);
+      if (fetched === undefined || fetched < Date.parse(`${addDays(d, 1 + opts.lookback)}T00:00:00Z`))
+        add(d, 'lookback');
+    }
     for (const d of dayRange(addDays(last, 1), to)) add(d, 'new');
     const have = new Set(loaded);
     for (const d of dayRange(first, last)) if (!have.has(d)) add(d, 'gap');
   }
   for (const d of state.deferredDays) add(d, 'deferred');
+  for (const d of state.failedDays ?? []) add(d, 'failed');
   for (const d of state.partialDays) add(d, 'partial');
 
   const days = [...chosen.keys()].sort();

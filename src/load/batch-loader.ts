@@ -80,7 +80,8 @@ export function prepareWindow(w: WindowLoad): PreparedWindow {
   count(w.apiTotalsTotal, 'API totals.total', w);
   const seen = new Map<string, WindowLoad['pages'][number]>();
   const out: WindowLoad['pages'][number][] = [];
-  let rewritten = false;
+  // Paths that held a lone surrogate: their U+FFFD form may equal another path of the day.
+  const rewrittenPaths = new Set<string>();
   for (const [i, row] of w.pages.entries()) {
     let p = row;
     if (typeof p.path !== 'string') {
@@ -93,7 +94,10 @@ export function prepareWindow(w: WindowLoad): PreparedWindow {
       // A lone UTF-16 surrogate (JSON.parse accepts "\ud800") has no UTF-8 form: it is stored
       // as U+FFFD, as DuckDB's own string conversion would, instead of failing the batch.
       p = { ...p, path: p.path.toWellFormed() };
-      rewritten = true;
+      if (seen.has(p.path) || rewrittenPaths.has(p.path)) throw surrogateCollision(w, p.path);
+      rewrittenPaths.add(p.path);
+    } else if (rewrittenPaths.has(p.path)) {
+      throw surrogateCollision(w, p.path);
     }
     const before = seen.get(p.path);
     if (before === undefined) {
@@ -109,7 +113,18 @@ export function prepareWindow(w: WindowLoad): PreparedWindow {
       );
     }
   }
-  return { w, pages: out.length === w.pages.length && !rewritten ? w.pages : out };
+  return { w, pages: out.length === w.pages.length && rewrittenPaths.size === 0 ? w.pages : out };
+}
+
+/**
+ * Two distinct API paths that only a lone surrogate told apart would become one row: merging
+ * their counts (or keeping one) would be wrong data, so the day fails and keeps its old rows.
+ */
+function surrogateCollision(w: WindowLoad, path: string): EtlError {
+  return new InternalError(
+    `window ${w.projectId} ${w.day}: path ${JSON.stringify(path)} stands for two API paths that differ only in an unpaired UTF-16 surrogate, which UTF-8 (and DuckDB) cannot store; the day is not loaded`,
+    { projectId: w.projectId, day: w.day, path },
+  );
 }
 
 /**

@@ -21,6 +21,11 @@ export interface RunStart {
   dateFrom: string | null;
   dateTo: string | null;
   windowsPlanned: number;
+  /**
+   * 'projectId:YYYY-MM-DD' of every planned window: stored as the run's deferred days until it
+   * finishes, so that a kill leaves the unloaded ones to the next run.
+   */
+  plannedDays: readonly string[];
   startedAt: Date;
 }
 
@@ -41,7 +46,10 @@ export interface RunFinish extends RunCounters {
   runId: string;
   status: Exclude<RunStatus, 'running'>;
   error: string | null;
-  /** 'projectId:YYYY-MM-DD' of the windows left for the next run (budget, --max-requests, --max-duration). */
+  /**
+   * 'projectId:YYYY-MM-DD' of the windows left for the next run: deferred (budget,
+   * --max-requests, --max-duration, a signal, a fatal error) or failed.
+   */
   deferredDays: readonly string[];
   finishedAt: Date;
 }
@@ -79,6 +87,8 @@ export interface SyncState {
   partialDays: string[];
   /** Days whose last attempt failed and that hold no loaded data, ascending. */
   failedDays: string[];
+  /** When each loaded day was last fetched, epoch ms. */
+  fetchedAt: Map<string, number>;
 }
 
 const STALE_RUN_ERROR = 'process ended without finishing (killed?)';
@@ -108,8 +118,8 @@ function days(rows: Row[], column = 'day'): string[] {
 export async function startRun(db: Database, r: RunStart): Promise<void> {
   await write(
     db,
-    `INSERT INTO sync_runs (run_id, project_ids, started_at, status, date_from, date_to, windows_planned)
-     VALUES ($1, $2::VARCHAR[], $3, 'running', $4::DATE, $5::DATE, $6)`,
+    `INSERT INTO sync_runs (run_id, project_ids, started_at, status, date_from, date_to, windows_planned, deferred_days)
+     VALUES ($1, $2::VARCHAR[], $3, 'running', $4::DATE, $5::DATE, $6, $7::VARCHAR[])`,
     [
       r.runId,
       varcharList(r.projectIds),
@@ -117,8 +127,9 @@ export async function startRun(db: Database, r: RunStart): Promise<void> {
       r.dateFrom,
       r.dateTo,
       r.windowsPlanned,
+      varcharList(r.plannedDays),
     ],
-    [VARCHAR, LIST(VARCHAR), TIMESTAMPTZ, VARCHAR, VARCHAR, INTEGER],
+    [VARCHAR, LIST(VARCHAR), TIMESTAMPTZ, VARCHAR, VARCHAR, INTEGER, LIST(VARCHAR)],
   );
 }
 
@@ -248,25 +259,37 @@ export async function readLedgerSince(
 
 export async function readSyncState(db: Database, projectId: string): Promise<SyncState> {
   const [loaded, partial, failed] = [
-    await read(db, `SELECT day FROM sync_windows WHERE project_id = $1 AND status = 'loaded' ORDER BY day`, [
-      projectId,
-    ]),
+    await read(
+      db,
+      `SELECT day, epoch_ms(fetched_at) AS fetched_ms FROM sync_windows WHERE project_id = $1 AND status = 'loaded' ORDER BY day`,
+      [projectId],
+    ),
     await read(db, 'SELECT day FROM site_daily WHERE project_id = $1 AND partial ORDER BY day', [projectId]),
     await read(db, `SELECT day FROM sync_windows WHERE project_id = $1 AND status = 'failed' ORDER BY day`, [
       projectId,
     ]),
   ];
-  return { loadedDays: days(loaded), partialDays: days(partial), failedDays: days(failed) };
+  return {
+    loadedDays: days(loaded),
+    partialDays: days(partial),
+    failedDays: days(failed),
+    fetchedAt: new Map(loaded.map((r) => [String(r['day']), Number(r['fetched_ms'])])),
+  };
 }
 
-/** Days that incomplete runs deferred for this project and that no window has loaded since. */
+/**
+ * Days that earlier runs left unloaded for this project and that no window has loaded since.
+ * A run records its whole plan as `deferred_days` when it starts and the days it really
+ * deferred when it ends, so the plan of a run that was killed (marked 'failed' by the next
+ * one) or died before finishing still tells which days it never loaded.
+ */
 export async function readDeferredDays(db: Database, projectId: string): Promise<string[]> {
   const rows = await read(
     db,
     `WITH deferred AS (
        SELECT r.started_at, TRY_CAST(right(d.entry, 10) AS DATE) AS day
        FROM sync_runs r, unnest(r.deferred_days) AS d(entry)
-       WHERE r.status = 'incomplete' AND d.entry = $1 || ':' || right(d.entry, 10)
+       WHERE r.status IN ('incomplete', 'failed') AND d.entry = $1 || ':' || right(d.entry, 10)
      )
      SELECT DISTINCT d.day FROM deferred d
      WHERE d.day IS NOT NULL AND NOT EXISTS (

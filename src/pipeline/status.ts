@@ -170,12 +170,14 @@ export async function gatherStatus(db: Database, opts: StatusOptions): Promise<S
   const projects: ProjectStatus[] = [];
   for (const projectId of await projectIds(db)) {
     const state = await readSyncState(db, projectId);
+    const failed = new Set(state.failedDays);
     projects.push({
       projectId,
       coverage: coverage.get(projectId) ?? null,
       partialDays: state.partialDays,
       failedDays: state.failedDays,
-      deferredDays: await readDeferredDays(db, projectId),
+      // A failed day is also left for the next run; it is listed once, as failed.
+      deferredDays: (await readDeferredDays(db, projectId)).filter((d) => !failed.has(d)),
       runs: runs
         .filter((r) => r.projectIds.includes(projectId))
         .slice(0, perProject)

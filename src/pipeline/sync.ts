@@ -141,6 +141,7 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
         dateFrom: range.from,
         dateTo: range.to,
         windowsPlanned: windows.length,
+        plannedDays: windows.map((w) => `${w.projectId}:${w.day}`),
         startedAt: new Date(started),
       });
     } finally {
@@ -171,7 +172,13 @@ async function readState(db: Database, opts: SyncOptions, nowMs: number): Promis
     plans.push(
       planProject(
         projectId,
-        { loadedDays: s.loadedDays, partialDays: s.partialDays, deferredDays },
+        {
+          loadedDays: s.loadedDays,
+          partialDays: s.partialDays,
+          deferredDays,
+          failedDays: s.failedDays,
+          fetchedAt: s.fetchedAt,
+        },
         planOptions(opts, nowMs),
       ),
     );
@@ -502,7 +509,9 @@ async function execute(
       rowsLoaded: rows,
       warnings,
       error,
-      deferredDays,
+      // Failed days go in too: a failure that could not be recorded in sync_windows (the
+      // database refused the load) must still reach the next run's plan.
+      deferredDays: [...new Set([...deferredDays, ...failures.map((f) => `${f.projectId}:${f.day}`)])].sort(),
       finishedAt: new Date(now()),
     });
   } finally {

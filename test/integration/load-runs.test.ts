@@ -74,6 +74,7 @@ describe('run records', () => {
       dateFrom: '2024-02-01',
       dateTo: '2024-03-01',
       windowsPlanned: 58,
+      plannedDays: ['p1:2024-02-01', 'p2:2024-02-01'],
       startedAt: new Date('2024-03-10T01:00:00.000Z'),
     });
     expect(await readRecentRuns(db, 5)).toEqual([
@@ -94,7 +95,8 @@ describe('run records', () => {
         rowsLoaded: 0,
         warnings: 0,
         error: null,
-        deferredDays: [],
+        // Until it finishes, the whole plan is what a kill would leave for the next run.
+        deferredDays: ['p1:2024-02-01', 'p2:2024-02-01'],
       },
     ]);
 
@@ -134,6 +136,7 @@ describe('run records', () => {
       dateFrom: null,
       dateTo: null,
       windowsPlanned: 0,
+      plannedDays: [],
       startedAt: new Date(),
     });
     expect(await readRecentRuns(db, 1)).toMatchObject([
@@ -153,6 +156,7 @@ describe('run records', () => {
         dateFrom: null,
         dateTo: null,
         windowsPlanned: 1,
+        plannedDays: [],
         startedAt: new Date(at),
       });
     }
@@ -165,6 +169,7 @@ describe('run records', () => {
       dateFrom: null,
       dateTo: null,
       windowsPlanned: 1,
+      plannedDays: [],
       startedAt: new Date('2024-03-01T00:00:00Z'),
     };
     await startRun(db, { ...start, runId: 'killed' });
@@ -243,16 +248,34 @@ describe('sync state', () => {
     await markWindowFailed(db, { ...failure, day: '2024-03-04' });
     await markWindowFailed(db, { ...failure, day: '2024-03-02' });
     await markWindowFailed(db, { ...failure, day: '2024-03-03' });
-    expect(await readSyncState(db, 'p1')).toEqual({
+    const state = await readSyncState(db, 'p1');
+    expect(state).toMatchObject({
       loadedDays: ['2024-03-01', '2024-03-03', '2024-03-05'],
       partialDays: ['2024-03-05'],
       failedDays: ['2024-03-02', '2024-03-04'],
     });
-    expect(await readSyncState(db, 'nobody')).toEqual({ loadedDays: [], partialDays: [], failedDays: [] });
+    const at = Date.parse('2024-03-10T00:00:00.000Z');
+    expect([...state.fetchedAt]).toEqual([
+      ['2024-03-01', at],
+      ['2024-03-03', at],
+      ['2024-03-05', at],
+    ]);
+    expect(await readSyncState(db, 'nobody')).toEqual({
+      loadedDays: [],
+      partialDays: [],
+      failedDays: [],
+      fetchedAt: new Map(),
+    });
   });
 
   it('lists days deferred by incomplete runs until a later window loads them', async () => {
-    const start = { projectIds: ['p1', 'p2'], dateFrom: null, dateTo: null, windowsPlanned: 9 };
+    const start = {
+      projectIds: ['p1', 'p2'],
+      dateFrom: null,
+      dateTo: null,
+      windowsPlanned: 9,
+      plannedDays: [],
+    };
     await startRun(db, { ...start, runId: 'r1', startedAt: new Date('2024-03-10T00:00:00Z') });
     await finishRun(db, {
       ...finish,
@@ -268,6 +291,22 @@ describe('sync state', () => {
     expect(await readDeferredDays(db, 'p1')).toEqual(['2024-03-01', '2024-03-04']);
     expect(await readDeferredDays(db, 'p2')).toEqual(['2024-03-02']);
     expect(await readDeferredDays(db, 'p')).toEqual([]);
+  });
+
+  it('lists the unloaded days of a run that was killed or failed, from the plan it recorded at start', async () => {
+    const start = { projectIds: ['p1'], dateFrom: null, dateTo: null, windowsPlanned: 3 };
+    const plannedDays = ['p1:2024-03-01', 'p1:2024-03-02', 'p1:2024-03-03'];
+    await startRun(db, {
+      ...start,
+      plannedDays,
+      runId: 'killed',
+      startedAt: new Date('2024-03-10T00:00:00Z'),
+    });
+    await loadWindow(db, win('p1', '2024-03-02', { fetchedAt: new Date('2024-03-10T00:01:00Z') }));
+    // While it runs, its plan is not "deferred": it is still being worked on.
+    expect(await readDeferredDays(db, 'p1')).toEqual([]);
+    await markStaleRuns(db);
+    expect(await readDeferredDays(db, 'p1')).toEqual(['2024-03-01', '2024-03-03']);
   });
 
   it('averages the API pages per loaded window for the ETA', async () => {

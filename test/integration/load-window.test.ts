@@ -223,6 +223,20 @@ describe('loadWindow', () => {
     expect(await rows('SELECT path, total FROM page_daily')).toEqual([{ path: '/a\ufffdb', total: 3 }]);
   });
 
+  it.each([
+    ['two lone surrogates', ['/a\ud800b', '/a\udc00b']],
+    ['a lone surrogate and a real U+FFFD', ['/a\ufffdb', '/a\ud800b']],
+    ['a real U+FFFD after a lone surrogate', ['/a\ud800b', '/a\ufffdb']],
+  ])('refuses a day where %s would merge two API paths into one row', async (_what, paths) => {
+    await loadWindow(db, win('2024-03-01', pages(1, '/old')));
+    const before = await snapshot();
+    const same = paths.map((path) => ({ path, human: 1, ai: 0, total: 1 }));
+    await expect(loadWindow(db, win('2024-03-01', same))).rejects.toThrow(
+      'stands for two API paths that differ only in an unpaired UTF-16 surrogate',
+    );
+    expect(await snapshot()).toEqual(before);
+  });
+
   it('refuses a count that is not a non-negative integer, leaving the old day', async () => {
     await loadWindow(db, win('2024-03-01', pages(2)));
     const before = await snapshot();

@@ -5,6 +5,9 @@ import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
 import { addDays, dayRange, todayUtc } from '../../src/util/day.js';
 import { parseRateLimit } from '../../src/util/duration.js';
 import { silentLogger } from '../../src/util/log.js';
+import { openDatabase } from '../../src/load/database.js';
+import { startRun } from '../../src/load/runs.js';
+import { markWindowFailed } from '../../src/load/window-loader.js';
 import { readData, readRows, tempDbPath } from '../helpers/db.js';
 import { expectedRows, minimumRequests } from '../helpers/truth.js';
 
@@ -103,14 +106,81 @@ describe('sync against the emulator', () => {
   it('after a full backfill, an incremental run fetches exactly the lookback days plus the new ones', async () => {
     const emu = await emulator();
     const db = tempDbPath();
-    // Backfill up to five days ago; the incremental run then has 3 lookback + 5 new days.
-    await runSync(options(emu, db, { from: sixtyDays[0], to: addDays(today, -5) }));
+    // Backfill up to yesterday; the days fetched today are not settled yet, so the next run
+    // looks back at the last three (and there is no new day yet).
+    await runSync(options(emu, db, { from: sixtyDays[0] }));
     emu.resetStats();
     const s = await runSync(options(emu, db));
-    const expectedDays = dayRange(addDays(today, -8), today);
+    const expectedDays = dayRange(addDays(today, -3), today);
     expect(s.windows.planned).toBe(expectedDays.length);
     expect(s.requests).toBe(minimumRequests(emu.dataset, expectedDays));
     expect(await readData(db)).toEqual(expectedRows(emu.dataset, sixtyDays));
+  });
+
+  it('does not look back at days that were already settled when fetched, so a continued backfill pays only for new days', async () => {
+    const emu = await emulator();
+    const db = tempDbPath();
+    // Backfill up to five days ago: those days were fetched more than --lookback days after
+    // they ended, so fetching them again could not change them.
+    await runSync(options(emu, db, { from: sixtyDays[0], to: addDays(today, -5) }));
+    emu.resetStats();
+    const s = await runSync(options(emu, db));
+    const expectedDays = dayRange(addDays(today, -5), today);
+    expect(s.windows.planned).toBe(expectedDays.length);
+    expect(s.requests).toBe(minimumRequests(emu.dataset, expectedDays));
+    expect(await readData(db)).toEqual(expectedRows(emu.dataset, sixtyDays));
+  });
+
+  it('loads the days a killed run never loaded, even those before the first loaded day', async () => {
+    const emu = await emulator();
+    const db = tempDbPath();
+    const days = sixtyDays.slice(-10);
+    // A run over 10 days that loaded only its last five before it was killed.
+    await runSync(options(emu, db, { from: days[5] }));
+    const conn = await openDatabase(db);
+    try {
+      await startRun(conn, {
+        runId: 'killed',
+        projectIds: [emu.projectId],
+        dateFrom: days[0] ?? null,
+        dateTo: today,
+        windowsPlanned: 10,
+        plannedDays: days.map((d) => `${emu.projectId}:${d}`),
+        startedAt: new Date(Date.now() - 60_000),
+      });
+    } finally {
+      conn.close();
+    }
+    const s = await runSync(options(emu, db));
+    expect(s.windows.loaded).toBeGreaterThanOrEqual(5);
+    expect(await readData(db)).toEqual(expectedRows(emu.dataset, days));
+    // Told once is enough: the next run has nothing left from the killed one.
+    const again = await runSync(options(emu, db, { lookback: 0 }));
+    expect(again.windows.planned).toBe(0);
+  });
+
+  it('retries a day that failed after every retry in the next run', async () => {
+    const emu = await emulator();
+    const db = tempDbPath();
+    const days = sixtyDays.slice(-6);
+    await runSync(options(emu, db, { from: days[2] }));
+    const conn = await openDatabase(db);
+    try {
+      await markWindowFailed(conn, {
+        projectId: emu.projectId,
+        day: days[0] ?? '',
+        runId: 'old',
+        error: 'E_HTTP: 500',
+        attempts: 6,
+        fetchedAt: new Date(),
+      });
+    } finally {
+      conn.close();
+    }
+    const s = await runSync(options(emu, db, { lookback: 0 }));
+    expect(s.windows).toMatchObject({ planned: 1, loaded: 1 });
+    const site = (await readData(db)).site.map((r) => r.day);
+    expect(site).toEqual([days[0], ...days.slice(2)]);
   });
 
   it('stops at --max-requests, records the rest as deferred, and the next run finishes without being told', async () => {

@@ -69,6 +69,28 @@ describe('planning day windows', () => {
     ]);
   });
 
+  it('plans again the days whose last attempt failed, even before the first loaded day', () => {
+    const loaded = dayRange('2026-11-10', '2026-11-21');
+    const p = planProject('p', { ...empty, loadedDays: loaded, failedDays: ['2026-11-01'] }, base);
+    expect(p.windows.filter((w) => w.reason === 'failed').map((w) => w.day)).toEqual(['2026-11-01']);
+  });
+
+  it('looks back only at days fetched before they settled (lookback days after they ended)', () => {
+    // A backfill the budget spread over runs: its newest days were fetched long after they ended.
+    const loaded = dayRange('2026-01-01', '2026-03-01');
+    const late = Date.parse('2026-11-21T01:00:00Z');
+    const fetchedAt = new Map(loaded.map((d) => [d, late]));
+    // ...except the last one, fetched the morning after it ended: not yet settled.
+    fetchedAt.set('2026-02-28', Date.parse('2026-03-01T00:10:00Z'));
+    const p = planProject('p', { ...empty, loadedDays: loaded, fetchedAt }, base);
+    expect(p.windows.filter((w) => w.reason === 'lookback').map((w) => w.day)).toEqual(['2026-02-28']);
+    expect(p.windows[1]).toMatchObject({ day: '2026-03-01', reason: 'new' });
+    // Fetched exactly `lookback` days after the day ended: settled.
+    fetchedAt.set('2026-02-28', Date.parse('2026-03-04T00:00:00Z'));
+    const settled = planProject('p', { ...empty, loadedDays: loaded, fetchedAt }, base);
+    expect(settled.windows.filter((w) => w.reason === 'lookback')).toEqual([]);
+  });
+
   it('plans nothing when everything up to yesterday is loaded and lookback is 0', () => {
     const loaded = dayRange('2026-10-01', '2026-11-21');
     expect(planProject('p', { ...empty, loadedDays: loaded }, { ...base, lookback: 0 }).windows).toEqual([]);
