@@ -28,12 +28,17 @@ export class RunBudget extends RequestBudget {
       spent?: readonly number[];
       now?: () => number;
       sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+      /** Called synchronously with each grant, before the request can be sent (the ledger journal). */
+      onGrant?: (at: number) => void;
     } = {},
   ) {
     super(spec, opts);
     this.#limits = limits;
     this.#clock = opts.now ?? Date.now;
+    this.#onGrant = opts.onGrant;
   }
+
+  readonly #onGrant: ((at: number) => void) | undefined;
 
   get granted(): number {
     return this.#granted;
@@ -56,8 +61,17 @@ export class RunBudget extends RequestBudget {
       }
       maxWaitMs = Math.min(maxWaitMs ?? Infinity, left);
     }
-    const at = await super.acquire({ ...opts, ...(maxWaitMs !== undefined ? { maxWaitMs } : {}) });
+    // Counted before the wait, not after the grant: with several windows in flight, each one
+    // checking an uncounted total let --max-requests be overshot by the concurrency minus one.
     this.#granted++;
+    let at: number;
+    try {
+      at = await super.acquire({ ...opts, ...(maxWaitMs !== undefined ? { maxWaitMs } : {}) });
+    } catch (e) {
+      this.#granted--;
+      throw e;
+    }
+    this.#onGrant?.(at);
     return at;
   }
 }

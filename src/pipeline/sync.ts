@@ -15,6 +15,7 @@ import {
 import type { QualityKind } from '../extract/quality.js';
 import { fetchWindow } from '../extract/window-pager.js';
 import { openDatabase, type Database } from '../load/database.js';
+import { LedgerJournal, lostRequests, recoverJournal } from '../load/ledger-journal.js';
 import { acquireLock } from '../load/lock.js';
 import {
   averagePagesPerWindow,
@@ -132,6 +133,11 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
         log.warn(
           `${stale} earlier run(s) ended without finishing (killed?); their unloaded days are planned again`,
         );
+      const lost = await recoverJournal(db, new LedgerJournal(opts.dbPath).path);
+      if (lost > 0)
+        log.info(
+          `${lost} request(s) of a run that was killed were added to the request ledger from its journal`,
+        );
       state = await readState(db, opts, now());
       const windows = mergePlans(state.plans);
       const range = rangeOf(state.plans);
@@ -202,6 +208,9 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
     const db = await openDatabase(opts.dbPath, { readOnly: true });
     try {
       state = await readState(db, opts, now());
+      // A killed run's unrecorded requests count against the budget the real run will meet.
+      const lost = await lostRequests(db, new LedgerJournal(opts.dbPath).path);
+      state.ledger.push(...lost.map((r) => r.at + r.durationMs));
     } finally {
       db.close();
     }
@@ -289,10 +298,12 @@ async function execute(
   const progress = opts.progress ?? noProgress;
   const windows = mergePlans(state.plans);
   const deadline = opts.maxDurationMs !== undefined ? started + opts.maxDurationMs : undefined;
+  const journal = new LedgerJournal(opts.dbPath);
+  journal.open();
   const budget = new RunBudget(
     opts.rateLimit,
     { maxRequests: opts.maxRequests, deadline },
-    { spent: state.ledger, now },
+    { spent: state.ledger, now, onGrant: (at) => journal.record(runId, at) },
   );
   const spentBefore = budget.spentInWindow();
 
@@ -517,6 +528,8 @@ async function execute(
   } finally {
     db.close();
   }
+  // Every request is in the database now (the writer drained the ledger when it closed).
+  journal.remove();
   if (run.fatal) throw run.fatal;
 
   if (run.stopReason) {

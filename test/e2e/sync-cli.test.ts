@@ -57,6 +57,31 @@ describe('mintlify-etl sync as a process', () => {
   }, 120_000);
 });
 
+describe('the request budget across a kill', () => {
+  it("counts every request a SIGKILLed run sent in the next run's budget", async () => {
+    const db = tempDbPath();
+    const from = addDays(today, -40);
+    emu.resetStats();
+    const run = runCli(
+      ['sync', '--db', db, '--from', from, '--concurrency', '4', '--rate-limit', '1000/1h'],
+      env(),
+    );
+    while (emu.stats.requests < 25) await new Promise((r) => setTimeout(r, 5));
+    run.child.kill('SIGKILL');
+    await run;
+    const sent = emu.stats.requests;
+    const next = await runCli(
+      ['sync', '--db', db, '--from', from, '--rate-limit', '1000/1h', '--max-requests', '1', '--json'],
+      env(),
+    );
+    const summary = JSON.parse(next.stdout) as { budget: { spentBefore: number } };
+    // Granted but not yet arrived when the kill came: counted too, which only errs on the safe side.
+    expect(summary.budget.spentBefore).toBeGreaterThanOrEqual(sent);
+    expect(summary.budget.spentBefore).toBeLessThanOrEqual(sent + 4);
+    expect(existsSync(`${db}.requests.jsonl`)).toBe(false);
+  }, 60_000);
+});
+
 describe('sharing the database while a sync waits on the budget', () => {
   it('lets a reader query the file between loads, and the sync still finishes with the truth', async () => {
     const db = tempDbPath();
