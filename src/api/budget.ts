@@ -13,9 +13,17 @@ export interface AcquireOptions {
   /** Longest total wait this caller accepts; a longer one throws RateLimitError (nothing recorded). */
   readonly maxWaitMs?: number;
   readonly signal?: AbortSignal;
+  /**
+   * Lower goes first; equal priorities are served in arrival order. The sync gives each day its
+   * position in the plan, so that when the budget runs short the oldest day in flight gets the
+   * next slot and finishes, instead of every day in flight advancing a page at a time and none
+   * finishing before the run has to stop.
+   */
+  readonly priority?: number;
 }
 
 interface Waiter {
+  readonly priority: number;
   readonly deadline: number;
   readonly maxWaitMs: number;
   readonly resolve: (at: number) => void;
@@ -31,8 +39,9 @@ interface Waiter {
  * recorded requests lie after `g - windowMs`; counting everything after that point (even times
  * in the future, e.g. from a skewed ledger) covers every window that contains `g`.
  *
- * Waiters are served strictly first come, first served by a single pump, so a steady stream of
- * new callers can never starve one that has been waiting.
+ * Waiters are served by a single pump in priority order, first come first served within a
+ * priority, so a steady stream of new callers of the same priority never starves one that has
+ * been waiting.
  */
 export class RequestBudget {
   readonly spec: RateLimitSpec;
@@ -115,13 +124,14 @@ export class RequestBudget {
     this.times.splice(j, 0, completedAt);
   }
 
-  /** Waits for a slot (first come, first served), records it and returns the grant time. */
+  /** Waits for a slot (by priority, then first come, first served), records it and returns the grant time. */
   acquire(opts: AcquireOptions = {}): Promise<number> {
     const { signal } = opts;
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const maxWaitMs = opts.maxWaitMs ?? Number.POSITIVE_INFINITY;
     return new Promise<number>((resolve, reject) => {
       const waiter: Waiter = {
+        priority: opts.priority ?? 0,
         deadline: this.now() + maxWaitMs,
         maxWaitMs,
         resolve,
@@ -136,7 +146,9 @@ export class RequestBudget {
         },
       };
       signal?.addEventListener('abort', waiter.onAbort, { once: true });
-      this.queue.push(waiter);
+      let i = this.queue.length;
+      while (i > 0 && (this.queue[i - 1]?.priority ?? 0) > waiter.priority) i--;
+      this.queue.splice(i, 0, waiter);
       void this.pump();
     });
   }

@@ -380,6 +380,15 @@ async function execute(
 
   const pendingLoads = new Set<Promise<void>>();
   let pendingRows = 0;
+  // Days being fetched, with the pages their project's history expects and those fetched so far.
+  const inFlight = new Set<{ expected: number; pages: number }>();
+  // Pages per day fetched in this run, for a project without history.
+  const pagesSeen = new Map<string, { pages: number; windows: number }>();
+  const stillNeeded = (): number => {
+    let n = 0;
+    for (const f of inFlight) n += Math.max(0, f.expected - f.pages);
+    return n;
+  };
   const work = async (w: PlannedWindow): Promise<void> => {
     if (opts.signal?.aborted) run.stopReason ??= 'interrupted';
     if (run.fatal || run.stopReason) {
@@ -391,14 +400,23 @@ async function execute(
       failures.push({ projectId: w.projectId, day: w.day, code: 'E_HTTP', message: dead });
       return;
     }
+    const seen = pagesSeen.get(w.projectId);
+    const avg = state.pagesPerWindow.get(w.projectId) ?? (seen ? seen.pages / seen.windows : 1);
+    const expected = Math.max(1, Math.round(avg));
+    if (opts.maxRequests !== undefined && budget.granted + stillNeeded() + expected > opts.maxRequests) {
+      // A day cut off by --max-requests halfway is thrown away with the requests it spent: a
+      // day that would not fit in what the days in flight leave waits for the next run.
+      run.stopReason ??= 'max-requests';
+      deferred.push(w);
+      return;
+    }
+    const flight = { expected, pages: 0 };
+    inFlight.add(flight);
     try {
-      const fetched = await fetchWindow(
-        client,
-        w.projectId,
-        w.day,
-        w.dateTo,
-        opts.signal ? { signal: opts.signal } : {},
-      );
+      const fetched = await fetchWindow(client, w.projectId, w.day, w.dateTo, {
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        onPage: () => flight.pages++,
+      });
       if (fetched.emptyTailPage)
         log.info(`${w.projectId} ${w.day}: a page said hasMore but had no rows; the day ends there`);
       for (const q of fetched.warnings) {
@@ -413,6 +431,11 @@ async function execute(
       // commit: waiting for the commit here left every worker idle for a transaction per day.
       // Unsettled loads are capped in rows, so memory stays bounded, never by the range.
       const n = fetched.pages.length;
+      const seenSoFar = pagesSeen.get(w.projectId) ?? { pages: 0, windows: 0 };
+      pagesSeen.set(w.projectId, {
+        pages: seenSoFar.pages + fetched.pagesFetched,
+        windows: seenSoFar.windows + 1,
+      });
       pendingRows += n;
       const load = writer
         .load({
@@ -474,6 +497,7 @@ async function execute(
         await fail(w, e, 1);
       }
     } finally {
+      inFlight.delete(flight);
       p.windowsDone++;
       progress.update(p);
     }

@@ -198,6 +198,21 @@ describe('sync against the emulator', () => {
     expect(await readData(db)).toEqual(expectedRows(emu.dataset, days));
   });
 
+  it('spends --max-requests only on days it can finish: every request belongs to a loaded day', async () => {
+    const emu = await emulator({ paths: 2_000 });
+    const db = tempDbPath();
+    const days = sixtyDays.slice(-20);
+    // A first run gives the history of pages per day that the second one plans with.
+    await runSync(options(emu, db, { from: days[0], to: days[3] }));
+    const s = await runSync(options(emu, db, { from: days[3], maxRequests: 30 }));
+    expect(s.stopReason).toBe('max-requests');
+    const loaded = (await readData(db)).site.map((r) => r.day).filter((d) => d >= (days[3] ?? ''));
+    expect(loaded.length).toBe(s.windows.loaded);
+    expect(loaded.length).toBeGreaterThan(0);
+    expect(s.requests).toBe(minimumRequests(emu.dataset, loaded));
+    expect(s.requests).toBeLessThanOrEqual(30);
+  });
+
   it('never gets a 429 from a server limited to 40 requests per 4 s, and runs close to the budget floor', async () => {
     const emu = await emulator({ rateLimit: '40/4s' });
     const db = tempDbPath();

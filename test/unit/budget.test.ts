@@ -117,6 +117,22 @@ describe('RequestBudget', () => {
     expect(order).toEqual(['a@0', 'b@100', 'c@200', 'late@300', 'later@400']);
   });
 
+  it('serves a lower priority number first, so the oldest day in flight gets the next slot', async () => {
+    const clock = new VirtualClock();
+    const b = budget(spec(1, 100), clock);
+    const order: string[] = [];
+    const take = (name: string, priority: number) =>
+      void b.acquire({ priority }).then((t) => order.push(`${name}@${t}`));
+    take('day3-p1', 3);
+    take('day1-p1', 1);
+    take('day2-p1', 2);
+    // Day 1's second page arrives while the others still wait: it goes before them.
+    clock.at(50, () => take('day1-p2', 1));
+    clock.at(150, () => take('day1-p3', 1));
+    await clock.run();
+    expect(order).toEqual(['day3-p1@0', 'day1-p1@100', 'day1-p2@200', 'day1-p3@300', 'day2-p1@400']);
+  });
+
   it('throws RateLimitError without recording anything when the wait exceeds maxWaitMs', async () => {
     const clock = new VirtualClock();
     const b = budget(spec(2, 1_000), clock, [-100, -50]);
