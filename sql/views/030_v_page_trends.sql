@@ -1,5 +1,6 @@
 -- Per project and path: the last 7 days against the 7 before, relative to the project's latest
--- loaded day L (last 7 = days in (L-7, L], previous 7 = (L-14, L-7]). Sums are visitor-days, not
+-- complete loaded day L (last 7 = days in (L-7, L], previous 7 = (L-14, L-7]). A partial day
+-- (today, loaded with --include-today) is left out: half a day against full ones is no trend. Sums are visitor-days, not
 -- unique visitors. A path absent from a window counts 0 there. change_pct is a fraction
 -- (0.25 = +25%), NULL when the previous window has 0. days_loaded_7d / days_loaded_prev_7d say how
 -- many days of each window are loaded: a gap makes the comparison unfair, and these show it.
@@ -8,6 +9,7 @@ CREATE OR REPLACE VIEW v_page_trends AS
 WITH latest AS (
   SELECT project_id, max(day) AS last_day
   FROM site_daily
+  WHERE NOT partial
   GROUP BY project_id
 ),
 windows AS (
@@ -18,7 +20,7 @@ windows AS (
     count(*) FILTER (WHERE s.day <= l.last_day - 7)::BIGINT AS days_loaded_prev_7d
   FROM latest AS l
   JOIN site_daily AS s
-    ON s.project_id = l.project_id AND s.day > l.last_day - 14
+    ON s.project_id = l.project_id AND s.day > l.last_day - 14 AND s.day <= l.last_day
   GROUP BY l.project_id, l.last_day
 ),
 sums AS (

@@ -3,6 +3,8 @@ import { rm } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { loadApiKey, type ApiKey } from '../api/key.js';
 import { AuthError, EXIT } from '../errors.js';
+import { openDatabase } from '../load/database.js';
+import { queryRows } from '../load/sql.js';
 import { runSync, type SyncSummary } from '../pipeline/sync.js';
 import { parseDay } from '../util/day.js';
 import { formatDuration, parseDuration, parseRateLimit } from '../util/duration.js';
@@ -156,8 +158,9 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
       ...(progress ? { progress } : {}),
     });
   } catch (e) {
-    // A refused key on a first run should leave no database behind: nothing useful was written.
-    if (e instanceof AuthError && !dbExisted) {
+    // A refused key on a first run should leave no database behind when nothing useful was
+    // written; once any day loaded (another project's key scope may differ), the file stays.
+    if (e instanceof AuthError && !dbExisted && !(await holdsData(db))) {
       await rm(db, { force: true });
       await rm(`${db}.wal`, { force: true });
     }
@@ -168,6 +171,22 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   }
   if (!flags.quiet) logger.info(describe(summary));
   return { exitCode: summary.exitCode, ...(json ? { json: summary } : {}) };
+}
+
+async function holdsData(db: string): Promise<boolean> {
+  if (!existsSync(db)) return false;
+  try {
+    const conn = await openDatabase(db, { readOnly: true });
+    try {
+      const rows = await queryRows(conn.connection, 'SELECT count(*) AS n FROM site_daily');
+      return Number(rows[0]?.['n'] ?? 0) > 0;
+    } finally {
+      conn.close();
+    }
+  } catch {
+    // Unreadable: keep it, a user can look at it; deleting is the step that cannot be undone.
+    return true;
+  }
 }
 
 function describe(s: SyncSummary): string {

@@ -1,4 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
@@ -171,6 +173,40 @@ describe('bad input: one clear line, the documented exit code, nothing written, 
       3,
       /check MINTLIFY_API_KEY/,
     ));
+
+  it('keeps a first-run database that already holds loaded days when the key is refused midway (exit 3)', async () => {
+    // A proxy that passes five requests to the emulator, then answers 401 as a revoked key would.
+    let passed = 0;
+    const proxy = createServer((req, res) => {
+      if (passed >= 5) {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 'Invalid API key' }));
+        return;
+      }
+      passed++;
+      const up = httpRequest(`${emu.url}${req.url ?? ''}`, { headers: req.headers }, (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      });
+      up.end();
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const port = (proxy.address() as AddressInfo).port;
+      const db = tempDbPath();
+      const r = await runCli(['sync', '--db', db, '--from', addDays(today, -20), '--concurrency', '1'], {
+        ...env(),
+        MINTLIFY_API_URL: `http://127.0.0.1:${port}`,
+      });
+      expect(r.code).toBe(3);
+      expect(existsSync(db)).toBe(true);
+      const days = await readRows<{ n: bigint }>(db, 'SELECT count(*) AS n FROM site_daily');
+      expect(Number(days[0]?.n)).toBeGreaterThan(0);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((r) => proxy.close(r));
+    }
+  });
 
   it('answers --json with an error object on stdout when the run fails', async () => {
     const db = join(dirname(tempDbPath()), 'never.duckdb');

@@ -211,46 +211,48 @@ describe('v_site_weekly', () => {
 });
 
 describe('v_page_trends', () => {
-  it('compares the last 7 days with the 7 before, relative to the latest loaded day, ranked', async () => {
+  it('compares the last 7 days with the 7 before, relative to the latest complete day, ranked', async () => {
     const r = await rows(
       `SELECT path, last_day, days_loaded_7d, days_loaded_prev_7d, human_visitor_days_7d, ai_visitor_days_7d,
               total_visitor_days_7d, total_visitor_days_prev_7d, change, change_pct, ai_share_7d, rank
        FROM v_page_trends WHERE project_id = 'p' ORDER BY rank`,
     );
-    const common = { last_day: '2024-01-21', days_loaded_7d: 7, days_loaded_prev_7d: 5 };
-    // /a: last 7 = days 15..21 (human 126, ai 7); previous = 8, 9, 12, 13, 14 (total 56 + 5).
+    // 01-21 is partial: half a day against full ones is no trend, so the windows end on 01-20.
+    const common = { last_day: '2024-01-20', days_loaded_7d: 7, days_loaded_prev_7d: 5 };
+    // /a: last 7 = days 14..20 (human 119, ai 7); previous = 7, 8, 9, 12, 13 (total 54).
     expect(r[0]).toMatchObject({
       ...common,
       path: '/a',
-      human_visitor_days_7d: 126,
+      human_visitor_days_7d: 119,
       ai_visitor_days_7d: 7,
-      total_visitor_days_7d: 133,
-      total_visitor_days_prev_7d: 61,
+      total_visitor_days_7d: 126,
+      total_visitor_days_prev_7d: 54,
       change: 72,
       rank: 1,
     });
-    expect(r[0]?.['change_pct']).toBeCloseTo(72 / 61, 12);
-    expect(r[0]?.['ai_share_7d']).toBeCloseTo(7 / 133, 12);
-    // /B and /b tie on 28; the path breaks the tie ('/B' sorts first).
+    expect(r[0]?.['change_pct']).toBeCloseTo(72 / 54, 12);
+    expect(r[0]?.['ai_share_7d']).toBeCloseTo(7 / 126, 12);
+    // /B and /b tie on 24 (days 15..20); the path breaks the tie ('/B' sorts first).
     const newcomer = {
       ...common,
-      human_visitor_days_7d: 14,
-      ai_visitor_days_7d: 14,
-      total_visitor_days_7d: 28,
+      human_visitor_days_7d: 12,
+      ai_visitor_days_7d: 12,
+      total_visitor_days_7d: 24,
     };
-    const rest = { total_visitor_days_prev_7d: 0, change: 28, change_pct: null, ai_share_7d: 0.5 };
+    const rest = { total_visitor_days_prev_7d: 0, change: 24, change_pct: null, ai_share_7d: 0.5 };
     expect(r[1]).toEqual({ ...newcomer, ...rest, path: '/B', rank: 2 });
     expect(r[2]).toEqual({ ...newcomer, ...rest, path: '/b', rank: 3 });
+    // /c: day 14 in the last 7; 8, 9, 12, 13 before (10 and 11 are not loaded).
     expect(r[3]).toEqual({
       ...common,
       path: '/c',
-      human_visitor_days_7d: 0,
+      human_visitor_days_7d: 5,
       ai_visitor_days_7d: 0,
-      total_visitor_days_7d: 0,
-      total_visitor_days_prev_7d: 25,
-      change: -25,
-      change_pct: -1,
-      ai_share_7d: null,
+      total_visitor_days_7d: 5,
+      total_visitor_days_prev_7d: 20,
+      change: -15,
+      change_pct: -0.75,
+      ai_share_7d: 0,
       rank: 4,
     });
     expect(r).toHaveLength(4);
