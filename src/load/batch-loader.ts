@@ -51,10 +51,18 @@ export interface BatchLoadOptions {
   onStep?: (step: BatchStep) => void | Promise<void>;
 }
 
-/** A window that passed `prepareWindow`: its page rows deduplicated and its counts checked. */
+/**
+ * A window that passed `prepareWindow`: its page rows checked, deduplicated and already turned
+ * into the JSON text the INSERT parses. The row objects are not kept: a window may wait for the
+ * writer's next commit, and a flat string per window is a fraction of the memory (and of the
+ * garbage V8 must trace) that thousands of row objects are.
+ */
 export interface PreparedWindow {
-  readonly w: WindowLoad;
-  readonly pages: WindowLoad['pages'];
+  readonly w: Omit<WindowLoad, 'pages'>;
+  /** Distinct page rows. */
+  readonly rows: number;
+  /** The rows as a JSON array of {path, human, ai, total}. */
+  readonly body: string;
 }
 
 function count(value: number, what: string, w: WindowLoad): bigint {
@@ -113,14 +121,16 @@ export function prepareWindow(w: WindowLoad): PreparedWindow {
       );
     }
   }
-  return { w, pages: out.length === w.pages.length && rewrittenPaths.size === 0 ? w.pages : out };
+  const { pages: _pages, ...meta } = w;
+  // Only the four columns: rows may carry fields the loader does not store.
+  return { w: meta, rows: out.length, body: JSON.stringify(out, PAGE_FIELDS) };
 }
 
 /**
  * Two distinct API paths that only a lone surrogate told apart would become one row: merging
  * their counts (or keeping one) would be wrong data, so the day fails and keeps its old rows.
  */
-function surrogateCollision(w: WindowLoad, path: string): EtlError {
+function surrogateCollision(w: Pick<WindowLoad, 'projectId' | 'day'>, path: string): EtlError {
   return new InternalError(
     `window ${w.projectId} ${w.day}: path ${JSON.stringify(path)} stands for two API paths that differ only in an unpaired UTF-16 surrogate, which UTF-8 (and DuckDB) cannot store; the day is not loaded`,
     { projectId: w.projectId, day: w.day, path },
@@ -153,13 +163,12 @@ async function insertPages(conn: DuckDBConnection, batch: readonly PreparedWindo
     const bodies: string[] = [];
     let rows = 0;
     for (; i < batch.length && (rows === 0 || rows < PAGE_ROWS_PER_STATEMENT); i++) {
-      const { w, pages } = batch[i] as PreparedWindow;
-      if (pages.length === 0) continue;
+      const { w, rows: n, body } = batch[i] as PreparedWindow;
+      if (n === 0) continue;
       projects.push(w.projectId);
       days.push(toDateValue(w.day));
-      // Only the four columns: rows may carry fields the loader does not store.
-      bodies.push(JSON.stringify(pages, PAGE_FIELDS));
-      rows += pages.length;
+      bodies.push(body);
+      rows += n;
     }
     if (rows === 0) continue;
     const result = await conn.run(PAGE_ROWS_SQL, [listValue(projects), listValue(days), listValue(bodies)]);
@@ -227,7 +236,7 @@ async function loadBatchInTransaction(
           part.map((b) => toDateValue(b.w.day)),
           part.map(() => 'loaded'),
           part.map((b) => b.w.pagesFetched),
-          part.map((b) => b.pages.length),
+          part.map((b) => b.rows),
           part.map((b) => BigInt(b.w.apiTotalsTotal)),
           part.map((b) => b.w.attempts),
           part.map((b) => toTimestampValue(b.w.fetchedAt)),

@@ -13,7 +13,7 @@ export interface FailedWindowRecord {
   readonly fetchedAt: Date;
 }
 
-type LoadJob = { kind: 'load'; load: WindowLoad; done: (e?: unknown) => void };
+type LoadJob = { kind: 'load'; load: PreparedWindow; done: (e?: unknown) => void };
 type Job = LoadJob | { kind: 'failed'; rec: FailedWindowRecord; done: (e?: unknown) => void };
 
 /**
@@ -40,16 +40,17 @@ export interface WriterOptions {
    */
   readonly minBatchRows?: number;
   readonly maxDelayMs?: number;
-  /** DuckDB's memory_limit while the writer holds the file (default 128MB). */
+  /** DuckDB's memory_limit while the writer holds the file (default 64MB). */
   readonly memoryLimit?: string;
 }
 
 /**
  * DuckDB may keep blocks it has written cached up to its memory_limit (by default 80% of the
  * machine's memory); the writer never needs more than a batch's worth, so it caps DuckDB's share
- * of the sync's footprint. (Measured: the sync's peak RSS is mostly V8's heap, see BENCHMARKS.md.)
+ * of the sync's footprint (measured: 64MB instead of 128MB took 10-20 MiB off the peak RSS of a
+ * 365-day sync; see BENCHMARKS.md, benchmark 5).
  */
-export const DEFAULT_WRITER_MEMORY_LIMIT = '128MB';
+export const DEFAULT_WRITER_MEMORY_LIMIT = '64MB';
 
 /**
  * The run's one writer. Windows arrive from concurrent fetchers and are group-committed: the
@@ -87,9 +88,19 @@ export class WindowWriter {
     return this.#db !== undefined;
   }
 
-  /** Resolves once the window is committed; rejects if its transaction failed (the day stays as it was). */
-  load(load: WindowLoad): Promise<void> {
-    this.#queuedRows += load.pages.length;
+  /**
+   * Resolves once the window is committed; rejects if its checks or its transaction failed (the
+   * day stays as it was). The window is checked and turned into load-ready text at once, so
+   * that its row objects are garbage before it waits for a commit.
+   */
+  load(window: WindowLoad): Promise<void> {
+    let load: PreparedWindow;
+    try {
+      load = prepareWindow(window);
+    } catch (e) {
+      return Promise.reject(e instanceof Error ? e : new Error('load failed', { cause: e }));
+    }
+    this.#queuedRows += load.rows;
     return this.#push((done) => ({ kind: 'load', load, done }));
   }
 
@@ -162,7 +173,7 @@ export class WindowWriter {
     const job = this.#queue.shift();
     if (!job) return;
     if (job.kind === 'load') {
-      this.#queuedRows -= job.load.pages.length;
+      this.#queuedRows -= job.load.rows;
       await this.#loadBatch(this.#takeBatch(job));
       return;
     }
@@ -180,56 +191,46 @@ export class WindowWriter {
   #takeBatch(first: LoadJob): LoadJob[] {
     const cap = this.#opts.maxBatchRows ?? DEFAULT_MAX_BATCH_ROWS;
     const batch = [first];
-    let rows = first.load.pages.length;
+    let rows = first.load.rows;
     for (let next = this.#queue[0]; next?.kind === 'load'; next = this.#queue[0]) {
-      if (rows + next.load.pages.length > cap) break;
+      if (rows + next.load.rows > cap) break;
       this.#queue.shift();
-      this.#queuedRows -= next.load.pages.length;
+      this.#queuedRows -= next.load.rows;
       batch.push(next);
-      rows += next.load.pages.length;
+      rows += next.load.rows;
     }
     return batch;
   }
 
-  async #loadBatch(jobs: readonly LoadJob[]): Promise<void> {
-    // A window that fails its own checks is refused alone; the others still go in together.
-    const ready: { job: LoadJob; prepared: PreparedWindow }[] = [];
-    for (const job of jobs) {
-      try {
-        ready.push({ job, prepared: prepareWindow(job.load) });
-      } catch (e) {
-        job.done(e);
-      }
-    }
-    if (ready.length === 0) return;
+  async #loadBatch(ready: readonly LoadJob[]): Promise<void> {
     let db: Database;
     try {
       db = await this.#open();
     } catch (e) {
-      for (const r of ready) r.job.done(e ?? new Error('load failed'));
+      for (const r of ready) r.done(e ?? new Error('load failed'));
       return;
     }
     try {
       await loadPreparedBatch(
         db,
-        ready.map((r) => r.prepared),
+        ready.map((r) => r.load),
       );
       await this.#writeLedger(db);
-      for (const r of ready) r.job.done();
+      for (const r of ready) r.done();
     } catch (e) {
       if (ready.length === 1) {
-        ready[0]?.job.done(e ?? new Error('load failed'));
+        ready[0]?.done(e ?? new Error('load failed'));
         return;
       }
       // The whole batch rolled back; one window at a time finds the one that cannot load
       // without holding the others hostage to it.
       for (const r of ready) {
         try {
-          await loadPreparedBatch(db, [r.prepared]);
+          await loadPreparedBatch(db, [r.load]);
           await this.#writeLedger(db);
-          r.job.done();
+          r.done();
         } catch (e1) {
-          r.job.done(e1 ?? new Error('load failed'));
+          r.done(e1 ?? new Error('load failed'));
         }
       }
     }
