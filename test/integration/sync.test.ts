@@ -103,29 +103,24 @@ describe('sync against the emulator', () => {
     expect(Number(dups[0]?.n)).toBe(0);
   });
 
-  it('after a full backfill, an incremental run fetches exactly the lookback days plus the new ones', async () => {
+  // Backfilled up to yesterday, the days fetched today are not settled yet: the next run looks
+  // back at the last three (and there is no new day yet). Backfilled up to five days ago, those
+  // days were fetched more than --lookback days after they ended, so fetching them again could
+  // not change them: a continued backfill pays only for its new days.
+  it.each([
+    ['after a full backfill, an incremental run fetches exactly the lookback days plus the new ones', 0, 3],
+    [
+      'does not look back at days already settled when fetched: a continued backfill pays only for new days',
+      5,
+      5,
+    ],
+  ])('%s', async (_name, endedDaysAgo, expectedCount) => {
     const emu = await emulator();
     const db = tempDbPath();
-    // Backfill up to yesterday; the days fetched today are not settled yet, so the next run
-    // looks back at the last three (and there is no new day yet).
-    await runSync(options(emu, db, { from: sixtyDays[0] }));
+    await runSync(options(emu, db, { from: sixtyDays[0], to: addDays(today, -endedDaysAgo) }));
     emu.resetStats();
     const s = await runSync(options(emu, db));
-    const expectedDays = dayRange(addDays(today, -3), today);
-    expect(s.windows.planned).toBe(expectedDays.length);
-    expect(s.requests).toBe(minimumRequests(emu.dataset, expectedDays));
-    expect(await readData(db)).toEqual(expectedRows(emu.dataset, sixtyDays));
-  });
-
-  it('does not look back at days that were already settled when fetched, so a continued backfill pays only for new days', async () => {
-    const emu = await emulator();
-    const db = tempDbPath();
-    // Backfill up to five days ago: those days were fetched more than --lookback days after
-    // they ended, so fetching them again could not change them.
-    await runSync(options(emu, db, { from: sixtyDays[0], to: addDays(today, -5) }));
-    emu.resetStats();
-    const s = await runSync(options(emu, db));
-    const expectedDays = dayRange(addDays(today, -5), today);
+    const expectedDays = dayRange(addDays(today, -expectedCount), today);
     expect(s.windows.planned).toBe(expectedDays.length);
     expect(s.requests).toBe(minimumRequests(emu.dataset, expectedDays));
     expect(await readData(db)).toEqual(expectedRows(emu.dataset, sixtyDays));
