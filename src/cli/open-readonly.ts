@@ -6,7 +6,10 @@ import { openDatabase, type Database } from '../load/database.js';
  * Opens the database for reading only: the read commands never create a file, never migrate,
  * and never take the writer's place (a sync can keep loading while they read, between its loads).
  */
-export async function openExistingReadOnly(path: string): Promise<Database> {
+export async function openExistingReadOnly(
+  path: string,
+  opts: { sandbox?: boolean } = {},
+): Promise<Database> {
   if (existsSync(path) && !statSync(path).isFile()) {
     throw new UsageError(`--db ${path} is a folder: point --db (or MINTLIFY_ETL_DB) at the DuckDB file`, {
       path,
@@ -18,5 +21,5 @@ export async function openExistingReadOnly(path: string): Promise<Database> {
       { path },
     );
   }
-  return openDatabase(path, { readOnly: true });
+  return openDatabase(path, { readOnly: true, ...(opts.sandbox ? { sandbox: true } : {}) });
 }

@@ -64,7 +64,8 @@ async function readStdin(): Promise<string> {
 async function queryCommand(sqlArg: string, flags: QueryFlags): Promise<CommandResult> {
   const sql = sqlArg === '-' ? await readStdin() : sqlArg;
   if (sql.trim() === '') throw new UsageError('query: the SQL is empty');
-  const db = await openExistingReadOnly(dbPath(flags.db));
+  // The user's SQL runs sandboxed: read-only mode alone still lets COPY ... TO overwrite files.
+  const db = await openExistingReadOnly(dbPath(flags.db), { sandbox: true });
   const out = createOutput(process.stdout);
   try {
     await printQuery(db.connection, sql, flags, out);

@@ -22,6 +22,13 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
   /** Test seam: where migrations (`schema/`) and views (`views/`) live. Default: the package's sql/. */
   sqlDir?: string;
+  /**
+   * For SQL typed by a user (`query`): no file system or network access beyond the database
+   * itself (no COPY TO, ATTACH, EXPORT, INSTALL, read_csv of other files), and settings locked
+   * so that no statement can turn that back on. Read-only mode alone still lets `COPY ... TO`
+   * overwrite any file, the database included.
+   */
+  sandbox?: boolean;
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = { readWrite: 15_000, readOnly: 5_000 } as const;
@@ -63,8 +70,10 @@ async function createInstance(
   path: string,
   readOnly: boolean,
   busyTimeoutMs: number,
+  sandbox: boolean,
 ): Promise<DuckDBInstance> {
   const options: Record<string, string> = readOnly ? { access_mode: 'READ_ONLY' } : {};
+  if (sandbox) options['enable_external_access'] = 'false';
   const deadline = Date.now() + busyTimeoutMs;
   let delay: number = RETRY_DELAY_MS.min;
   for (;;) {
@@ -147,7 +156,7 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
     await mkdir(dirname(file), { recursive: true });
   }
 
-  const instance = await createInstance(file, readOnly, busyTimeoutMs);
+  const instance = await createInstance(file, readOnly, busyTimeoutMs, opts.sandbox ?? false);
   let connection: DuckDBConnection | undefined;
   const closeAll = (): void => {
     connection?.closeSync();
@@ -157,6 +166,7 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
     connection = await instance.connect();
     // Days are UTC days; a TIMESTAMPTZ shown or cast in the machine's zone would disagree with them.
     await connection.run("SET TimeZone = 'UTC'");
+    if (opts.sandbox) await connection.run('SET lock_configuration = true');
     if (!readOnly) {
       const dir = opts.sqlDir ?? sqlDir();
       await migrate(connection, path, dir);

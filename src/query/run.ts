@@ -24,8 +24,14 @@ export function sqlErrorMessage(e: unknown): string {
     .join(' ');
 }
 
+const SANDBOXED = /file system operations are disabled by configuration|the configuration has been locked/;
+
 function toSqlError(e: unknown): SqlError {
-  return new SqlError(sqlErrorMessage(e), {}, { cause: e });
+  const message = sqlErrorMessage(e);
+  const hint = SANDBOXED.test(message)
+    ? ' (query is read-only: it reads the database and nothing else, and changes no file or setting; write files with `mintlify-etl export`, or open the database in the duckdb shell)'
+    : '';
+  return new SqlError(`${message}${hint}`, {}, { cause: e });
 }
 
 /** Runs the user's SQL (several statements allowed: the last one's rows are returned). */

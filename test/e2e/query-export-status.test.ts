@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -160,6 +160,27 @@ describe.concurrent('mintlify-etl query', () => {
     expect(r.code).toBe(2);
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/read-only/);
+  });
+
+  it.each([
+    ['COPY over the database file', (f: string) => `COPY (SELECT 1 AS a) TO '${f}' (FORMAT csv)`],
+    ['COPY to a new file', (f: string) => `COPY (SELECT 1 AS a) TO '${f}.csv'`],
+    ['ATTACH read-write', (f: string) => `ATTACH '${f}.other' AS other`],
+    ['EXPORT DATABASE', (f: string) => `EXPORT DATABASE '${f}.export'`],
+    ['read_csv of another file', () => `SELECT * FROM read_csv('/etc/hostname')`],
+    ['INSTALL', () => 'INSTALL httpfs'],
+    ['turning file access back on', () => 'SET enable_external_access = true'],
+  ])('refuses %s: the database and the file system stay as they were (exit 2)', async (_what, sql) => {
+    const before = readFileSync(dbFile);
+    const r = await cli(['query', sql(dbFile)]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/query is read-only/);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(readFileSync(dbFile).equals(before)).toBe(true);
+    for (const ext of ['.csv', '.other', '.export']) expect(existsSync(`${dbFile}${ext}`)).toBe(false);
+    const q = await cli(['query', '--format', 'csv', 'SELECT count(*) AS n FROM site_daily']);
+    expect(q.stdout).toBe('n\n6\n');
   });
 });
 
