@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import {
   AuthError,
   EtlError,
+  InternalError,
   HttpStatusError,
   NetworkError,
   UsageError,
@@ -322,6 +323,17 @@ export class MintlifyClient {
       name: err instanceof Error ? err.name : 'Error',
       code,
     });
+    if (code === 'UND_ERR_INVALID_ARG') {
+      // The request could not even be built (e.g. a header value HTTP cannot carry): the same
+      // request would fail the same way on every retry, and nothing was sent.
+      return new InternalError(
+        `${request.method} ${request.path}: the request could not be sent: ${message}`,
+        {
+          path: request.path,
+        },
+        { cause },
+      );
+    }
     return new NetworkError(
       request,
       `${networkReason(code, this.opts.timeouts ?? DEFAULTS.timeouts)} (${code})`,

@@ -2,21 +2,21 @@ import { readFile } from 'node:fs/promises';
 import { inspect } from 'node:util';
 import { UsageError } from '../errors.js';
 
-const SECRET = Symbol('secret');
-
 /**
  * An admin API key that cannot leak by accident: `toString`, `toJSON` and `util.inspect` all
  * print a redacted form; only `reveal()` gives the value, and only the HTTP client calls it.
+ * The value sits in a #private field: unlike a property (even a symbol-keyed one), it is not
+ * copied by object spread and not shown by `inspect` with `customInspect: false` or `showHidden`.
  */
 export class ApiKey {
-  readonly [SECRET]: string;
+  readonly #value: string;
 
   constructor(value: string) {
-    this[SECRET] = value;
+    this.#value = value;
   }
 
   reveal(): string {
-    return this[SECRET];
+    return this.#value;
   }
 
   toString(): string {
@@ -31,6 +31,8 @@ export class ApiKey {
     return 'ApiKey(mint_****)';
   }
 }
+
+const KEY_SHAPE = /^mint_[\x21-\x7e]+$/;
 
 /** Checks the key's shape before any request: admin keys start `mint_`, but not `mint_dsc_`/`mint_us_`. */
 export function validateApiKey(raw: string, source: string): ApiKey {
@@ -47,9 +49,17 @@ export function validateApiKey(raw: string, source: string): ApiKey {
       { source },
     );
   }
-  if (!value.startsWith('mint_') || value.length <= 'mint_'.length || /\s/.test(value)) {
+  if (!value.startsWith('mint_') || value.length <= 'mint_'.length) {
     throw new UsageError(
       `${source} does not look like a Mintlify admin API key (they start with mint_): check the value you set`,
+      { source },
+    );
+  }
+  // An HTTP header takes printable ASCII only: a key with a space, a zero-width space or a
+  // curly quote from a copy-paste would fail inside the HTTP client on every attempt.
+  if (!KEY_SHAPE.test(value)) {
+    throw new UsageError(
+      `${source} contains a character an API key cannot have (a space, an invisible or non-ASCII character, often from copy and paste): copy the key again from the dashboard's API keys page`,
       { source },
     );
   }
@@ -70,6 +80,13 @@ export async function loadApiKey(opts: {
     try {
       text = await readFile(opts.apiKeyFile, 'utf8');
     } catch (e) {
+      // Someone who passes the key itself instead of a path must not see it echoed back, not
+      // even through the cause (fs errors name the path).
+      if (opts.apiKeyFile.trim().startsWith('mint_')) {
+        throw new UsageError(
+          '--api-key-file takes the path of a file that holds the key, not the key itself: put the key in a file (chmod 600) and pass its path, or set MINTLIFY_API_KEY',
+        );
+      }
       throw new UsageError(
         `cannot read --api-key-file ${opts.apiKeyFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
         { file: opts.apiKeyFile },

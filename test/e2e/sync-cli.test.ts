@@ -166,6 +166,13 @@ describe('bad input: one clear line, the documented exit code, nothing written, 
     expectUsage([], { MINTLIFY_API_KEY: '' }, 2, /no API key: set MINTLIFY_API_KEY/));
   it('refuses an assistant key with exit 2', () =>
     expectUsage([], { MINTLIFY_API_KEY: 'mint_dsc_abcdef' }, 2, /not an admin key/));
+  it('refuses a key with an invisible character with exit 2, before any request', () =>
+    expectUsage(
+      [],
+      { MINTLIFY_API_KEY: 'mint_abc\u200bdef' },
+      2,
+      /contains a character an API key cannot have/,
+    ));
   it('reports a wrong key (401) with exit 3 and leaves no database', () =>
     expectUsage(
       ['--from', addDays(today, -2)],

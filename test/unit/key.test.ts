@@ -4,8 +4,8 @@ import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RequestBudget } from '../../src/api/budget.js';
 import { MintlifyClient } from '../../src/api/client.js';
-import { ApiKey, redact, validateApiKey } from '../../src/api/key.js';
-import { AuthError, NetworkError, UsageError, ValidationError } from '../../src/errors.js';
+import { ApiKey, loadApiKey, redact, validateApiKey } from '../../src/api/key.js';
+import { AuthError, InternalError, NetworkError, UsageError, ValidationError } from '../../src/errors.js';
 
 const SECRET = 'mint_S3CR3T_value_that_must_never_leak_0123456789';
 
@@ -42,6 +42,16 @@ describe('ApiKey', () => {
     expect(String(key)).toBe('mint_****');
     expect(inspect(key)).toBe('ApiKey(mint_****)');
     expect(Object.keys(key)).toEqual([]);
+  });
+
+  it('keeps its value out of object spread and out of inspect without custom inspection', () => {
+    const shown = [
+      inspect({ ...key }, { depth: Infinity, showHidden: true }),
+      inspect(key, { customInspect: false, showHidden: true, depth: Infinity }),
+      JSON.stringify({ ...key }),
+      JSON.stringify(Object.getOwnPropertySymbols(key)),
+    ];
+    for (const text of shown) expect(text).not.toContain(SECRET);
   });
 
   it('gives the value only through reveal()', () => {
@@ -81,6 +91,23 @@ describe('validateApiKey', () => {
     );
   });
 
+  it.each([
+    ['a zero-width space', 'mint_abc\u200bdef'],
+    ['a space inside', 'mint_abc def'],
+    ['a non-ASCII letter', 'mint_abcdéf'],
+    ['a curly quote from a copy-paste', 'mint_abcdef\u201d'],
+    ['a control character', 'mint_abc\u0007def'],
+  ])('refuses a key with %s before any request, without repeating it', (_what, value) => {
+    try {
+      validateApiKey(value, 'MINTLIFY_API_KEY');
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(UsageError);
+      expect((e as Error).message).toMatch(/contains a character an API key cannot have/);
+      expect(everyRendering(e)).not.toContain('abc');
+    }
+  });
+
   it('never repeats the refused value in the message', () => {
     const value = 'mint_dsc_0123456789abcdef';
     try {
@@ -89,6 +116,21 @@ describe('validateApiKey', () => {
     } catch (e) {
       expect(everyRendering(e)).not.toContain('0123456789abcdef');
     }
+  });
+});
+
+describe('loadApiKey', () => {
+  it('does not echo a key passed to --api-key-file in place of a path', async () => {
+    const err = await loadApiKey({ apiKeyFile: SECRET, env: {} }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toMatch(/takes the path of a file that holds the key, not the key itself/);
+    expect(everyRendering(err)).not.toContain(SECRET.slice(5));
+  });
+
+  it('names a missing key file by its path', async () => {
+    await expect(loadApiKey({ apiKeyFile: '/nonexistent/key', env: {} })).rejects.toThrow(
+      'cannot read --api-key-file /nonexistent/key: ENOENT',
+    );
   });
 });
 
@@ -179,5 +221,37 @@ describe('errors thrown by the client never carry the key', () => {
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as Error).message).toContain('totals.human');
     expect(everyRendering(err)).not.toContain(SECRET);
+  });
+
+  it('does not show the key when the client itself is inspected, however deeply', async () => {
+    const { url } = await serve(200, '{}');
+    const c = makeClient(url);
+    const shown = [
+      inspect(c, { depth: Infinity, showHidden: true }),
+      inspect(c, { depth: Infinity, showHidden: true, customInspect: false }),
+      JSON.stringify(c),
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- proving a stray String() is harmless
+      String(c),
+    ];
+    for (const text of shown) expect(text).not.toContain(SECRET);
+  });
+
+  it('fails at once, without retrying, when the key cannot go in an HTTP header', async () => {
+    const { url, seen } = await serve(200, '{}');
+    let attempts = 0;
+    client = new MintlifyClient({
+      baseUrl: url,
+      // Past validateApiKey only by constructing it directly: the client is the last line.
+      apiKey: new ApiKey('mint_abc\u200bdef'),
+      budget: new RequestBudget({ limit: 1_000, windowMs: 1_000, text: '1000/1s' }),
+      maxAttempts: 6,
+      backoff: { minMs: 5, maxMs: 10 },
+      onRequest: () => attempts++,
+    });
+    const err = await client.getVisitors('proj', query).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InternalError);
+    expect((err as Error).message).toMatch(/the request could not be sent/);
+    expect(attempts).toBe(1);
+    expect(seen).toEqual([]);
   });
 });
