@@ -82,6 +82,17 @@ export class RequestBudget {
     return Math.max(0, slotAt - now, this.pausedUntil - now);
   }
 
+  /**
+   * How many requests could be granted from now until `withinMs` from now: the slots free at
+   * that time, counting the requests recorded so far (0 while a pause lasts past it). The sync
+   * uses it to start a day only when the budget can serve the whole day within --max-wait.
+   */
+  availableWithin(withinMs: number, now = this.now()): number {
+    const at = now + Math.max(0, Math.min(withinMs, this.spec.windowMs));
+    if (this.pausedUntil > at) return 0;
+    return Math.max(0, this.spec.limit - (this.times.length - this.firstInWindow(at)));
+  }
+
   /** Epoch ms when the next request may be sent (`now` when one may go now). */
   freesAt(now = this.now()): number {
     return now + this.waitTimeMs(now);

@@ -76,6 +76,8 @@ export interface VisitorsQuery {
 
 export interface CallOptions {
   readonly signal?: AbortSignal;
+  /** The request budget serves lower numbers first (see RequestBudget's AcquireOptions). */
+  readonly priority?: number;
 }
 
 interface Call<T> {
@@ -87,6 +89,7 @@ interface Call<T> {
   readonly body?: unknown;
   readonly schema: z.ZodType<T>;
   readonly signal: AbortSignal | undefined;
+  readonly priority?: number | undefined;
 }
 
 const DEFAULTS = {
@@ -151,6 +154,7 @@ export class MintlifyClient {
       query,
       schema: VisitorsResponseSchema,
       signal: o.signal,
+      priority: o.priority,
     });
   }
 
@@ -224,6 +228,7 @@ export class MintlifyClient {
     const grantedAt = await this.opts.budget.acquire({
       maxWaitMs: this.maxWaitMs(),
       ...(c.signal ? { signal: c.signal } : {}),
+      ...(c.priority !== undefined ? { priority: c.priority } : {}),
     });
     const request: RequestDescription = {
       method: c.method,

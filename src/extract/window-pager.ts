@@ -26,7 +26,7 @@ export interface VisitorsSource {
   getVisitors(
     projectId: string,
     q: { dateFrom: Day; dateTo: Day; limit: number; offset: number },
-    o?: { signal?: AbortSignal },
+    o?: { signal?: AbortSignal; priority?: number },
   ): Promise<VisitorsPageLike>;
 }
 
@@ -51,6 +51,8 @@ export interface PagerOptions {
   /** Passes over a window whose pages disagree before it fails. */
   readonly maxPasses?: number;
   readonly signal?: AbortSignal;
+  /** Passed to the request budget: the sync gives each day its place in the plan, oldest first. */
+  readonly priority?: number;
   /** Called after every page (progress display). */
   readonly onPage?: (page: { projectId: string; day: Day; offset: number; rows: number }) => void;
 }
@@ -112,7 +114,10 @@ async function onePass(
     const page = await source.getVisitors(
       projectId,
       { dateFrom: day, dateTo, limit, offset },
-      opts.signal ? { signal: opts.signal } : {},
+      {
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(opts.priority !== undefined ? { priority: opts.priority } : {}),
+      },
     );
     pages++;
     opts.onPage?.({ projectId, day, offset, rows: page.visitors.length });

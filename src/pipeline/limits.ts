@@ -76,6 +76,27 @@ export class RunBudget extends RequestBudget {
   }
 }
 
+export interface Room {
+  /** Requests the run may still send without waiting longer than `maxWaitMs` for any of them. */
+  readonly requests: number;
+  /** The bound that leaves the least room. */
+  readonly reason: StopReason;
+}
+
+/** Room left in the run, for starting a day only when it can be finished. */
+export function roomOf(budget: RunBudget, limits: RunLimits, maxWaitMs: number, now: number): Room {
+  let within = maxWaitMs;
+  let reason: StopReason = 'max-wait';
+  if (limits.deadline !== undefined && limits.deadline - now < within) {
+    within = Math.max(0, limits.deadline - now);
+    reason = 'max-duration';
+  }
+  const rooms: Room[] = [{ requests: budget.availableWithin(within, now), reason }];
+  if (limits.maxRequests !== undefined)
+    rooms.push({ requests: Math.max(0, limits.maxRequests - budget.granted), reason: 'max-requests' });
+  return rooms.reduce((a, b) => (b.requests < a.requests ? b : a));
+}
+
 export function stopReasonOf(e: RateLimitError): StopReason {
   const r = e.context['reason'];
   return r === 'max-requests' || r === 'max-duration' ? r : 'max-wait';

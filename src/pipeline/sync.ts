@@ -32,7 +32,7 @@ import type { RateLimitSpec } from '../util/duration.js';
 import { formatDuration } from '../util/duration.js';
 import type { Logger } from '../util/log.js';
 import { estimateRun } from './estimate.js';
-import { RunBudget, stopReasonOf, type StopReason } from './limits.js';
+import { RunBudget, roomOf, stopReasonOf, type StopReason } from './limits.js';
 import { noProgress, type ProgressSink, type ProgressState } from './progress.js';
 import { WindowWriter } from './writer.js';
 
@@ -300,11 +300,12 @@ async function execute(
   const deadline = opts.maxDurationMs !== undefined ? started + opts.maxDurationMs : undefined;
   const journal = new LedgerJournal(opts.dbPath);
   journal.open();
-  const budget = new RunBudget(
-    opts.rateLimit,
-    { maxRequests: opts.maxRequests, deadline },
-    { spent: state.ledger, now, onGrant: (at) => journal.record(runId, at) },
-  );
+  const limits = { maxRequests: opts.maxRequests, deadline };
+  const budget = new RunBudget(opts.rateLimit, limits, {
+    spent: state.ledger,
+    now,
+    onGrant: (at) => journal.record(runId, at),
+  });
   const spentBefore = budget.spentInWindow();
 
   const ledger: LedgerRow[] = [];
@@ -380,6 +381,8 @@ async function execute(
 
   const pendingLoads = new Set<Promise<void>>();
   let pendingRows = 0;
+  const order = new Map(windows.map((w, i) => [w, i]));
+  const windowFinished = new Signal();
   // Days being fetched, with the pages their project's history expects and those fetched so far.
   const inFlight = new Set<{ expected: number; pages: number }>();
   // Pages per day fetched in this run, for a project without history.
@@ -403,18 +406,34 @@ async function execute(
     const seen = pagesSeen.get(w.projectId);
     const avg = state.pagesPerWindow.get(w.projectId) ?? (seen ? seen.pages / seen.windows : 1);
     const expected = Math.max(1, Math.round(avg));
-    if (opts.maxRequests !== undefined && budget.granted + stillNeeded() + expected > opts.maxRequests) {
-      // A day cut off by --max-requests halfway is thrown away with the requests it spent: a
-      // day that would not fit in what the days in flight leave waits for the next run.
-      run.stopReason ??= 'max-requests';
-      deferred.push(w);
-      return;
+    // A day cut off halfway (by --max-requests, --max-duration, or a budget that cannot serve
+    // it within --max-wait) is thrown away with the requests it spent. So a day starts only
+    // when its expected pages fit beside what the days in flight still need; otherwise it
+    // waits for one of them to finish, and with none in flight it is left for the next run.
+    // Before this, four big days in flight shared the hourly budget page by page, none
+    // finished, and every run threw all of them away.
+    for (;;) {
+      const room = roomOf(budget, limits, opts.maxWaitMs, now());
+      if (stillNeeded() + expected <= room.requests) break;
+      if (inFlight.size === 0) {
+        run.stopReason ??= room.reason;
+        deferred.push(w);
+        return;
+      }
+      await windowFinished.wait();
+      if (opts.signal?.aborted) run.stopReason ??= 'interrupted';
+      if (run.fatal || run.stopReason) {
+        deferred.push(w);
+        return;
+      }
     }
     const flight = { expected, pages: 0 };
     inFlight.add(flight);
     try {
       const fetched = await fetchWindow(client, w.projectId, w.day, w.dateTo, {
         ...(opts.signal ? { signal: opts.signal } : {}),
+        // The oldest day in flight gets the next request when the budget is short.
+        priority: order.get(w) ?? 0,
         onPage: () => flight.pages++,
       });
       if (fetched.emptyTailPage)
@@ -498,6 +517,7 @@ async function execute(
       }
     } finally {
       inFlight.delete(flight);
+      windowFinished.notify();
       p.windowsDone++;
       progress.update(p);
     }
@@ -591,6 +611,19 @@ async function execute(
 
 /** Fetched page rows that may wait for the writer before fetchers pause (a few MB of memory). */
 const MAX_PENDING_ROWS = 60_000;
+
+/** Wakes everyone waiting for the next notify(). */
+class Signal {
+  #waiters: (() => void)[] = [];
+
+  wait(): Promise<void> {
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  notify(): void {
+    for (const wake of this.#waiters.splice(0)) wake();
+  }
+}
 
 /** Runs `fn` over items with at most `n` in flight, in order of the list. */
 async function runPool<T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {

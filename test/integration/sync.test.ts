@@ -208,6 +208,25 @@ describe('sync against the emulator', () => {
     expect(s.requests).toBeLessThanOrEqual(30);
   });
 
+  it('finishes whole days when the budget cannot serve every day in flight within --max-wait', async () => {
+    const emu = await emulator({ paths: 2_000 });
+    const db = tempDbPath();
+    const days = sixtyDays.slice(-20);
+    await runSync(options(emu, db, { from: days[0], to: days[2] }));
+    // The history says how many pages a day takes; let the first run's requests age out.
+    await new Promise((r) => setTimeout(r, 1_100));
+    emu.resetStats();
+    const s = await runSync(
+      options(emu, db, { from: days[2], rateLimit: parseRateLimit('20/1s'), maxWaitMs: 200 }),
+    );
+    expect(s.stopReason).toBe('max-wait');
+    const loaded = (await readData(db)).site.map((r) => r.day).filter((d) => d >= (days[2] ?? ''));
+    // Each day takes several pages: four days in flight sharing 20 requests finished none.
+    expect(loaded.length).toBeGreaterThanOrEqual(2);
+    expect(s.requests).toBe(minimumRequests(emu.dataset, loaded));
+    expect(emu.stats.rateLimited).toBe(0);
+  });
+
   it('never gets a 429 from a server limited to 40 requests per 4 s, and runs close to the budget floor', async () => {
     const emu = await emulator({ rateLimit: '40/4s' });
     const db = tempDbPath();

@@ -133,6 +133,18 @@ describe('RequestBudget', () => {
     expect(order).toEqual(['day3-p1@0', 'day1-p1@100', 'day1-p2@200', 'day1-p3@300', 'day2-p1@400']);
   });
 
+  it('counts the requests it could grant within a wait: free slots now plus those freed by then', () => {
+    const clock = new VirtualClock();
+    clock.now = 10_000;
+    const b = budget(spec(5, 1_000), clock, [9_100, 9_200, 9_300, 9_900]);
+    expect(b.availableWithin(0)).toBe(1);
+    expect(b.availableWithin(250)).toBe(3);
+    expect(b.availableWithin(5_000)).toBe(5);
+    b.pauseUntil(10_500);
+    expect(b.availableWithin(400)).toBe(0);
+    expect(b.availableWithin(600)).toBe(4);
+  });
+
   it('throws RateLimitError without recording anything when the wait exceeds maxWaitMs', async () => {
     const clock = new VirtualClock();
     const b = budget(spec(2, 1_000), clock, [-100, -50]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RateLimitError } from '../../src/errors.js';
-import { RunBudget } from '../../src/pipeline/limits.js';
+import { RunBudget, roomOf } from '../../src/pipeline/limits.js';
 import { parseRateLimit } from '../../src/util/duration.js';
 
 /** A clock that only moves when the budget sleeps. */
@@ -47,5 +47,24 @@ describe('the run budget', () => {
     const c = await budget.acquire();
     expect(seen).toEqual([a, b, c]);
     expect(c - a).toBe(1_000);
+  });
+
+  it('says how much room the run has left and which bound leaves the least', async () => {
+    const time = fakeTime();
+    const spent = Array.from({ length: 6 }, () => time.now() - 100);
+    const budget = new RunBudget(parseRateLimit('10/1s'), { maxRequests: 3 }, { spent, ...time });
+    expect(roomOf(budget, { maxRequests: 3 }, 0, time.now())).toEqual({
+      requests: 3,
+      reason: 'max-requests',
+    });
+    await budget.acquire();
+    await budget.acquire();
+    expect(roomOf(budget, {}, 0, time.now())).toEqual({ requests: 2, reason: 'max-wait' });
+    // The six old requests age out within 950 ms: room for them too, unless the deadline is nearer.
+    expect(roomOf(budget, {}, 950, time.now())).toEqual({ requests: 8, reason: 'max-wait' });
+    expect(roomOf(budget, { deadline: time.now() + 100 }, 950, time.now())).toEqual({
+      requests: 2,
+      reason: 'max-duration',
+    });
   });
 });
