@@ -8,20 +8,40 @@ const UNIT_MS: Record<string, number> = {
   d: 86_400_000,
 };
 
+/** Timers cannot wait longer than this (Node fires a longer setTimeout after 1 ms). */
+const MAX_MS = 2 ** 31 - 1;
+
+/**
+ * A number with a unit, nothing around or inside it but the surrounding white space a shell
+ * or an env file may leave: `10 m`, `1e3s` or `0x10s` are refused rather than guessed at.
+ */
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/;
+
+/**
+ * Milliseconds of a number and a unit, rounded; refused when that is under 1 ms (a zero wait
+ * or window would spin) or beyond what a timer can wait (about 24.8 days).
+ */
+function toMs(amount: string, unit: string | undefined, fail: (why: string) => UsageError): number {
+  const ms = Math.round(Number(amount) * (UNIT_MS[unit ?? 's'] ?? 1_000));
+  if (!Number.isFinite(ms) || ms < 1) throw fail('must be at least 1ms');
+  if (ms > MAX_MS) throw fail('must be at most 24d');
+  return ms;
+}
+
 /** Parses `500ms`, `4s`, `10m`, `1h`, `2d` (a bare number is seconds). Throws UsageError. */
 export function parseDuration(text: string, what = 'duration'): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
+  const m = DURATION.exec(text.trim());
   if (!m) {
     throw new UsageError(
       `${what} "${text}" is not a duration: use a number with a unit, e.g. 500ms, 30s, 10m, 1h or 2d`,
       { what, value: text },
     );
   }
-  const ms = Number(m[1]) * (UNIT_MS[m[2] ?? 's'] ?? 1_000);
-  if (!Number.isFinite(ms) || ms <= 0) {
-    throw new UsageError(`${what} "${text}" must be greater than zero`, { what, value: text });
-  }
-  return Math.round(ms);
+  return toMs(
+    m[1] as string,
+    m[2],
+    (why) => new UsageError(`${what} "${text}" ${why}`, { what, value: text }),
+  );
 }
 
 export interface RateLimitSpec {
@@ -34,19 +54,21 @@ export interface RateLimitSpec {
 
 /** Parses `N/DURATION`: `100/1h`, `40/4s`, `1000/10m`. Anything else is a UsageError. */
 export function parseRateLimit(text: string): RateLimitSpec {
-  const m = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$/.exec(text);
+  // The count without leading zeros, the window with its unit: 100/1h, never 0100/1h or 100 / 1h.
+  const m = /^([1-9]\d*)\/(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(text.trim());
   const limit = m ? Number(m[1]) : NaN;
-  if (!m || !Number.isSafeInteger(limit) || limit < 1) {
+  if (!m || !Number.isSafeInteger(limit)) {
     throw new UsageError(
       `--rate-limit "${text}" is not N/DURATION: use e.g. 100/1h (the service's limit), 40/4s or 1000/10m`,
       { value: text },
     );
   }
-  const windowMs = Number(m[2]) * (UNIT_MS[m[3] ?? 's'] ?? 1_000);
-  if (!(windowMs > 0)) {
-    throw new UsageError(`--rate-limit "${text}": the window must be longer than zero`, { value: text });
-  }
-  return { limit, windowMs: Math.round(windowMs), text: text.trim() };
+  const windowMs = toMs(
+    m[2] as string,
+    m[3],
+    (why) => new UsageError(`--rate-limit "${text}": the window ${why}`, { value: text }),
+  );
+  return { limit, windowMs, text: text.trim() };
 }
 
 /** Human form of a duration in ms: 950ms, 12s, 3m 20s, 1h 05m. */

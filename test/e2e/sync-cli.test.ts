@@ -162,6 +162,8 @@ describe('bad input: one clear line, the documented exit code, nothing written, 
     expectUsage(['--from', '2026-03-02', '--to', '2026-03-01'], {}, 2, /must be before --to/));
   it('refuses a bad --rate-limit with exit 2', () =>
     expectUsage(['--rate-limit', '100/hour'], {}, 2, /--rate-limit "100\/hour" is not N\/DURATION/));
+  it('refuses a --rate-limit window under 1 ms with exit 2, creating nothing', () =>
+    expectUsage(['--rate-limit', '100/0.4ms'], {}, 2, /the window must be at least 1ms/));
   it('refuses a missing key with exit 2', () =>
     expectUsage([], { MINTLIFY_API_KEY: '' }, 2, /no API key: set MINTLIFY_API_KEY/));
   it('refuses an assistant key with exit 2', () =>

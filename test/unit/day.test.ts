@@ -22,7 +22,23 @@ describe('durations and rate limits', () => {
     expect(parseRateLimit('1000/10m')).toMatchObject({ limit: 1000, windowMs: 600_000 });
   });
 
-  it.each(['100', '100/', '/1h', '0/1h', '-1/1h', '100/0s', '100/1y', 'a/b', '1.5/1h'])(
+  it.each([
+    '100',
+    '100/',
+    '/1h',
+    '0/1h',
+    '-1/1h',
+    '100/0s',
+    '100/1y',
+    'a/b',
+    '1.5/1h',
+    '100/0.4ms',
+    '0100/1h',
+    '100 / 1h',
+    '100/1 h',
+    '100/1e3s',
+    '100/30d',
+  ])(
     'refuses the budget %j as a usage error',
     (text) => {
       expect(() => parseRateLimit(text)).toThrow(/--rate-limit/);
@@ -32,7 +48,17 @@ describe('durations and rate limits', () => {
   it('parses durations with units and refuses zero or garbage', () => {
     expect(parseDuration('50m')).toBe(3_000_000);
     expect(parseDuration('250ms')).toBe(250);
-    expect(() => parseDuration('0s')).toThrow(/greater than zero/);
+    expect(parseDuration(' 10m ')).toBe(600_000);
+    expect(parseDuration('1.5s')).toBe(1_500);
+    expect(() => parseDuration('0s')).toThrow(/must be at least 1ms/);
+    expect(() => parseDuration('0.4ms', '--max-wait')).toThrow('--max-wait "0.4ms" must be at least 1ms');
+    expect(() => parseDuration('25d', '--max-wait')).toThrow('--max-wait "25d" must be at most 24d');
     expect(() => parseDuration('soon')).toThrow(/not a duration/);
+    expect(() => parseDuration('10 m')).toThrow(/not a duration/);
+    expect(() => parseDuration('0x10s')).toThrow(/not a duration/);
+  });
+
+  it('accepts surrounding white space in a budget and keeps the trimmed text', () => {
+    expect(parseRateLimit(' 100/1h\n')).toEqual({ limit: 100, windowMs: 3_600_000, text: '100/1h' });
   });
 });
