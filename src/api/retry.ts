@@ -104,28 +104,43 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, opts: Re
   const sleep = opts.sleep ?? defaultSleep;
   const maxWaitMs = opts.maxWaitMs ?? Number.POSITIVE_INFINITY;
 
-  return pRetry(fn, {
-    retries: opts.maxAttempts - 1,
-    minTimeout: 0,
-    maxTimeout: 0,
-    ...(opts.signal ? { signal: opts.signal } : {}),
-    // Called only when attempts remain; returning true makes p-retry try again at once.
-    shouldRetry: async ({ error, attemptNumber }) => {
-      opts.signal?.throwIfAborted();
-      if (!retryable(error)) return false;
-      const hint = hintOf(error);
-      if (hint !== undefined && hint > maxWaitMs) {
-        throw new RateLimitError(
-          `${error.message}; the server asks to wait ${formatDuration(hint)} (Retry-After), longer than the allowed ${formatDuration(maxWaitMs)}`,
-          hint,
-          { ...(error instanceof HttpStatusError ? error.request : {}), attempt: attemptNumber },
-          { cause: error },
-        );
-      }
-      const delayMs = hint ?? backoffDelay(attemptNumber, opts.backoff, opts.random);
-      opts.onRetry?.({ attempt: attemptNumber, error, delayMs });
-      await sleep(delayMs, opts.signal);
-      return true;
-    },
-  });
+  const tooLong = (error: Error, hint: number, attempt: number): RateLimitError =>
+    new RateLimitError(
+      `${error.message}; the server asks to wait ${formatDuration(hint)} (Retry-After), longer than the allowed ${formatDuration(maxWaitMs)}`,
+      hint,
+      { ...(error instanceof HttpStatusError ? error.request : {}), attempt },
+      { cause: error },
+    );
+  let attempts = 0;
+  try {
+    return await pRetry(
+      (n) => {
+        attempts = n;
+        return fn(n);
+      },
+      {
+        retries: opts.maxAttempts - 1,
+        minTimeout: 0,
+        maxTimeout: 0,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        // Called only when attempts remain; returning true makes p-retry try again at once.
+        shouldRetry: async ({ error, attemptNumber }) => {
+          opts.signal?.throwIfAborted();
+          if (!retryable(error)) return false;
+          const hint = hintOf(error);
+          if (hint !== undefined && hint > maxWaitMs) throw tooLong(error, hint, attemptNumber);
+          const delayMs = hint ?? backoffDelay(attemptNumber, opts.backoff, opts.random);
+          opts.onRetry?.({ attempt: attemptNumber, error, delayMs });
+          await sleep(delayMs, opts.signal);
+          return true;
+        },
+      },
+    );
+  } catch (e) {
+    // The last attempt never reaches shouldRetry: its Retry-After must still say "rate limit".
+    const hint = hintOf(e);
+    if (e instanceof Error && hint !== undefined && hint > maxWaitMs && retryable(e))
+      throw tooLong(e, hint, attempts);
+    throw e;
+  }
 }

@@ -155,6 +155,19 @@ describe('withRetry', () => {
     expect(h.slept).toEqual([]);
   });
 
+  it('throws RateLimitError for a long Retry-After on the last attempt too', async () => {
+    const h = harness();
+    let calls = 0;
+    const err = await withRetry(
+      () => (calls++ < 3 ? Promise.reject(http(503)) : Promise.reject(http(429, 3_600_000))),
+      { ...h.opts, maxWaitMs: 600_000 },
+    ).catch((e: unknown) => e);
+    expect(calls).toBe(4);
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect((err as RateLimitError).waitMs).toBe(3_600_000);
+    expect((err as RateLimitError).context).toMatchObject({ attempt: 4 });
+  });
+
   it('lets a RateLimitError from the attempt itself through without retrying', async () => {
     const h = harness();
     let calls = 0;
