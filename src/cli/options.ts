@@ -61,9 +61,27 @@ export function apiUrl(flag: string | undefined, env: NodeJS.ProcessEnv = proces
     );
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
-    throw new UsageError(`API URL "${url}" must be http(s)`);
+    throw new UsageError(`API URL "${url}" must start with https://`);
   }
-  return parsed.origin;
+  // Plain http would send the admin key in clear text: only to this machine (the emulator).
+  if (parsed.protocol === 'http:' && !isLoopback(parsed.hostname)) {
+    throw new UsageError(
+      `API URL "${url}" uses http:// to another machine, which would send the API key unencrypted: use https:// (http:// is only for 127.0.0.1 or localhost, e.g. the emulator)`,
+    );
+  }
+  if (parsed.username !== '' || parsed.password !== '' || parsed.search !== '' || parsed.hash !== '') {
+    throw new UsageError(
+      `API URL "${parsed.origin}${parsed.pathname}…" may not carry a user, password, query or fragment: give the scheme, host and (for a proxy) path only`,
+    );
+  }
+  // A path prefix (a proxy at https://proxy.example.com/mintlify) is kept; requests go below it.
+  return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+}
+
+function isLoopback(hostname: string): boolean {
+  return (
+    hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
+  );
 }
 
 export function collect(value: string, previous: string[] | undefined): string[] {
