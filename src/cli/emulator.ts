@@ -13,6 +13,7 @@ interface EmulatorFlags {
   faults: string;
   latencyMs: number;
   rateLimit?: string;
+  agentRateLimit?: string;
   project?: string;
 }
 
@@ -33,7 +34,11 @@ export function registerEmulator(
     .option('--paths <n>', 'distinct page paths', intFlag('--paths', 1, 100_000), 600)
     .option('--faults <p>', 'probability of an injected fault per request (0..1)', '0')
     .option('--latency-ms <n>', 'added latency per response', intFlag('--latency-ms', 0, 60_000), 0)
-    .option('--rate-limit <N/DURATION>', 'answer 429 (no Retry-After) past this many requests per window')
+    .option(
+      '--rate-limit <N/DURATION>',
+      'answer analytics requests with 429 (no Retry-After) past this many per window',
+    )
+    .option('--agent-rate-limit <N/DURATION>', 'the same for agent job creates and messages, per project')
     .option('--project <id>', 'the project id it serves')
     .addHelpText(
       'after',
@@ -53,6 +58,7 @@ async function emulatorCommand(flags: EmulatorFlags): Promise<CommandResult> {
     throw new UsageError(`--faults "${flags.faults}" must be a probability from 0 to 1, e.g. 0.1`);
   }
   if (flags.rateLimit !== undefined) parseRateLimit(flags.rateLimit);
+  if (flags.agentRateLimit !== undefined) parseRateLimit(flags.agentRateLimit);
   const emu = await startEmulator({
     host: flags.host,
     port: flags.port,
@@ -62,6 +68,7 @@ async function emulatorCommand(flags: EmulatorFlags): Promise<CommandResult> {
     faults,
     latencyMs: flags.latencyMs,
     ...(flags.rateLimit !== undefined ? { rateLimit: flags.rateLimit } : {}),
+    ...(flags.agentRateLimit !== undefined ? { agentRateLimit: flags.agentRateLimit } : {}),
     ...(flags.project !== undefined ? { projectId: flags.project } : {}),
   });
   process.stdout.write(`${emulatorBanner(emu)}\n`);

@@ -33,8 +33,13 @@ export interface EmulatorOptions {
   /** Default seed + 1. */
   faultSeed?: number | undefined;
   latencyMs?: number | undefined;
-  /** `N/DURATION`, e.g. `100/1h`. No limit when omitted. */
+  /**
+   * `N/DURATION`, e.g. `100/1h`: the analytics limit (per organization at the service; the
+   * emulator serves one). Only authorized analytics requests count. No limit when omitted.
+   */
   rateLimit?: string | undefined;
+  /** `N/DURATION` for agent job creates and messages, per project (the service: 100/1h). None when omitted. */
+  agentRateLimit?: string | undefined;
   hasMoreOnFullPages?: boolean | undefined;
   pollsToFinish?: number | undefined;
   retryAfterSeconds?: number | undefined;
@@ -94,9 +99,10 @@ function displayHost(host: string): string {
 }
 
 /**
- * The emulated Mintlify API on node:http. Each request is counted by the rate limit on
- * arrival, then checked in the order route, authorization, project, parameters; only a
- * request that passes every check can meet an injected fault, then gets its answer.
+ * The emulated Mintlify API on node:http. Each request is checked in the order route,
+ * authorization, project, parameters, then counted by its rate limit (analytics, or agent
+ * creates and messages per project); only a request that passes every check can meet an
+ * injected fault, then gets its answer.
  */
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
   const seed = opts.seed ?? 1;
@@ -127,6 +133,13 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     ...(opts.today !== undefined ? { today: opts.today } : {}),
   });
   const limiter = opts.rateLimit !== undefined ? new SlidingWindowLimiter(opts.rateLimit) : undefined;
+  const agentLimiters = new Map<string, SlidingWindowLimiter>();
+  const agentLimiter = (projectId: string): SlidingWindowLimiter | undefined => {
+    if (opts.agentRateLimit === undefined) return undefined;
+    let l = agentLimiters.get(projectId);
+    if (!l) agentLimiters.set(projectId, (l = new SlidingWindowLimiter(opts.agentRateLimit)));
+    return l;
+  };
   const faults = new FaultInjector({ probability: opts.faults ?? 0, seed: opts.faultSeed ?? seed + 1 });
   const jobs = new AgentJobStore(pollsToFinish);
   const stats = emptyStats();
@@ -181,7 +194,6 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       path: q < 0 ? rawUrl : rawUrl.slice(0, q),
       query: q < 0 ? '' : rawUrl.slice(q + 1),
     };
-    const allowed = limiter ? limiter.hit(at) : true;
     const answer = (a: Answer): void => {
       record(entry, a.status);
       writeAnswer(res, a);
@@ -195,10 +207,6 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       return;
     }
     if (!(await pause(latencyMs, closing.signal))) return;
-    if (!allowed) {
-      stats.rateLimited++;
-      return answer(json(429, { error: 'Rate limit exceeded' }));
-    }
     const match = matchRoute(entry.method, entry.path);
     if (!match) return answer(json(404, { error: `No route for ${entry.method} ${entry.path}` }));
     if ('allow' in match) {
@@ -207,6 +215,19 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     const { route } = match;
     const checked = check(req, route, new URLSearchParams(entry.query), body);
     if (checked.refusal) return answer(checked.refusal);
+    // A limit belongs to an organization or a project, so it counts requests the key and the
+    // route let through: a typo'd URL or a bad key does not use up the budget. Analytics and
+    // agent jobs are limited separately, as at the service; polling a job is not limited.
+    const bucket =
+      route.kind === 'visitors'
+        ? limiter
+        : route.kind === 'create' || route.kind === 'message'
+          ? agentLimiter(route.projectId)
+          : undefined;
+    if (bucket && !bucket.hit(at)) {
+      stats.rateLimited++;
+      return answer(json(429, { error: 'Rate limit exceeded' }));
+    }
 
     const fault = faults.next(`${entry.method} ${rawUrl}`);
     if (fault) stats.faultsByKind[fault] = (stats.faultsByKind[fault] ?? 0) + 1;

@@ -246,6 +246,42 @@ describe('emulator: options', () => {
     expect((await visitors(e, { limit: 1 })).status).toBe(200);
   });
 
+  it('counts only authorized analytics requests against the analytics limit', async () => {
+    e = await startEmulator({ ...BASE, rateLimit: '2/1h' });
+    const agent = await call(e, `/v2/agent/${e.projectId}/job`, {
+      method: 'POST',
+      body: JSON.stringify({ prompt: 'fix typos' }),
+    });
+    const statuses = [
+      agent.status,
+      (await call(e, `/v1/analytics/${e.projectId}/visitors?limit=1`, { key: 'mint_wrong' })).status,
+      (await call(e, '/v1/analytics/nope/visitors?limit=1')).status,
+      (await call(e, '/v1/nothing-here')).status,
+      (await visitors(e, { limit: 1 })).status,
+      (await visitors(e, { limit: 1 })).status,
+      (await visitors(e, { limit: 1 })).status,
+    ];
+    expect(statuses).toEqual([201, 401, 404, 404, 200, 200, 429]);
+    expect(e.stats.rateLimited).toBe(1);
+  });
+
+  it('limits agent creates and messages per project, apart from analytics', async () => {
+    e = await startEmulator({ ...BASE, rateLimit: '1/1h', agentRateLimit: '2/1h' });
+    const create = () =>
+      call(e!, `/v2/agent/${e!.projectId}/job`, { method: 'POST', body: JSON.stringify({ prompt: 'x' }) });
+    const first = await create();
+    const job = (first.body as { id: string }).id;
+    const statuses = [
+      first.status,
+      (await call(e, `/v2/agent/${e.projectId}/job/${job}`)).status,
+      (await create()).status,
+      (await create()).status,
+      (await call(e, `/v2/agent/${e.projectId}/job/${job}`)).status,
+      (await visitors(e, { limit: 1 })).status,
+    ];
+    expect(statuses).toEqual([201, 200, 201, 429, 200, 200]);
+  });
+
   it('refuses a malformed rate limit', async () => {
     await expect(startEmulator({ ...BASE, rateLimit: 'lots' })).rejects.toThrow(/N\/DURATION/);
   });
