@@ -14,7 +14,8 @@ import {
 } from '../agent/jobs.js';
 import { JobRecorder } from '../agent/store.js';
 import type { WaitResult } from '../agent/wait.js';
-import { UsageError } from '../errors.js';
+import { EtlError, EXIT, HttpStatusError, UsageError } from '../errors.js';
+import { checkDbPath } from '../load/database.js';
 import { formatDuration, parseDuration, parseRateLimit, type RateLimitSpec } from '../util/duration.js';
 import { createLogger, type Logger } from '../util/log.js';
 import { apiUrl, collect, dbPath, projectIds } from './options.js';
@@ -162,11 +163,14 @@ interface Settings {
 
 /** Every check that can fail on input, before the key is read, a request is sent or a file is made. */
 function settings(flags: CommonFlags): Settings {
+  const db = dbPath(flags.db);
+  // A --db that cannot hold the job record must fail before a job is created, not after.
+  checkDbPath(db);
   return {
     projectId: singleProject(projectIds(flags.project)),
     rateLimit: parseRateLimit(flags.rateLimit),
     url: apiUrl(flags.apiUrl),
-    db: dbPath(flags.db),
+    db,
   };
 }
 
@@ -176,6 +180,8 @@ interface Session {
   readonly logger: Logger;
   readonly projectId: string;
   readonly json: boolean;
+  /** The --db given, repeated in the resume hint. */
+  readonly dbFlag: string | undefined;
   /** Aborted by the first Ctrl-C (see `interruptible`). */
   readonly signal: AbortSignal;
 }
@@ -201,6 +207,7 @@ async function session<T>(flags: CommonFlags, s: Settings, fn: (session: Session
       logger,
       projectId: s.projectId,
       json: flags.json === true,
+      dbFlag: flags.db,
       signal: interrupt.signal,
     });
   } finally {
@@ -210,7 +217,13 @@ async function session<T>(flags: CommonFlags, s: Settings, fn: (session: Session
 }
 
 function resumeHint(s: Session, jobId: string): string {
-  return `it keeps running on the service: resume with \`mintlify-etl agent wait ${jobId} --project ${s.projectId}\``;
+  const db = s.dbFlag !== undefined ? ` --db ${shellWord(s.dbFlag)}` : '';
+  return `it keeps running on the service: resume with \`mintlify-etl agent wait ${jobId} --project ${s.projectId}${db}\``;
+}
+
+/** A path as one shell word, quoted only when it needs to be. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /** A record that still failed at the end decides the exit code when the job itself went well. */
@@ -263,7 +276,11 @@ async function follow(
       },
     });
   } catch (e) {
-    s.logger.info(`job ${jobId}: ${resumeHint(s, jobId)}`);
+    // Only when the job may well still be running: not for an unknown job or a refused key.
+    const refused =
+      (e instanceof EtlError && (e.exitCode === EXIT.usage || e.exitCode === EXIT.auth)) ||
+      (e instanceof HttpStatusError && e.status >= 400 && e.status < 500 && e.status !== 429);
+    if (!refused) s.logger.info(`job ${jobId}: ${resumeHint(s, jobId)}`);
     throw e;
   }
   return report(s, jobId, timing, result);

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -136,6 +136,17 @@ async function applyViews(conn: DuckDBConnection, dir: string): Promise<void> {
   });
 }
 
+/** Refuses a --db that names a folder (or anything but a file), before anything is written. */
+export function checkDbPath(path: string): void {
+  const file = resolve(path);
+  if (existsSync(file) && !statSync(file).isFile()) {
+    throw new UsageError(
+      `--db ${path} is a folder, not a database file: point --db (or MINTLIFY_ETL_DB) at a file, e.g. ${join(path, 'analytics.duckdb')}`,
+      { path },
+    );
+  }
+}
+
 /**
  * Opens (and when read-write: creates, migrates and refreshes the views of) the database file.
  * Never uses DuckDB's instance cache: close() must really let go of the file, because the sync
@@ -146,6 +157,7 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
   const busyTimeoutMs =
     opts.busyTimeoutMs ?? (readOnly ? DEFAULT_BUSY_TIMEOUT_MS.readOnly : DEFAULT_BUSY_TIMEOUT_MS.readWrite);
   const file = resolve(path);
+  checkDbPath(path);
   if (readOnly) {
     if (!existsSync(file)) {
       throw new UsageError(`no database at ${path}: run \`mintlify-etl sync\` first (or pass --db)`, {

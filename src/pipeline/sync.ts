@@ -14,7 +14,7 @@ import {
 } from '../extract/plan.js';
 import type { QualityKind } from '../extract/quality.js';
 import { fetchWindow } from '../extract/window-pager.js';
-import { openDatabase, type Database } from '../load/database.js';
+import { checkDbPath, openDatabase, type Database } from '../load/database.js';
 import { LedgerJournal, lostRequests, recoverJournal } from '../load/ledger-journal.js';
 import { acquireLock } from '../load/lock.js';
 import {
@@ -121,6 +121,7 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
   planProject('check', { loadedDays: [], partialDays: [], deferredDays: [] }, planOptions(opts, now()));
   if (opts.dryRun) return dryRun(opts, started);
 
+  checkDbPath(opts.dbPath);
   await mkdir(dirname(resolve(opts.dbPath)), { recursive: true });
   const lock = await acquireLock(opts.dbPath);
   try {

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
@@ -122,7 +123,7 @@ describe.concurrent('mintlify-etl agent as a process', () => {
     const id = jobIdOf(r);
     expect(r.stderr).toMatch(
       new RegExp(
-        `job ${id} is still active after \\d+ms \\(--timeout 300ms\\); it keeps running on the service: resume with \`mintlify-etl agent wait ${id} --project ${never.projectId}\``,
+        `job ${id} is still active after \\d+ms \\(--timeout 300ms\\); it keeps running on the service: resume with \`mintlify-etl agent wait ${id} --project ${never.projectId} --db ${db}\``,
       ),
     );
     expect(await readRows(db, 'SELECT status FROM agent_jobs')).toEqual([{ status: 'active' }]);
@@ -149,7 +150,7 @@ describe.concurrent('mintlify-etl agent as a process', () => {
     expect(r.code).toBe(130);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain(
-      `stopped waiting for job ${id} (Ctrl-C); it keeps running on the service: resume with \`mintlify-etl agent wait ${id} --project ${never.projectId}\``,
+      `stopped waiting for job ${id} (Ctrl-C); it keeps running on the service: resume with \`mintlify-etl agent wait ${id} --project ${never.projectId} --db ${db}\``,
     );
     const rows = await readRows(db, 'SELECT job_id, status, prompt FROM agent_jobs');
     expect(rows).toEqual([{ job_id: id, status: 'active', prompt: 'Slow too' }]);
@@ -161,6 +162,15 @@ describe.concurrent('mintlify-etl agent as a process', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`mintlify-etl: job job_nope not found in project ${emu.projectId}\n`);
     expect(existsSync(db)).toBe(false);
+  });
+
+  it('waits for an unknown job with exit 2 and no "resume" hint: there is nothing to resume', async ({
+    expect,
+  }) => {
+    const db = tempDbPath();
+    const r = await runCli(['agent', 'wait', 'job_nope', '--interval', '20ms', '--db', db], envOf(emu));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`mintlify-etl: job job_nope not found in project ${emu.projectId}\n`);
   });
 
   it('exits 3 when the key is refused, creating no database and showing no key', async ({ expect }) => {
@@ -178,6 +188,16 @@ describe.concurrent('mintlify-etl agent as a process', () => {
 });
 
 describe.concurrent('bad usage: exit 2, one line, no request, no database file', () => {
+  it('refuses a --db that is a folder before creating any job', async ({ expect }) => {
+    const folder = dirname(tempDbPath());
+    const r = await runCli(['agent', 'create', '--prompt', 'x', '--db', folder], envOf(quiet));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `mintlify-etl: --db ${folder} is a folder, not a database file: point --db (or MINTLIFY_ETL_DB) at a file, e.g. ${join(folder, 'analytics.duckdb')}\n`,
+    );
+    expect(quiet.stats.requests).toBe(0);
+  });
+
   const cases: [string, string[], Record<string, string>, RegExp][] = [
     ['an empty prompt', ['agent', 'create', '--prompt', '', '--wait'], {}, /--prompt is empty/],
     ['a blank prompt', ['agent', 'message', 'job_1', '--prompt', ' \n '], {}, /--prompt is empty/],

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -215,6 +215,16 @@ describe('bad input: one clear line, the documented exit code, nothing written, 
       proxy.closeAllConnections();
       await new Promise((r) => proxy.close(r));
     }
+  });
+
+  it('refuses a --db that is a folder with exit 2, leaving nothing beside it', async () => {
+    const folder = join(dirname(tempDbPath()), 'a-folder');
+    mkdirSync(folder);
+    const r = await runCli(['sync', '--db', folder, '--from', addDays(today, -2)], env());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--db .*a-folder is a folder, not a database file/);
+    expect(readdirSync(dirname(folder))).toEqual(['a-folder']);
+    expect(readdirSync(folder)).toEqual([]);
   });
 
   it('answers --json with an error object on stdout when the run fails', async () => {
