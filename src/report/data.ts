@@ -66,13 +66,15 @@ async function gatherProject(
   projectId: string,
   opts: GatherOptions,
 ): Promise<ProjectReport | undefined> {
-  // The window ends at the last loaded day, the same day v_page_trends counts its 7 days back
-  // from, and starts no earlier than the first loaded day: days never synced are not "gaps".
+  // The window ends at the last complete loaded day, the same day v_page_trends counts its 7
+  // days back from: a partial today (sync --include-today) against full days would read as a
+  // collapse. It starts no earlier than the first loaded day: days never synced are not "gaps".
   const [anchor] = await queryRows(
     conn,
-    `SELECT first_day, last_day, days_loaded, days_missing, days_partial,
-            strftime(greatest(last_day - (CAST($2 AS INTEGER) - 1), first_day), '%Y-%m-%d') AS window_from
-       FROM v_coverage WHERE project_id = $1`,
+    `WITH l AS (SELECT max(day) AS last_day FROM site_daily WHERE project_id = $1 AND NOT partial)
+     SELECT c.first_day, l.last_day, c.days_loaded, c.days_missing, c.days_partial,
+            strftime(greatest(l.last_day - (CAST($2 AS INTEGER) - 1), c.first_day), '%Y-%m-%d') AS window_from
+       FROM v_coverage c, l WHERE c.project_id = $1`,
     [projectId, opts.days],
   );
   if (!anchor || anchor['last_day'] === null || anchor['last_day'] === undefined) return undefined;

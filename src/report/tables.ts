@@ -57,7 +57,12 @@ export function siteTable(p: ProjectReport, opts: TableOptions = {}): Table {
   const spark = (pick: (d: DailyPoint) => number | null): string =>
     sparkline(calendarSeries(p, pick), opts.sparkWidth ?? Number.POSITIVE_INFINITY);
   const notes: string[] = [];
-  if (l.partial) notes.push(`${l.day} is partial: the day was still in progress when it was loaded.`);
+  const partial = p.coverage.partialDays;
+  if (partial > 0) {
+    notes.push(
+      `${partial === 1 ? '1 day was' : `${partial} days were`} still in progress when loaded (sync --include-today) and ${partial === 1 ? 'is' : 'are'} left out: the report ends on ${p.coverage.lastDay}, the last complete day.`,
+    );
+  }
   if (p.window.daysLoaded < n) {
     const gaps = n - p.window.daysLoaded;
     notes.push(`${gaps} of the ${n} days ${gaps === 1 ? 'is' : 'are'} not loaded (gaps in the trend).`);

@@ -151,16 +151,15 @@ describe('the terminal report', () => {
     expect(out).toContain('1 of the 7 days is not loaded');
   });
 
-  it('says that a partial last day is partial', () => {
+  it('says that a partial day was left out and on which complete day the report ends', () => {
     const base = makeProject();
-    const latest = { ...base.latest, partial: true };
     const out = renderTerminal(
-      makeReport([{ ...base, latest, daily: [...base.daily.slice(0, -1), latest] }]),
-      {
-        color: false,
-      },
+      makeReport([{ ...base, coverage: { ...base.coverage, lastDay: '2026-03-01', partialDays: 1 } }]),
+      { color: false },
     );
-    expect(out).toContain('2026-03-01 is partial');
+    expect(out).toContain(
+      '1 day was still in progress when loaded (sync --include-today) and is left out: the report ends on 2026-03-01, the last complete day.',
+    );
   });
 
   it('marks new pages as new and lists risers before fallers among the movers', () => {
