@@ -13,6 +13,8 @@ export interface Column {
   readonly key: string;
   /** Right-aligned in tables. */
   readonly numeric: boolean;
+  /** Never cut in tables (numbers, dates, times, ids): the column is left out instead. Default: numeric. */
+  readonly whole?: boolean;
 }
 
 export const FORMATS = ['table', 'csv', 'json', 'jsonl'] as const;
@@ -159,12 +161,19 @@ export function formatTable(
     typeof v === 'number' ? tableNumber(v) : oneLine(cellText(v ?? null) ?? nullText);
   const cells = rows.map((r) => columns.map((_, i) => text(r[i])));
   const headers = columns.map((c) => oneLine(c.name));
+  // A cut number or date reads as another, valid-looking one (12345 as 12…, a timestamp as its
+  // day), and a cut header hides which column is which: those are kept whole, and a table too
+  // wide for them leaves out whole columns instead. Only free text is cut.
+  const whole = columns.map((c) => c.whole ?? c.numeric);
   const widths = columns.map((_, i) => {
-    let w = displayWidth(headers[i] ?? '');
+    const header = displayWidth(headers[i] ?? '');
+    let w = header;
     for (const row of cells) w = Math.max(w, displayWidth(row[i] ?? ''));
-    return Math.min(w, maxCell);
+    return whole[i] ? w : Math.max(header, Math.min(w, maxCell));
   });
-  const floors = widths.map((w) => Math.min(w, MIN_COLUMN));
+  const floors = widths.map((w, i) =>
+    whole[i] ? w : Math.min(w, Math.max(MIN_COLUMN, displayWidth(headers[i] ?? ''))),
+  );
   const total = (ws: readonly number[]): number =>
     ws.reduce((a, b) => a + b, 0) + GAP.length * (ws.length - 1);
 

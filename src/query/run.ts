@@ -1,7 +1,7 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { SqlError } from '../errors.js';
 import type { Column, JsonValue } from './format.js';
-import { isNumericType, toJsonValue } from './values.js';
+import { isNumericType, isWholeType, toJsonValue } from './values.js';
 
 export interface QueryStream {
   readonly columns: readonly Column[];
@@ -48,6 +48,7 @@ export async function streamQuery(conn: DuckDBConnection, sql: string): Promise<
     name: names[i] ?? `column${i}`,
     key: keys[i] ?? `column${i}`,
     numeric: isNumericType(type),
+    whole: isWholeType(type),
   }));
   async function* batches(): AsyncGenerator<JsonValue[][]> {
     const it = result.yieldRows();

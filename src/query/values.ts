@@ -5,6 +5,9 @@ import {
   DuckDBListValue,
   DuckDBMapValue,
   DuckDBStructValue,
+  DuckDBTimestampMillisecondsValue,
+  DuckDBTimestampNanosecondsValue,
+  DuckDBTimestampSecondsValue,
   DuckDBTimestampTZValue,
   DuckDBTimestampValue,
   DuckDBTypeId,
@@ -49,6 +52,21 @@ export function isoFromMicros(micros: bigint, zone: 'Z' | ''): string {
   return `${base}${rest === 0n ? '' : rest.toString().padStart(3, '0')}${zone}`;
 }
 
+/** Like isoFromMicros, with nanoseconds (TIMESTAMP_NS): the sub-millisecond digits in groups of three. */
+export function isoFromNanos(nanos: bigint): string {
+  const ms = nanos / 1_000_000n - (nanos % 1_000_000n < 0n ? 1n : 0n);
+  const rest = nanos - ms * 1_000_000n;
+  const date = new Date(Number(ms));
+  if (Number.isNaN(date.getTime())) return nanos.toString();
+  const digits = rest === 0n ? '' : rest.toString().padStart(6, '0').replace(/000$/, '');
+  return `${date.toISOString().slice(0, -1)}${digits}`;
+}
+
+/** DuckDB's infinite dates and timestamps, as DuckDB writes them (its own text for a date is a far-off year). */
+function infinity(positive: boolean): string {
+  return positive ? 'infinity' : '-infinity';
+}
+
 /**
  * Converts one DuckDB value to plain JSON: integers as numbers when safe (else strings), DATE
  * as 'YYYY-MM-DD', timestamps as ISO 8601 (TIMESTAMPTZ with Z), lists and arrays as arrays,
@@ -68,7 +86,14 @@ export function toJsonValue(value: DuckDBValue): JsonValue {
       break;
   }
   if (value instanceof DuckDBDecimalValue) return jsonDecimal(value);
-  if (value instanceof DuckDBDateValue) return value.toString();
+  if (value instanceof DuckDBDateValue) return value.isFinite ? value.toString() : infinity(value.days > 0);
+  // Every timestamp precision in the same ISO form (DuckDB's own text has a space for NS, MS, S).
+  if (value instanceof DuckDBTimestampNanosecondsValue)
+    return value.isFinite ? isoFromNanos(value.nanos) : infinity(value.nanos > 0n);
+  if (value instanceof DuckDBTimestampMillisecondsValue)
+    return value.isFinite ? isoFromMicros(value.millis * 1_000n, '') : infinity(value.millis > 0n);
+  if (value instanceof DuckDBTimestampSecondsValue)
+    return value.isFinite ? isoFromMicros(value.seconds * 1_000_000n, '') : infinity(value.seconds > 0n);
   if (value instanceof DuckDBTimestampTZValue)
     return value.isFinite ? isoFromMicros(value.micros, 'Z') : value.toString();
   if (value instanceof DuckDBTimestampValue)
@@ -114,3 +139,22 @@ const NUMERIC = new Set<DuckDBTypeId>([
 export function isNumericType(type: DuckDBType): boolean {
   return NUMERIC.has(type.typeId);
 }
+
+/** Values a table must never cut: a cut number, date or id reads as another, valid-looking one. */
+export function isWholeType(type: DuckDBType): boolean {
+  return NUMERIC.has(type.typeId) || WHOLE.has(type.typeId);
+}
+
+const WHOLE = new Set<DuckDBTypeId>([
+  DuckDBTypeId.DATE,
+  DuckDBTypeId.TIME,
+  DuckDBTypeId.TIME_TZ,
+  DuckDBTypeId.TIMESTAMP,
+  DuckDBTypeId.TIMESTAMP_TZ,
+  DuckDBTypeId.TIMESTAMP_S,
+  DuckDBTypeId.TIMESTAMP_MS,
+  DuckDBTypeId.TIMESTAMP_NS,
+  DuckDBTypeId.INTERVAL,
+  DuckDBTypeId.UUID,
+  DuckDBTypeId.BOOLEAN,
+]);

@@ -138,6 +138,29 @@ describe('DuckDB values as JSON', () => {
     ]);
   });
 
+  it('writes infinite dates as infinity and every timestamp precision in the same ISO form', async () => {
+    const conn = await instance.connect();
+    const { columns, rows } = await readQuery(
+      conn,
+      `SELECT 'infinity'::DATE AS a, '-infinity'::DATE AS b, 'infinity'::TIMESTAMP_NS AS c,
+        TIMESTAMP_NS '2026-03-01 12:34:56.123456789' AS ns, TIMESTAMP_MS '2026-03-01 12:34:56.123' AS ms,
+        TIMESTAMP_S '2026-03-01 12:34:56' AS s, TIMESTAMP '2026-03-01 12:34:56' AS us`,
+    );
+    conn.closeSync();
+    expect(rows).toEqual([
+      [
+        'infinity',
+        '-infinity',
+        'infinity',
+        '2026-03-01T12:34:56.123456789',
+        '2026-03-01T12:34:56.123',
+        '2026-03-01T12:34:56.000',
+        '2026-03-01T12:34:56.000',
+      ],
+    ]);
+    expect(columns.every((c) => c.whole === true)).toBe(true);
+  });
+
   it('folds a DuckDB error onto one line without the LINE excerpt', async () => {
     const conn = await instance.connect();
     const err = await readQuery(conn, 'SELECT * FROM nope').catch((e: unknown) => e);
@@ -252,6 +275,22 @@ describe('formatTable', () => {
       maxWidth: 30,
     });
     expect(text.split('\n')[2]).toBe(`2026-03-01  /${'z'.repeat(16)}…`);
+  });
+
+  it('never cuts a number, a timestamp or a header: a column that does not fit is left out whole', () => {
+    const ts = { ...col('loaded_at'), whole: true };
+    const text = formatTable(
+      [col('path'), col('total_visitor_days_7d', true), ts, col('human', true)],
+      [[`/${'p'.repeat(30)}`, 1234567890, '2026-03-01T12:34:56.789Z', 42]],
+      { maxWidth: 50 },
+    );
+    const lines = text.split('\n');
+    for (const line of lines.slice(0, 3)) expect(displayWidth(line)).toBeLessThanOrEqual(50);
+    expect(lines[0]).toMatch(/^path\s+total_visitor_days_7d$/);
+    expect(lines[2]).toMatch(/^\/p+…\s+1234567890$/);
+    expect(lines.at(-2)).toBe(
+      '(2 more columns not shown: loaded_at, human; widen with --max-width or use --format csv)',
+    );
   });
 
   it('shows a newline inside a cell as ↵ so the grid holds', () => {
