@@ -4,6 +4,8 @@
  * shows the same day, number or timestamp text.
  */
 
+import { displayWidth, graphemes, graphemeWidth } from '../util/width.js';
+
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 export interface Column {
@@ -77,23 +79,7 @@ export function formatJsonl(columns: readonly Column[], rows: readonly (readonly
 
 // -------------------------------------------------------------------------------------- table
 
-const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
-// East Asian wide and fullwidth blocks, and emoji: two terminal cells each.
-const WIDE =
-  /^(?:[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]|[\u{20000}-\u{3FFFD}]|\p{Emoji_Presentation}|\p{Extended_Pictographic}\uFE0F)/u;
-const ZERO_WIDTH = /^[\p{Mn}\p{Me}\u200B-\u200F\uFEFF]+$/u;
-
-function graphemeWidth(g: string): number {
-  if (ZERO_WIDTH.test(g)) return 0;
-  return WIDE.test(g) ? 2 : 1;
-}
-
-/** Terminal cells a string occupies (graphemes; wide CJK and emoji count two). */
-export function displayWidth(text: string): number {
-  let w = 0;
-  for (const { segment } of segmenter.segment(text)) w += graphemeWidth(segment);
-  return w;
-}
+export { displayWidth } from '../util/width.js';
 
 /** Cuts `text` to at most `width` terminal cells, ending in an ellipsis when it was cut. */
 export function truncate(text: string, width: number): string {
@@ -101,7 +87,7 @@ export function truncate(text: string, width: number): string {
   if (width <= 0) return '';
   let out = '';
   let w = 0;
-  for (const { segment } of segmenter.segment(text)) {
+  for (const segment of graphemes(text)) {
     const gw = graphemeWidth(segment);
     if (w + gw > width - 1) break;
     out += segment;

@@ -4,6 +4,8 @@
  * wide CJK or emoji. These helpers make such text inert and measure it in terminal columns.
  */
 
+import { displayWidth, graphemes, graphemeWidth } from '../util/width.js';
+
 // C0/C1 controls and the bidi embedding/override/isolate characters.
 // eslint-disable-next-line no-control-regex
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/gu;
@@ -16,27 +18,7 @@ export function inert(text: string): string {
   });
 }
 
-const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
-const ZERO_WIDTH = /^(?:\p{Mark}|\p{Default_Ignorable_Code_Point})+$/u;
-// East Asian Wide/Fullwidth blocks and emoji presentation: two columns in a terminal.
-const WIDE =
-  /^(?:[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|[\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]|\p{Extended_Pictographic}\ufe0f)/u;
-
-function graphemes(text: string): string[] {
-  return Array.from(segmenter.segment(text), (s) => s.segment);
-}
-
-function graphemeWidth(g: string): number {
-  if (ZERO_WIDTH.test(g)) return 0;
-  return WIDE.test(g) ? 2 : 1;
-}
-
-/** Columns the text takes in a terminal (approximate for exotic scripts, exact for ASCII). */
-export function displayWidth(text: string): number {
-  let w = 0;
-  for (const g of graphemes(text)) w += graphemeWidth(g);
-  return w;
-}
+export { displayWidth } from '../util/width.js';
 
 /**
  * Shortens text to at most `width` columns by cutting out its middle: a docs path's start

@@ -1,5 +1,6 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { displayWidth as reportWidth } from '../../src/report/text.js';
 import {
   cellText,
   csvField,
@@ -188,6 +189,19 @@ describe('displayWidth and truncate', () => {
     expect(displayWidth('文档')).toBe(4);
     expect(displayWidth('🚀')).toBe(2);
     expect(displayWidth('e\u0301')).toBe(1);
+    // Emoji drawn as emoji by default outside the big emoji blocks, and with U+FE0F.
+    expect(displayWidth('☕')).toBe(2);
+    expect(displayWidth('⌚')).toBe(2);
+    expect(displayWidth('❤\ufe0f')).toBe(2);
+    expect(displayWidth('❤')).toBe(1);
+    expect(displayWidth('👍🏽')).toBe(2);
+    expect(displayWidth('🇺🇸')).toBe(2);
+    expect(displayWidth('a\u200bb')).toBe(2);
+  });
+
+  it('measures the same in the query tables and the report', () => {
+    for (const text of ['/文档/☕', 'x\u200by', 'e\u0301', '🚀'])
+      expect(reportWidth(text)).toBe(displayWidth(text));
   });
 
   it('cuts to the width with an ellipsis, never splitting a character', () => {
