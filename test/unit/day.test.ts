@@ -38,12 +38,9 @@ describe('durations and rate limits', () => {
     '100/1 h',
     '100/1e3s',
     '100/30d',
-  ])(
-    'refuses the budget %j as a usage error',
-    (text) => {
-      expect(() => parseRateLimit(text)).toThrow(/--rate-limit/);
-    },
-  );
+  ])('refuses the budget %j as a usage error', (text) => {
+    expect(() => parseRateLimit(text)).toThrow(/--rate-limit/);
+  });
 
   it('parses durations with units and refuses zero or garbage', () => {
     expect(parseDuration('50m')).toBe(3_000_000);
