@@ -184,8 +184,12 @@ export const loadBench: Bench = {
     results.push(await measure(ctx, 'before: one transaction per window', oldRows, runs, timePerWindow));
     for (const n of sizes) {
       results.push(
-        await measure(ctx, 'after: group commit (WindowWriter + loadWindowBatch)', n, runs, (ws) =>
-          timeWriter(ws, n),
+        await measure(
+          ctx,
+          'after: group commit, rows as JSON text (WindowWriter + loadPreparedBatch)',
+          n,
+          runs,
+          (ws) => timeWriter(ws, n),
         ),
       );
     }

@@ -6,27 +6,28 @@ export const CHANGES = `## What these benchmarks changed (before → after)
 
 Figures from earlier runs on the same machine (single runs unless said), measured the same way as above.
 
-### Load: group commit (benchmark 3)
+### Load: group commit, then rows as JSON text (benchmark 3)
 
 - Before: the writer ran one transaction per window (DELETE + Appender + COMMIT, ~15 ms each whatever its size):
   25,000 rows as 100 windows took **28.7–29.5×** the time of \`read_json\` on the same rows (~18,000 rows/s).
-- After: \`src/load/batch-loader.ts\` (\`loadWindowBatch\` / \`loadPreparedBatch\`) loads many windows in ONE
-  transaction: one set-based DELETE per table (site_daily, page_daily, sync_windows) for every (project_id, day) of
-  the batch (keys bound as two lists and unnested, with a day range so DuckDB skips row groups), then one Appender
-  per table fed 2,048-row DataChunks. \`src/pipeline/writer.ts\` drains every queued window into one batch; windows
-  finishing meanwhile form the next. 200,000 rows (quick runs): **3.3–4.2×** read_json, 150,000–180,000 rows/s;
-  the full run above: 100,000 rows one window at a time ~13,800 rows/s vs ~200,000 rows/s group-committed for 1M
-  and 5M rows (~14× faster), **5.3× / 5.7×** read_json (read_json itself gets faster per row on bigger files).
-- Batch cap 50,000 → 250,000 rows: profiling 1M rows showed that batches smaller than a DuckDB row group
-  (122,880 rows) send every row through the WAL and a checkpoint (commits: 1.9 s of 5.3 s); full row groups are
-  written straight to the file (commits: 0.85 s).
-- Why not 1.5×: the remaining cost is handing values from JS to DuckDB (node-api converts each VARCHAR and BIGINT
-  through a native call on the main thread: ~2–3 µs a row, measured as the 'pages' step: 1.8–2.8 s per 1M rows),
-  while read_json parses in C++ on both cores. Writing the batch as CSV/NDJSON for read_csv/read_json instead was
-  measured too and is no better: serialising 1M rows in JS took ~2 s (CSV) / 2.4–2.7 s (NDJSON) before DuckDB
-  read a byte (read_csv itself ~0.95 s, read_json ~1.0 s). Getting closer would need the rows to reach DuckDB
-  without a per-value JS conversion (e.g. Arrow IPC, not available in @duckdb/node-api 1.5 without a new
-  dependency).
+- Group commit: \`src/load/batch-loader.ts\` loads many windows in ONE transaction: one set-based DELETE per table
+  (site_daily, page_daily, sync_windows) for every (project_id, day) of the batch (keys bound as two lists and
+  unnested, with a day range so DuckDB skips row groups); \`src/pipeline/writer.ts\` drains every queued window into
+  one batch; windows finishing meanwhile form the next. With page rows still fed through the Appender: ~200,000
+  rows/s for 1M and 5M rows, **5.3× / 5.7×** read_json.
+- Batch cap 50,000 → 250,000 rows: batches smaller than a DuckDB row group (122,880 rows) send every row through
+  the WAL and a checkpoint (commits: 1.9 s of 5.3 s per 1M rows); full row groups go straight to the file (0.85 s).
+- Rows as JSON text: the Appender cost a native call per value on the main thread (~2–3 µs a row). Now each
+  window's rows are \`JSON.stringify\`-ed once (native V8 code) when the window reaches the writer, and DuckDB parses
+  them inside the INSERT (\`unnest(from_json(body, '[{"path":"VARCHAR",...}]'))\`, ≤ 50,000 rows per statement, the
+  inserted count checked against the rows sent). Measured in a full run before this one: 1M rows 542,000 rows/s
+  vs read_json 2.39M rows/s (**4.48×**, 4.21–4.58), 5M rows 502,000 vs 2.64M rows/s (**5.35×**): the loader is
+  ~2.7× faster, but read_json got faster on that run too (the machine was quieter), so the ratio moved less.
+- Why not 1.5×: read_json reads flat NDJSON in C++ on both cores; the loader's rows come from JavaScript objects.
+  Measured per 1M rows: \`JSON.stringify\` alone 0.3–0.5 s; DuckDB parsing the nested per-window lists 0.8 s vs
+  0.42 s for flat read_json; writing the batch as one NDJSON file and calling read_json on it 1.5 s in all (no
+  better). Closer would need rows to reach DuckDB without JS serialising them (e.g. Arrow IPC straight from the
+  HTTP body), which @duckdb/node-api 1.5 does not offer.
 
 ### End-to-end (benchmark 4), 365 days × 2,000 paths, 20 ms latency, concurrency 4 (ideal 12.4 s)
 
@@ -47,10 +48,18 @@ the last, including the final checkpoint).
 
 ### Memory (benchmark 5)
 
-- The writer sets DuckDB's \`memory_limit\` to 128MB while it holds the file (DuckDB otherwise caches written blocks up
-  to 80% of RAM). Measured effect: none on the peak to speak of, none on speed (1M rows through the writer:
-  4.7–4.9 s with 128MB or 4GB).
-- The peak is dominated by V8's heap growing lazily under a high allocation rate, not by anything that grows with the
-  range: one 365-day run peaked at 343 MiB by default, 261 MiB with \`NODE_OPTIONS=--max-old-space-size=80\` and the
-  same run time. Capping the heap (e.g. \`--max-old-space-size=128\` in how the CLI is launched) would be the lever.
+- Peak RSS before this round: 322 MiB (317–331) for 365 days and 378 MiB (360–387) for 1,095 days; the JSON loader
+  alone moved a 365-day run to 330–360 MiB.
+- What the RSS was made of (365 days, sampled every 20 ms): V8 heap 125–136 MB of which ~20 MB live after each full
+  GC; the rest is Node itself (~45 MiB), DuckDB's library and buffers. V8 let the old generation grow to ~4× the live
+  set between full GCs because GC was cheap (mutator utilisation 0.98).
+- \`--heap-growing-percent=30\` (set by the CLI at start-up with \`v8.setFlagsFromString\`, which works for this flag,
+  unlike \`--max-old-space-size\`): V8 heap 71–75 MB, peak RSS 272–290 MiB, the zero-latency sync 6.2 s → 6.6–6.8 s
+  (more, shorter full GCs; invisible at 20 ms latency).
+- The writer's DuckDB \`memory_limit\` 128MB → 64MB: another 10–20 MiB off the peak, load speed unchanged (benchmark 3).
+- Turning windows into load text as they reach the writer (so queued windows hold one string, not thousands of row
+  objects) did not move the peak on its own (the objects were young garbage already); kept because it keeps the
+  queue's memory proportional to its bytes.
+- Tried without effect: \`SET threads = 1\` in the writer, \`allocator_flush_threshold = '8MB'\`, 10,000 rows per
+  INSERT instead of 50,000, \`--max-semi-space-size=4\`, a 20,000-row batch cap (all within the ±15 MiB noise).
 `;
