@@ -36,6 +36,7 @@ Figures from earlier runs on the same machine (single runs unless said), measure
 | group-commit writer, runSync waiting for each day's commit | 17.7, 18.1 | 0.69–0.70 |
 | + workers hand a day to the writer and fetch the next (unsettled loads capped at 60,000 rows), writer waits up to 200 ms or 20,000 rows to form a batch | 17.3, 17.4 | 0.72 |
 | + Appender flushes and yields to the event loop every 4 chunks instead of blocking for a whole batch | 16.3–17.0 | 0.73–0.76 |
+| + page rows to DuckDB as JSON text instead of the Appender (2026-11-23) | 14.2–14.4 | 0.86–0.87 |
 | reference: bare undici, 4 workers, same requests, no parsing, validation or loading | 14.3 | 0.87 |
 
 Profile of the 365-day sync (\`node --cpu-prof\`): the sync process used 9.7 s of CPU (14.2 s before the changes

@@ -5,7 +5,7 @@ import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
 import { addDays, dayRange, todayUtc } from '../../src/util/day.js';
 import { parseRateLimit } from '../../src/util/duration.js';
 import { silentLogger } from '../../src/util/log.js';
-import { openDatabase } from '../../src/load/database.js';
+import { openDatabase, type Database } from '../../src/load/database.js';
 import { startRun } from '../../src/load/runs.js';
 import { markWindowFailed } from '../../src/load/window-loader.js';
 import { readData, readRows, tempDbPath } from '../helpers/db.js';
@@ -39,6 +39,16 @@ function options(emu: Emulator, dbPath: string, over: Partial<SyncOptions> = {})
     idleCloseMs: 50,
     ...over,
   };
+}
+
+/** Writes into a test database the way an earlier run (or a killed one) would have left it. */
+async function withDb(path: string, fn: (db: Database) => Promise<unknown>): Promise<void> {
+  const conn = await openDatabase(path);
+  try {
+    await fn(conn);
+  } finally {
+    conn.close();
+  }
 }
 
 const today = todayUtc();
@@ -132,9 +142,8 @@ describe('sync against the emulator', () => {
     const days = sixtyDays.slice(-10);
     // A run over 10 days that loaded only its last five before it was killed.
     await runSync(options(emu, db, { from: days[5] }));
-    const conn = await openDatabase(db);
-    try {
-      await startRun(conn, {
+    await withDb(db, (conn) =>
+      startRun(conn, {
         runId: 'killed',
         projectIds: [emu.projectId],
         dateFrom: days[0] ?? null,
@@ -142,10 +151,8 @@ describe('sync against the emulator', () => {
         windowsPlanned: 10,
         plannedDays: days.map((d) => `${emu.projectId}:${d}`),
         startedAt: new Date(Date.now() - 60_000),
-      });
-    } finally {
-      conn.close();
-    }
+      }),
+    );
     const s = await runSync(options(emu, db));
     expect(s.windows.loaded).toBeGreaterThanOrEqual(5);
     expect(await readData(db)).toEqual(expectedRows(emu.dataset, days));
@@ -159,19 +166,16 @@ describe('sync against the emulator', () => {
     const db = tempDbPath();
     const days = sixtyDays.slice(-6);
     await runSync(options(emu, db, { from: days[2] }));
-    const conn = await openDatabase(db);
-    try {
-      await markWindowFailed(conn, {
+    await withDb(db, (conn) =>
+      markWindowFailed(conn, {
         projectId: emu.projectId,
         day: days[0] ?? '',
         runId: 'old',
         error: 'E_HTTP: 500',
         attempts: 6,
         fetchedAt: new Date(),
-      });
-    } finally {
-      conn.close();
-    }
+      }),
+    );
     const s = await runSync(options(emu, db, { lookback: 0 }));
     expect(s.windows).toMatchObject({ planned: 1, loaded: 1 });
     const site = (await readData(db)).site.map((r) => r.day);
