@@ -40,17 +40,18 @@ export interface WriterOptions {
    */
   readonly minBatchRows?: number;
   readonly maxDelayMs?: number;
-  /** DuckDB's memory_limit while the writer holds the file (default 64MB). */
+  /** DuckDB's memory_limit while the writer holds the file (default 32MB). */
   readonly memoryLimit?: string;
 }
 
 /**
  * DuckDB may keep blocks it has written cached up to its memory_limit (by default 80% of the
  * machine's memory); the writer never needs more than a batch's worth, so it caps DuckDB's share
- * of the sync's footprint (measured: 64MB instead of 128MB took 10-20 MiB off the peak RSS of a
- * 365-day sync; see BENCHMARKS.md, benchmark 5).
+ * of the sync's footprint. Measured (BENCHMARKS.md, benchmarks 3 and 5): a 3-year sync peaked at
+ * 303-320 MiB with 64MB and 268-274 MiB with 32MB; the loader lost 5% (1M rows) to 18% (5M rows)
+ * of its throughput, which a sync bounded by 100 requests an hour never notices.
  */
-export const DEFAULT_WRITER_MEMORY_LIMIT = '64MB';
+export const DEFAULT_WRITER_MEMORY_LIMIT = '32MB';
 
 /**
  * The run's one writer. Windows arrive from concurrent fetchers and are group-committed: the

@@ -57,7 +57,11 @@ the last, including the final checkpoint).
 - \`--heap-growing-percent=30\` (set by the CLI at start-up with \`v8.setFlagsFromString\`, which works for this flag,
   unlike \`--max-old-space-size\`): V8 heap 71–75 MB, peak RSS 272–290 MiB, the zero-latency sync 6.2 s → 6.6–6.8 s
   (more, shorter full GCs; invisible at 20 ms latency).
-- The writer's DuckDB \`memory_limit\` 128MB → 64MB: another 10–20 MiB off the peak, load speed unchanged (benchmark 3).
+- The writer's DuckDB \`memory_limit\` 128MB → 32MB. A full run with 64MB gave 278 (270–278) MiB for 365 days and
+  296 (291–304) MiB for 1,095 days, the worst run over the target; single 1,095-day runs: 303–320 MiB with 64MB,
+  289–293 with 48MB, 268–274 with 32MB. The cost is on the loader: 1M rows 566k → 538k rows/s, 5M rows 547k →
+  447k rows/s (benchmark 3 above is measured with 32MB), which a sync bounded by the API's 100 requests an hour
+  never feels.
 - Turning windows into load text as they reach the writer (so queued windows hold one string, not thousands of row
   objects) did not move the peak on its own (the objects were young garbage already); kept because it keeps the
   queue's memory proportional to its bytes.
