@@ -1,6 +1,6 @@
 import { appendFileSync, closeSync, openSync, readFileSync, rmSync } from 'node:fs';
 import type { Database } from './database.js';
-import { appendLedger, type LedgerRow } from './runs.js';
+import { appendLedger, recountRunRequests, type LedgerRow } from './runs.js';
 import { queryRows } from './sql.js';
 
 /**
@@ -99,6 +99,10 @@ export async function lostRequests(db: Database, journalPath: string): Promise<L
 export async function recoverJournal(db: Database, journalPath: string): Promise<number> {
   const missing = await lostRequests(db, journalPath);
   await appendLedger(db, missing);
+  await recountRunRequests(
+    db,
+    [...new Set(missing.map((r) => r.runId ?? ''))].filter((id) => id !== ''),
+  );
   rmSync(journalPath, { force: true });
   return missing.length;
 }

@@ -197,10 +197,30 @@ export async function finishRun(db: Database, f: RunFinish): Promise<void> {
 
 /** Runs left 'running' by a process that died. Call it while holding the sync lock (then no run is really running). */
 export async function markStaleRuns(db: Database): Promise<number> {
+  // The counters of a killed run stopped where its last progress update left them: what it
+  // really loaded is in sync_windows, under its run id.
   return write(
     db,
-    `UPDATE sync_runs SET status = 'failed', finished_at = now(), error = $1 WHERE status = 'running'`,
+    `UPDATE sync_runs SET status = 'failed', finished_at = now(), error = $1,
+       windows_loaded = greatest(windows_loaded, (SELECT count(*) FROM sync_windows w
+         WHERE w.run_id = sync_runs.run_id AND w.status = 'loaded')),
+       rows_loaded = greatest(rows_loaded, (SELECT coalesce(sum(w.rows), 0) FROM sync_windows w
+         WHERE w.run_id = sync_runs.run_id AND w.status = 'loaded'))
+     WHERE status = 'running'`,
     [STALE_RUN_ERROR],
+  );
+}
+
+/** Sets a run's request count to what the ledger holds for it (after a killed run's journal is recovered). */
+export async function recountRunRequests(db: Database, runIds: readonly string[]): Promise<void> {
+  if (runIds.length === 0) return;
+  await write(
+    db,
+    `UPDATE sync_runs SET requests = greatest(requests, (SELECT count(*) FROM api_requests a
+       WHERE a.run_id = sync_runs.run_id))
+     WHERE list_contains($1::VARCHAR[], run_id)`,
+    [varcharList(runIds)],
+    [LIST(VARCHAR)],
   );
 }
 

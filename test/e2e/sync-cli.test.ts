@@ -81,6 +81,16 @@ describe('the request budget across a kill', () => {
     expect(summary.budget.spentBefore).toBeGreaterThanOrEqual(sent);
     expect(summary.budget.spentBefore).toBeLessThanOrEqual(sent + 4);
     expect(existsSync(`${db}.requests.jsonl`)).toBe(false);
+    // The killed run's record says what it spent and loaded, not where its last update left it.
+    const [killed] = await readRows<{ requests: number; windows_loaded: number; days: bigint }>(
+      db,
+      `SELECT requests, windows_loaded, (SELECT count(*) FROM sync_windows w WHERE w.run_id = r.run_id) AS days
+       FROM sync_runs r WHERE status = 'failed'`,
+    );
+    expect(killed?.requests).toBe(summary.budget.spentBefore);
+    // The second run may have loaded (and so re-owned) one day since: at most one fewer now.
+    expect(killed?.windows_loaded).toBeGreaterThanOrEqual(Number(killed?.days));
+    expect(killed?.windows_loaded).toBeLessThanOrEqual(Number(killed?.days) + 1);
   }, 60_000);
 });
 
