@@ -32,7 +32,8 @@ import type { RateLimitSpec } from '../util/duration.js';
 import { formatDuration } from '../util/duration.js';
 import type { Logger } from '../util/log.js';
 import { estimateRun } from './estimate.js';
-import { RunBudget, roomOf, stopReasonOf, type StopReason } from './limits.js';
+import { DayAdmission } from './admission.js';
+import { RunBudget, stopReasonOf, type StopReason } from './limits.js';
 import { noProgress, type ProgressSink, type ProgressState } from './progress.js';
 import { WindowWriter } from './writer.js';
 
@@ -383,19 +384,19 @@ async function execute(
   const pendingLoads = new Set<Promise<void>>();
   let pendingRows = 0;
   const order = new Map(windows.map((w, i) => [w, i]));
-  const windowFinished = new Signal();
-  // Days being fetched, with the pages their project's history expects and those fetched so far.
-  const inFlight = new Set<{ expected: number; pages: number }>();
-  // Pages per day fetched in this run, for a project without history.
-  const pagesSeen = new Map<string, { pages: number; windows: number }>();
-  const stillNeeded = (): number => {
-    let n = 0;
-    for (const f of inFlight) n += Math.max(0, f.expected - f.pages);
-    return n;
+  const admission = new DayAdmission({
+    budget,
+    limits,
+    maxWaitMs: opts.maxWaitMs,
+    now,
+    history: state.pagesPerWindow,
+  });
+  const stopping = (): boolean => {
+    if (opts.signal?.aborted) run.stopReason ??= 'interrupted';
+    return run.fatal !== undefined || run.stopReason !== null;
   };
   const work = async (w: PlannedWindow): Promise<void> => {
-    if (opts.signal?.aborted) run.stopReason ??= 'interrupted';
-    if (run.fatal || run.stopReason) {
+    if (stopping()) {
       deferred.push(w);
       return;
     }
@@ -404,32 +405,14 @@ async function execute(
       failures.push({ projectId: w.projectId, day: w.day, code: 'E_HTTP', message: dead });
       return;
     }
-    const seen = pagesSeen.get(w.projectId);
-    const avg = state.pagesPerWindow.get(w.projectId) ?? (seen ? seen.pages / seen.windows : 1);
-    const expected = Math.max(1, Math.round(avg));
-    // A day cut off halfway (by --max-requests, --max-duration, or a budget that cannot serve
-    // it within --max-wait) is thrown away with the requests it spent. So a day starts only
-    // when its expected pages fit beside what the days in flight still need; otherwise it
-    // waits for one of them to finish, and with none in flight it is left for the next run.
-    // Before this, four big days in flight shared the hourly budget page by page, none
-    // finished, and every run threw all of them away.
-    for (;;) {
-      const room = roomOf(budget, limits, opts.maxWaitMs, now());
-      if (stillNeeded() + expected <= room.requests) break;
-      if (inFlight.size === 0) {
-        run.stopReason ??= room.reason;
-        deferred.push(w);
-        return;
-      }
-      await windowFinished.wait();
-      if (opts.signal?.aborted) run.stopReason ??= 'interrupted';
-      if (run.fatal || run.stopReason) {
-        deferred.push(w);
-        return;
-      }
+    const admitted = await admission.admit(w.projectId, stopping);
+    if (admitted === undefined || 'refused' in admitted) {
+      if (admitted) run.stopReason ??= admitted.refused;
+      deferred.push(w);
+      return;
     }
-    const flight = { expected, pages: 0 };
-    inFlight.add(flight);
+    const flight = admitted;
+    let fetchedPages: number | undefined;
     try {
       const fetched = await fetchWindow(client, w.projectId, w.day, w.dateTo, {
         ...(opts.signal ? { signal: opts.signal } : {}),
@@ -451,11 +434,7 @@ async function execute(
       // commit: waiting for the commit here left every worker idle for a transaction per day.
       // Unsettled loads are capped in rows, so memory stays bounded, never by the range.
       const n = fetched.pages.length;
-      const seenSoFar = pagesSeen.get(w.projectId) ?? { pages: 0, windows: 0 };
-      pagesSeen.set(w.projectId, {
-        pages: seenSoFar.pages + fetched.pagesFetched,
-        windows: seenSoFar.windows + 1,
-      });
+      fetchedPages = fetched.pagesFetched;
       pendingRows += n;
       const load = writer
         .load({
@@ -517,8 +496,7 @@ async function execute(
         await fail(w, e, 1);
       }
     } finally {
-      inFlight.delete(flight);
-      windowFinished.notify();
+      admission.finish(flight, w.projectId, fetchedPages);
       p.windowsDone++;
       progress.update(p);
     }
@@ -612,19 +590,6 @@ async function execute(
 
 /** Fetched page rows that may wait for the writer before fetchers pause (a few MB of memory). */
 const MAX_PENDING_ROWS = 60_000;
-
-/** Wakes everyone waiting for the next notify(). */
-class Signal {
-  #waiters: (() => void)[] = [];
-
-  wait(): Promise<void> {
-    return new Promise((resolve) => this.#waiters.push(resolve));
-  }
-
-  notify(): void {
-    for (const wake of this.#waiters.splice(0)) wake();
-  }
-}
 
 /** Runs `fn` over items with at most `n` in flight, in order of the list. */
 async function runPool<T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
