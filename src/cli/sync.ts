@@ -44,9 +44,9 @@ export function registerSync(
       [
         'Loads unique-visitor analytics, one request window per UTC day, into the DuckDB database.',
         '',
-        'With no --from, the run is incremental: from the day after the last loaded day minus --lookback days, plus every day missing inside the loaded range and every day an earlier run deferred; on an empty database, the last 30 days. --to defaults to today (UTC) and is exclusive, so the current, partial day is only loaded with --include-today.',
+        'With no --from, the run is incremental: from the day after the last loaded day minus --lookback days (skipping those already fetched --lookback days after they ended), plus every day missing inside the loaded range, every day an earlier run deferred, failed or did not get to before it was killed; on an empty database, the last 30 days. --to defaults to today (UTC) and is exclusive, so the current, partial day is only loaded with --include-today.',
         '',
-        'Every request passes through one request budget (--rate-limit; the service allows 100/1h per organization) recorded in the database, so the next run knows what is already spent. A run bounded by --max-requests, --max-duration or --max-wait stops cleanly; the next run picks up the rest without being told.',
+        'Every request passes through one request budget (--rate-limit; the service allows 100/1h per organization) recorded in the database, so the next run knows what is already spent. A day starts only when the budget and the bounds leave room for all its pages. A run bounded by --max-requests, --max-duration or --max-wait stops cleanly; the next run picks up the rest without being told.',
       ].join('\n'),
     )
     .option(
