@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -72,7 +72,13 @@ async function createInstance(
   busyTimeoutMs: number,
   sandbox: boolean,
 ): Promise<DuckDBInstance> {
-  const options: Record<string, string> = readOnly ? { access_mode: 'READ_ONLY' } : {};
+  const options: Record<string, string> = {
+    // A --db named x.sqlite or x.parquet would otherwise make DuckDB fetch an extension from the
+    // internet and open the file through it; this tool only ever reads and writes DuckDB files.
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+    ...(readOnly ? { access_mode: 'READ_ONLY' } : {}),
+  };
   if (sandbox) options['enable_external_access'] = 'false';
   const deadline = Date.now() + busyTimeoutMs;
   let delay: number = RETRY_DELAY_MS.min;
@@ -136,15 +142,64 @@ async function applyViews(conn: DuckDBConnection, dir: string): Promise<void> {
   });
 }
 
-/** Refuses a --db that names a folder (or anything but a file), before anything is written. */
+/** Bytes 8..11 of every DuckDB file (after an 8-byte checksum of the main header). */
+const DUCKDB_MAGIC = 'DUCK';
+
+/** True when the file starts like a DuckDB database (its header magic), false for anything else. */
+export function isDuckDbFile(file: string): boolean {
+  const fd = openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(12);
+    const n = readSync(fd, head, 0, head.length, 0);
+    return n === head.length && head.toString('latin1', 8, 12) === DUCKDB_MAGIC;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Refuses a --db that names a folder, or an existing file that is not a DuckDB database, before
+ * anything is written. DuckDB itself opens a CSV or JSON path as an empty in-memory database and
+ * says nothing, so a sync into it would report success and store nothing.
+ */
 export function checkDbPath(path: string): void {
   const file = resolve(path);
-  if (existsSync(file) && !statSync(file).isFile()) {
+  if (!existsSync(file)) return;
+  if (!statSync(file).isFile()) {
     throw new UsageError(
       `--db ${path} is a folder, not a database file: point --db (or MINTLIFY_ETL_DB) at a file, e.g. ${join(path, 'analytics.duckdb')}`,
       { path },
     );
   }
+  let duck: boolean;
+  try {
+    duck = isDuckDbFile(file);
+  } catch (e) {
+    throw new UsageError(
+      `--db ${path} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): check its permissions, or point --db at another file`,
+      { path },
+      { cause: e },
+    );
+  }
+  if (!duck) {
+    throw new UsageError(
+      `--db ${path} exists but is not a DuckDB database (${statSync(file).size === 0 ? 'it is empty' : 'its first bytes are not a DuckDB header'}); it was left untouched: point --db (or MINTLIFY_ETL_DB) at a .duckdb file, or at a path that does not exist yet to create one`,
+      { path },
+    );
+  }
+}
+
+/**
+ * Shuts the user's SQL off from every file. `enable_external_access = false` alone still lets
+ * DuckDB write to the database's own file and WAL (it allows them as "the database's paths", so
+ * `COPY ... TO 'the.duckdb' (USE_TMP_FILE false)` replaced the database), and file logging under
+ * it aborts the process natively. The file handles DuckDB already holds keep working once the
+ * local file system is disabled; any new open, read or write, is refused. The settings are then
+ * locked so that no statement can undo this.
+ */
+async function sandbox(conn: DuckDBConnection): Promise<void> {
+  await conn.run("SET disabled_filesystems = 'LocalFileSystem'");
+  await conn.run('SET lock_configuration = true');
 }
 
 /**
@@ -178,7 +233,7 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
     connection = await instance.connect();
     // Days are UTC days; a TIMESTAMPTZ shown or cast in the machine's zone would disagree with them.
     await connection.run("SET TimeZone = 'UTC'");
-    if (opts.sandbox) await connection.run('SET lock_configuration = true');
+    if (opts.sandbox) await sandbox(connection);
     if (!readOnly) {
       const dir = opts.sqlDir ?? sqlDir();
       await migrate(connection, path, dir);

@@ -24,7 +24,8 @@ export function sqlErrorMessage(e: unknown): string {
     .join(' ');
 }
 
-const SANDBOXED = /file system operations are disabled by configuration|the configuration has been locked/;
+const SANDBOXED =
+  /file system operations are disabled by configuration|the configuration has been locked|has been disabled by configuration|with the LocalFileSystem disabled/;
 
 function toSqlError(e: unknown): SqlError {
   const message = sqlErrorMessage(e);

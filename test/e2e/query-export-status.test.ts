@@ -164,6 +164,15 @@ describe.concurrent('mintlify-etl query', () => {
 
   it.each([
     ['COPY over the database file', (f: string) => `COPY (SELECT 1 AS a) TO '${f}' (FORMAT csv)`],
+    [
+      'COPY over the database file in place',
+      (f: string) => `COPY (SELECT 'x') TO '${f}' (FORMAT csv, USE_TMP_FILE false)`,
+    ],
+    ['COPY onto the database WAL', (f: string) => `COPY (SELECT 'x') TO '${f}.wal' (FORMAT csv)`],
+    [
+      'file logging (which aborted DuckDB natively)',
+      () => "CALL enable_logging(storage='file', storage_path='/tmp/mintlify-etl-query-log'); SELECT 1",
+    ],
     ['COPY to a new file', (f: string) => `COPY (SELECT 1 AS a) TO '${f}.csv'`],
     ['ATTACH read-write', (f: string) => `ATTACH '${f}.other' AS other`],
     ['EXPORT DATABASE', (f: string) => `EXPORT DATABASE '${f}.export'`],
@@ -178,7 +187,9 @@ describe.concurrent('mintlify-etl query', () => {
     expect(r.stderr).toMatch(/query is read-only/);
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(readFileSync(dbFile).equals(before)).toBe(true);
-    for (const ext of ['.csv', '.other', '.export']) expect(existsSync(`${dbFile}${ext}`)).toBe(false);
+    for (const ext of ['.csv', '.other', '.export', '.wal'])
+      expect(existsSync(`${dbFile}${ext}`)).toBe(false);
+    expect(existsSync('/tmp/mintlify-etl-query-log')).toBe(false);
     const q = await cli(['query', '--format', 'csv', 'SELECT count(*) AS n FROM site_daily']);
     expect(q.stdout).toBe('n\n6\n');
   });

@@ -237,6 +237,34 @@ describe('bad input: one clear line, the documented exit code, nothing written, 
     expect(readdirSync(folder)).toEqual([]);
   });
 
+  it.each([
+    ['a CSV file', 'visits.csv', 'day,total\n2026-01-01,3\n'],
+    ['a JSON file', 'visits.json', '{"day":"2026-01-01"}\n'],
+    ['a Parquet-named file', 'visits.parquet', 'PAR1 not really\n'],
+    ['a SQLite database', 'analytics.sqlite', 'SQLite format 3\u0000'],
+    ['an empty file', 'empty.duckdb', ''],
+  ])(
+    'refuses a --db that is %s (not a DuckDB database) with exit 2, leaving it untouched',
+    async (_what, name, text) => {
+      const db = join(dirname(tempDbPath()), name);
+      writeFileSync(db, text);
+      const r = await runCli(['sync', '--db', db, '--from', addDays(today, -2)], env());
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/exists but is not a DuckDB database/);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(readFileSync(db, 'utf8')).toBe(text);
+      expect(readdirSync(dirname(db))).toEqual([name]);
+    },
+  );
+
+  it('creates a DuckDB database at a new --db named .sqlite without fetching any extension', async () => {
+    const db = join(dirname(tempDbPath()), 'new.sqlite');
+    const r = await runCli(['sync', '--db', db, '--from', addDays(today, -2)], env());
+    expect(r.stderr).not.toMatch(/extension/i);
+    expect(r.code).toBe(0);
+    expect(readFileSync(db).toString('latin1', 8, 12)).toBe('DUCK');
+  });
+
   it('answers --json with an error object on stdout when the run fails', async () => {
     const db = join(dirname(tempDbPath()), 'never.duckdb');
     const r = await runCli(['sync', '--db', db, '--json', '--from', addDays(today, -2)], {
