@@ -120,12 +120,43 @@ export class AuthError extends HttpStatusError {
 
 /** Connection refused/reset, DNS failure, or a connect/headers/body timeout. Retryable. */
 export class NetworkError extends EtlError {
-  readonly code = 'E_NETWORK';
+  readonly code: string = 'E_NETWORK';
   readonly exitCode = EXIT.internal;
   readonly request: RequestDescription;
 
   constructor(request: RequestDescription, reason: string, options?: { cause?: unknown }) {
     super(`${describe(request)} failed: ${reason}`, { ...request, reason }, options);
+    this.request = request;
+  }
+}
+
+/**
+ * The request never reached the server: the connection was refused, the host name does not
+ * resolve, or TLS failed before anything was sent. The service counted nothing, so the budget
+ * takes the request back; a run stops at the first window that cannot get through.
+ */
+export class UnreachableError extends NetworkError {
+  override readonly code = 'E_UNREACHABLE';
+  /** The API base URL as configured (no secrets: URLs with credentials are refused up front). */
+  readonly baseUrl: string;
+
+  constructor(request: RequestDescription, baseUrl: string, reason: string, options?: { cause?: unknown }) {
+    super(request, reason, options);
+    this.baseUrl = baseUrl;
+  }
+}
+
+/** A response body larger than the client accepts: it was not read any further. Not retried. */
+export class ResponseTooLargeError extends EtlError {
+  readonly code = 'E_TOO_LARGE';
+  readonly exitCode = EXIT.internal;
+  readonly request: RequestDescription;
+
+  constructor(request: RequestDescription, limitBytes: number) {
+    super(
+      `${describe(request)} sent a response body over the ${Math.round(limitBytes / 2 ** 20)} MiB limit; it was not read further (a page of this API is far smaller: a proxy or a server fault?)`,
+      { ...request, limitBytes },
+    );
     this.request = request;
   }
 }

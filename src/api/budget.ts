@@ -135,6 +135,17 @@ export class RequestBudget {
     this.times.splice(j, 0, completedAt);
   }
 
+  /**
+   * The request granted at `grantedAt` never reached the server (connection refused, DNS, TLS):
+   * the service counted nothing, so neither do we. A dead endpoint must not use up the hour.
+   */
+  refund(grantedAt: number): void {
+    const i = this.indexOf(grantedAt);
+    if (i < 0) return;
+    this.times.splice(i, 1);
+    this.wake?.abort();
+  }
+
   /** Waits for a slot (by priority, then first come, first served), records it and returns the grant time. */
   acquire(opts: AcquireOptions = {}): Promise<number> {
     const { signal } = opts;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'undici/types/header.js';
 import type { z } from 'zod';
 import {
@@ -9,6 +9,8 @@ import {
   InternalError,
   HttpStatusError,
   NetworkError,
+  ResponseTooLargeError,
+  UnreachableError,
   UsageError,
   type RequestDescription,
 } from '../errors.js';
@@ -39,6 +41,11 @@ export interface RequestEvent {
   readonly durationMs: number;
   /** Set when the attempt failed: a socket-level code (ECONNRESET, UND_ERR_*) or an error code (E_HTTP...). */
   readonly errorCode?: string;
+  /**
+   * False when the request never reached the server (connection refused, DNS, TLS before
+   * sending): the budget took it back and it belongs in no ledger.
+   */
+  readonly reached: boolean;
 }
 
 export interface ClientRetryEvent extends RetryEvent {
@@ -61,6 +68,14 @@ export interface MintlifyClientOptions {
   readonly maxWaitMs?: number;
   readonly backoff?: BackoffSpec;
   readonly timeouts?: Timeouts;
+  /**
+   * The most one attempt may take, headers and body together (default 90 s). undici's body
+   * timeout is per chunk, so a server trickling a byte every 20 s would otherwise hold a
+   * request (and the run's lock) for ever.
+   */
+  readonly requestTimeoutMs?: number;
+  /** Larger response bodies are refused, unread (default 32 MiB; a page of this API is far smaller). */
+  readonly maxBodyBytes?: number;
   readonly onRequest?: (e: RequestEvent) => void;
   readonly onRetry?: (e: ClientRetryEvent) => void;
   readonly sleep?: Sleep;
@@ -97,7 +112,31 @@ const DEFAULTS = {
   maxWaitMs: 600_000,
   backoff: { minMs: 500, maxMs: 30_000 },
   timeouts: { connectMs: 10_000, headersMs: 30_000, bodyMs: 30_000 },
+  requestTimeoutMs: 90_000,
+  maxBodyBytes: 32 * 2 ** 20,
 } as const;
+
+/**
+ * Failures that happen before a byte of the request is sent: the service never saw it, so it
+ * cost nothing of its budget. (A connect timeout may in rare cases hide a slow accept; counting
+ * it as unsent errs toward one extra request, never toward a refused run.)
+ */
+const NEVER_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'EPROTO',
+]);
 
 /** Server messages end up in logs and terminals: keep them to a readable size. */
 const MAX_SERVER_TEXT = 300;
@@ -237,23 +276,26 @@ export class MintlifyClient {
     };
     const at = Date.now();
     const started = performance.now();
+    const deadline = AbortSignal.timeout(this.opts.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs);
+    const signal = c.signal ? AbortSignal.any([c.signal, deadline]) : deadline;
     let status: number | null = null;
     let errorCode: string | undefined;
+    let reached = true;
     try {
       const res = await this.pool.request({
         method: c.method,
         path: c.query ? `${request.path}?${c.query}` : request.path,
         headers: this.headers(c.body !== undefined),
         ...(c.body !== undefined ? { body: JSON.stringify(c.body) } : {}),
-        ...(c.signal ? { signal: c.signal } : {}),
+        signal,
       });
       status = res.statusCode;
       if (status < 200 || status > 299) {
         // The status alone decides what happens next; a body cut short only loses the message.
-        const text = await res.body.text().catch(() => '');
+        const text = await this.readBody(res, request).catch(() => '');
         throw this.statusError(status, res.headers, text, request);
       }
-      const text = await res.body.text();
+      const text = await this.readBody(res, request);
       let json: unknown;
       try {
         json = JSON.parse(text);
@@ -266,20 +308,43 @@ export class MintlifyClient {
       }
       return parseBody(c.schema, json, request);
     } catch (err) {
-      const failure = this.toFailure(err, request, c.signal);
+      const failure = this.toFailure(err, request, c.signal, deadline);
+      reached = !(failure instanceof UnreachableError);
       errorCode ??= socketCode(err) ?? (failure instanceof EtlError ? failure.code : undefined);
       throw failure;
     } finally {
-      this.opts.budget.complete(grantedAt);
+      if (reached) this.opts.budget.complete(grantedAt);
+      else this.opts.budget.refund(grantedAt);
       this.opts.onRequest?.({
         at,
         endpoint: c.endpoint,
         projectId: c.projectId,
         status,
         durationMs: Math.round(performance.now() - started),
+        reached,
         ...(errorCode !== undefined ? { errorCode } : {}),
       });
     }
+  }
+
+  /** The body as text, refused unread past the size cap (a 200 MB body took 1.8 GB of memory). */
+  private async readBody(res: Dispatcher.ResponseData, request: RequestDescription): Promise<string> {
+    const limit = this.opts.maxBodyBytes ?? DEFAULTS.maxBodyBytes;
+    const declared = Number(res.headers['content-length']);
+    const tooLarge = (): ResponseTooLargeError => {
+      res.body.destroy();
+      return new ResponseTooLargeError(request, limit);
+    };
+    if (Number.isFinite(declared) && declared > limit) throw tooLarge();
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    for await (const chunk of res.body) {
+      const b = chunk as Buffer;
+      bytes += b.length;
+      if (bytes > limit) throw tooLarge();
+      chunks.push(b);
+    }
+    return Buffer.concat(chunks, bytes).toString('utf8');
   }
 
   private headers(hasBody: boolean): Record<string, string> {
@@ -318,9 +383,21 @@ export class MintlifyClient {
    * those objects carry socket details and may change shape between versions, and errors end up
    * in logs, so we keep only what we know is harmless.
    */
-  private toFailure(err: unknown, request: RequestDescription, signal: AbortSignal | undefined): unknown {
+  private toFailure(
+    err: unknown,
+    request: RequestDescription,
+    signal: AbortSignal | undefined,
+    deadline: AbortSignal,
+  ): unknown {
     if (err instanceof EtlError) return err;
     if (signal?.aborted) return signal.reason;
+    const t = this.opts.timeouts ?? DEFAULTS.timeouts;
+    if (deadline.aborted) {
+      const ms = this.opts.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
+      return new NetworkError(request, `no complete response within ${ms} ms (headers and body)`, {
+        cause: new Error('request deadline'),
+      });
+    }
     const code = socketCode(err);
     if (code === undefined) return err;
     const message = redact(err instanceof Error ? err.message : String(err), this.opts.apiKey);
@@ -339,13 +416,9 @@ export class MintlifyClient {
         { cause },
       );
     }
-    return new NetworkError(
-      request,
-      `${networkReason(code, this.opts.timeouts ?? DEFAULTS.timeouts)} (${code})`,
-      {
-        cause,
-      },
-    );
+    const reason = `${networkReason(code, t)} (${code})`;
+    if (NEVER_SENT.has(code)) return new UnreachableError(request, this.opts.baseUrl, reason, { cause });
+    return new NetworkError(request, reason, { cause });
   }
 }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { Command } from 'commander';
@@ -18,6 +19,7 @@ interface SyncFlags {
   from?: string;
   to?: string;
   lookback: number;
+  refresh?: boolean;
   db?: string;
   rateLimit: string;
   maxRequests?: number;
@@ -62,6 +64,10 @@ export function registerSync(
       intFlag('--lookback', 0, 366),
       3,
     )
+    .option(
+      '--refresh',
+      'fetch days again even when settled (loaded >= --lookback days after they ended); the service has re-classified traffic before',
+    )
     .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
     .option('--rate-limit <N/DURATION>', 'request budget shared by all projects of the run', '100/1h')
     .option(
@@ -77,12 +83,15 @@ export function registerSync(
     )
     .option('--concurrency <n>', 'days fetched in parallel', intFlag('--concurrency', 1, 32), 4)
     .option('--include-today', 'also load today (UTC), flagged partial and re-fetched by the next run')
-    .option('--dry-run', 'print the plan (days, estimated requests, ETA) and touch nothing')
+    .option(
+      '--dry-run',
+      'print the plan on stdout (days and why, days skipped as settled, estimated requests, ETA) and touch nothing',
+    )
     .option('--json', 'print one JSON summary on stdout')
     .option('--api-key-file <path>', 'read the admin API key from this file instead of MINTLIFY_API_KEY')
     .option('--api-url <url>', 'API base URL (env MINTLIFY_API_URL; default https://api.mintlify.com)')
     .option('-v, --verbose', 'log every retry')
-    .option('-q, --quiet', 'log warnings and errors only')
+    .option('-q, --quiet', 'log warnings, errors and the one summary line only')
     .addHelpText(
       'after',
       `
@@ -115,10 +124,14 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   }
   const json = flags.json === true;
   const progress = json ? undefined : createProgress();
-  const logger = createLogger({
-    level: flags.verbose ? 'debug' : flags.quiet ? 'warn' : 'info',
+  const runId = randomUUID();
+  const logOptions = {
     key: apiKey,
-  });
+    ...(process.stderr.isTTY ? {} : { stamp: { runId } }),
+  };
+  const logger = createLogger({ level: flags.verbose ? 'debug' : flags.quiet ? 'warn' : 'info', ...logOptions });
+  // --quiet keeps the summary: a cron log with nothing in it cannot tell a quiet night from no run.
+  const summaryLog = createLogger(logOptions);
   const dbExisted = existsSync(db);
 
   // First Ctrl-C (or SIGTERM from systemd): stop starting days, load what is fetched, record
@@ -144,6 +157,8 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
       from,
       to,
       lookback: flags.lookback,
+      refresh: flags.refresh === true,
+      runId,
       dbPath: db,
       rateLimit,
       maxRequests: flags.maxRequests,
@@ -169,7 +184,12 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
   }
-  if (!flags.quiet) logger.info(describe(summary));
+  if (summary.status === 'dry-run') {
+    // The plan is the command's output, not a log: it goes to stdout, where a user can page or save it.
+    if (!json) process.stdout.write(`${describe(summary)}\n`);
+  } else {
+    summaryLog.info(describe(summary));
+  }
   return { exitCode: summary.exitCode, ...(json ? { json: summary } : {}) };
 }
 
@@ -196,8 +216,14 @@ function describe(s: SyncSummary): string {
     const reasons = [...byReason].map(([r, n]) => `${n} ${r}`).join(', ');
     const days = s.plan.days.length;
     const est = `${s.plan.pagesPerDayFromHistory ? '' : 'at least '}${s.plan.estimatedRequests}`;
+    const skipped = s.plan.skipped.length;
     const lines = [
       `dry run: ${days} day(s) to fetch${days ? ` from ${s.dateFrom} to before ${s.dateTo} (${reasons})` : ''}`,
+      ...(skipped > 0
+        ? [
+            `skipped: ${skipped} loaded day(s) already settled (fetched ${s.plan.skipped.length === 1 ? 'it' : 'each'} --lookback days or more after it ended; --refresh fetches them again)`,
+          ]
+        : []),
       `estimated requests: ${est}${s.plan.pagesPerDayFromHistory ? ' (from past pages per day)' : ' (1 per day; no history yet)'}`,
       `budget ${s.budget.rateLimit}: ${s.budget.spentBefore} spent in the current window; ETA about ${formatDuration(s.plan.etaMs)}`,
     ];
@@ -207,9 +233,10 @@ function describe(s: SyncSummary): string {
   }
   const w = s.windows;
   const parts = [
-    `sync ${s.status}: ${w.loaded}/${w.planned} day(s) loaded`,
+    `sync ${s.status}: ${s.error && (s.exitCode === EXIT.usage || s.stopReason === 'unreachable') ? `${s.error}; ` : ''}${w.loaded}/${w.planned} day(s) loaded`,
     w.failed ? `${w.failed} failed` : '',
     w.deferred ? `${w.deferred} deferred (${s.stopReason ?? 'stopped'}; the next run continues)` : '',
+    w.dropped ? `${w.dropped} dropped (unknown project${s.unknownProjects.length === 1 ? '' : 's'} ${s.unknownProjects.join(', ')})` : '',
     `${s.requests} request(s), ${s.retries} retr${s.retries === 1 ? 'y' : 'ies'}, ${s.rows} page row(s)`,
     s.warnings.total ? `${s.warnings.total} data-quality warning(s)` : '',
     `in ${formatDuration(s.durationMs)} -> ${s.db}`,

@@ -39,6 +39,17 @@ export interface PlanOptions {
   readonly includeToday: boolean;
   /** Days to load on an empty database when no --from is given. */
   readonly initialDays?: number;
+  /** Fetch settled loaded days again (--refresh): the service has re-classified traffic before. */
+  readonly refresh?: boolean;
+}
+
+/** A day the plan leaves out on purpose, and why (--dry-run shows them). */
+export interface SkippedWindow {
+  readonly projectId: string;
+  readonly day: Day;
+  readonly reason: 'settled';
+  /** When it was last fetched (epoch ms). */
+  readonly fetchedAt: number;
 }
 
 export interface ProjectPlan {
@@ -46,6 +57,15 @@ export interface ProjectPlan {
   readonly from: Day;
   readonly to: Day;
   readonly windows: readonly PlannedWindow[];
+  readonly skipped: readonly SkippedWindow[];
+}
+
+/**
+ * A loaded day fetched `lookback` or more days after it ended holds its final counts: the same
+ * assumption that makes the lookback N days long says fetching it again cannot change it.
+ */
+export function isSettled(day: Day, fetchedAt: number | undefined, lookback: number): boolean {
+  return fetchedAt !== undefined && fetchedAt >= Date.parse(`${addDays(day, 1 + lookback)}T00:00:00Z`);
 }
 
 /**
@@ -74,12 +94,13 @@ export function planProject(projectId: string, state: ProjectState, opts: PlanOp
         { from: opts.from, to },
       );
     }
-    return {
-      projectId,
-      from: opts.from,
-      to,
-      windows: windowsOf(projectId, dayRange(opts.from, to), 'range', opts.today),
-    };
+    const skipped: SkippedWindow[] = [];
+    const days = dayRange(opts.from, to).filter((d) => {
+      const settled = settledFetch(state, d, opts);
+      if (settled !== undefined) skipped.push({ projectId, day: d, reason: 'settled', fetchedAt: settled });
+      return settled === undefined;
+    });
+    return { projectId, from: opts.from, to, windows: windowsOf(projectId, days, 'range', opts.today), skipped };
   }
 
   const loaded = state.loadedDays;
@@ -88,6 +109,7 @@ export function planProject(projectId: string, state: ProjectState, opts: PlanOp
     if (day < to && !chosen.has(day)) chosen.set(day, reason);
   };
 
+  const skipped: SkippedWindow[] = [];
   const last = loaded.at(-1);
   const first = loaded[0];
   if (last === undefined || first === undefined) {
@@ -100,9 +122,9 @@ export function planProject(projectId: string, state: ProjectState, opts: PlanOp
     const back = addDays(last, 1 - opts.lookback);
     const start = back < first ? first : back;
     for (const d of dayRange(start, addDays(last, 1))) {
-      const fetched = state.fetchedAt?.get(d);
-      if (fetched === undefined || fetched < Date.parse(`${addDays(d, 1 + opts.lookback)}T00:00:00Z`))
-        add(d, 'lookback');
+      const settled = settledFetch(state, d, opts);
+      if (settled === undefined) add(d, 'lookback');
+      else skipped.push({ projectId, day: d, reason: 'settled', fetchedAt: settled });
     }
     for (const d of dayRange(addDays(last, 1), to)) add(d, 'new');
     const have = new Set(loaded);
@@ -114,7 +136,14 @@ export function planProject(projectId: string, state: ProjectState, opts: PlanOp
 
   const days = [...chosen.keys()].sort();
   const windows = days.map((day) => window(projectId, day, chosen.get(day) ?? 'range', opts.today));
-  return { projectId, from: days[0] ?? to, to, windows };
+  return { projectId, from: days[0] ?? to, to, windows, skipped };
+}
+
+/** When a loaded, complete day was fetched if it is settled; undefined if it must be fetched. */
+function settledFetch(state: ProjectState, day: Day, opts: PlanOptions): number | undefined {
+  if (opts.refresh === true || state.partialDays.includes(day)) return undefined;
+  const fetched = state.fetchedAt?.get(day);
+  return isSettled(day, fetched, opts.lookback) ? fetched : undefined;
 }
 
 function windowsOf(projectId: string, days: Day[], reason: WindowReason, today: Day): PlannedWindow[] {

@@ -30,6 +30,12 @@ export class LedgerJournal {
     appendFileSync(this.#fd, `${JSON.stringify({ runId, at })}\n`);
   }
 
+  /** A granted request never reached the server: the next run must not count it either. */
+  refund(runId: string, at: number): void {
+    if (this.#fd === undefined) return;
+    appendFileSync(this.#fd, `${JSON.stringify({ runId, at, refund: true })}\n`);
+  }
+
   /** The run recorded its ledger in the database: the journal has nothing left to tell. */
   remove(): void {
     if (this.#fd !== undefined) closeSync(this.#fd);
@@ -65,9 +71,14 @@ export async function lostRequests(db: Database, journalPath: string): Promise<L
       continue;
     }
     if (typeof entry !== 'object' || entry === null) continue;
-    const { runId, at } = entry as { runId?: unknown; at?: unknown };
+    const { runId, at, refund } = entry as { runId?: unknown; at?: unknown; refund?: unknown };
     if (typeof runId !== 'string' || typeof at !== 'number' || !Number.isFinite(at)) continue;
-    byRun.set(runId, [...(byRun.get(runId) ?? []), at]);
+    const times = byRun.get(runId) ?? [];
+    if (refund === true) {
+      const i = times.lastIndexOf(at);
+      if (i >= 0) times.splice(i, 1);
+    } else times.push(at);
+    byRun.set(runId, times);
   }
   const missing: LedgerRow[] = [];
   for (const [runId, times] of byRun) {

@@ -3,7 +3,13 @@ import type { RateLimitSpec } from '../util/duration.js';
 import { RateLimitError } from '../errors.js';
 import { formatDuration } from '../util/duration.js';
 
-export type StopReason = 'max-requests' | 'max-duration' | 'max-wait' | 'rate-limited' | 'interrupted';
+export type StopReason =
+  | 'max-requests'
+  | 'max-duration'
+  | 'max-wait'
+  | 'rate-limited'
+  | 'interrupted'
+  | 'unreachable';
 
 export interface RunLimits {
   readonly maxRequests?: number | undefined;
@@ -30,15 +36,26 @@ export class RunBudget extends RequestBudget {
       sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
       /** Called synchronously with each grant, before the request can be sent (the ledger journal). */
       onGrant?: (at: number) => void;
+      /** Called when a granted request turns out never to have reached the server. */
+      onRefund?: (at: number) => void;
     } = {},
   ) {
     super(spec, opts);
     this.#limits = limits;
     this.#clock = opts.now ?? Date.now;
     this.#onGrant = opts.onGrant;
+    this.#onRefund = opts.onRefund;
   }
 
   readonly #onGrant: ((at: number) => void) | undefined;
+  readonly #onRefund: ((at: number) => void) | undefined;
+
+  /** A request that never left counts against neither the budget nor --max-requests. */
+  override refund(grantedAt: number): void {
+    super.refund(grantedAt);
+    this.#granted = Math.max(0, this.#granted - 1);
+    this.#onRefund?.(grantedAt);
+  }
 
   get granted(): number {
     return this.#granted;

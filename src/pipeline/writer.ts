@@ -1,6 +1,6 @@
 import type { Database } from '../load/database.js';
 import { openDatabase } from '../load/database.js';
-import { appendLedger, type LedgerRow } from '../load/runs.js';
+import { appendLedger, updateRun, type LedgerRow, type RunProgress } from '../load/runs.js';
 import { loadPreparedBatch, prepareWindow, type PreparedWindow } from '../load/batch-loader.js';
 import { markWindowFailed, type WindowLoad } from '../load/window-loader.js';
 
@@ -32,6 +32,11 @@ export interface WriterOptions {
   readonly busyTimeoutMs?: number;
   /** Takes the request-ledger rows gathered since the last call; written with each batch. */
   readonly drainLedger: () => LedgerRow[];
+  /**
+   * The run's counters, written to its `sync_runs` row with each commit, so that `status` shows a
+   * running (or killed) run as far as it got. `committed` counts what this writer has committed.
+   */
+  readonly runProgress?: (committed: { windows: number; rows: number }) => RunProgress;
   /** Page rows at which a batch stops taking more windows (default 250,000). */
   readonly maxBatchRows?: number;
   /**
@@ -74,6 +79,7 @@ export class WindowWriter {
   #flushing = false;
   #closing = false;
   #opens = 0;
+  readonly #committed = { windows: 0, rows: 0 };
 
   constructor(dbPath: string, opts: WriterOptions) {
     this.#dbPath = dbPath;
@@ -216,6 +222,7 @@ export class WindowWriter {
         db,
         ready.map((r) => r.load),
       );
+      this.#count(ready);
       await this.#writeLedger(db);
       for (const r of ready) r.done();
     } catch (e) {
@@ -228,6 +235,7 @@ export class WindowWriter {
       for (const r of ready) {
         try {
           await loadPreparedBatch(db, [r.load]);
+          this.#count([r]);
           await this.#writeLedger(db);
           r.done();
         } catch (e1) {
@@ -237,9 +245,17 @@ export class WindowWriter {
     }
   }
 
+  #count(loaded: readonly LoadJob[]): void {
+    this.#committed.windows += loaded.length;
+    for (const r of loaded) this.#committed.rows += r.load.rows;
+  }
+
+  /** The ledger rows gathered so far and the run's counters: bookkeeping that follows each commit. */
   async #writeLedger(db: Database): Promise<void> {
     const rows = this.#opts.drainLedger();
     if (rows.length > 0) await appendLedger(db, rows);
+    const progress = this.#opts.runProgress?.({ ...this.#committed });
+    if (progress) await updateRun(db, progress);
   }
 
   async #open(): Promise<Database> {

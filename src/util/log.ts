@@ -21,6 +21,12 @@ export interface LoggerOptions {
   /** Called before each line so that a progress bar can clear itself first. */
   readonly beforeWrite?: () => void;
   readonly afterWrite?: () => void;
+  /**
+   * Prefix every line with an ISO timestamp and this run id: a cron log collects many nights'
+   * lines in one file, and each must say when and from which run (sync_runs.run_id) it came.
+   * Set by the CLI when stderr is not a terminal.
+   */
+  readonly stamp?: { runId: string; now?: () => number };
 }
 
 /** Logs to stderr, one line per message, with the API key redacted as a last line of defence. */
@@ -30,9 +36,12 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   const seen = new Set<string>();
   const emit = (level: LogLevel, msg: string): void => {
     if (ORDER[level] < min) return;
+    const stamp = opts.stamp
+      ? `${new Date((opts.stamp.now ?? Date.now)()).toISOString()} run=${opts.stamp.runId} `
+      : '';
     const prefix = level === 'info' ? '' : `${level}: `;
     opts.beforeWrite?.();
-    write(`${prefix}${redact(msg, opts.key)}\n`);
+    write(`${stamp}${prefix}${redact(msg, opts.key)}\n`);
     opts.afterWrite?.();
   };
   return {

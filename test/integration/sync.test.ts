@@ -60,7 +60,7 @@ describe('sync against the emulator', () => {
     const db = tempDbPath();
     const s = await runSync(options(emu, db, { from: sixtyDays[0] }));
     expect(s.status).toBe('succeeded');
-    expect(s.windows).toEqual({ planned: 60, loaded: 60, failed: 0, deferred: 0 });
+    expect(s.windows).toEqual({ planned: 60, loaded: 60, failed: 0, deferred: 0, dropped: 0 });
     const got = await readData(db);
     const want = expectedRows(emu.dataset, sixtyDays);
     expect(got.site).toEqual(want.site);

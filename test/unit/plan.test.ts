@@ -121,3 +121,49 @@ describe('planning day windows', () => {
     ]);
   });
 });
+
+describe('settled days inside an explicit range', () => {
+  const at = (iso: string): number => Date.parse(iso);
+  // Lookback 3: 11-01 is settled once fetched on or after 11-05 00:00 UTC (its end plus 3 days).
+  const state = {
+    ...empty,
+    loadedDays: ['2026-11-01', '2026-11-02', '2026-11-03'],
+    fetchedAt: new Map([
+      ['2026-11-01', at('2026-11-05T00:00:00Z')],
+      ['2026-11-02', at('2026-11-05T23:59:59.999Z')],
+      ['2026-11-03', at('2026-11-20T00:00:00Z')],
+    ]),
+  };
+  const range = { ...base, from: '2026-11-01', to: '2026-11-05' };
+
+  it('skips loaded days fetched at least --lookback days after they ended, and says why', () => {
+    const p = planProject('p', state, range);
+    expect(p.windows.map((w) => w.day)).toEqual(['2026-11-02', '2026-11-04']);
+    expect(p.skipped).toEqual([
+      { projectId: 'p', day: '2026-11-01', reason: 'settled', fetchedAt: at('2026-11-05T00:00:00Z') },
+      { projectId: 'p', day: '2026-11-03', reason: 'settled', fetchedAt: at('2026-11-20T00:00:00Z') },
+    ]);
+  });
+
+  it('treats the settled boundary as its end plus lookback days exactly (1 ms earlier is unsettled)', () => {
+    const edge = (ms: number) =>
+      planProject('p', { ...empty, loadedDays: ['2026-11-01'], fetchedAt: new Map([['2026-11-01', ms]]) }, {
+        ...base,
+        from: '2026-11-01',
+        to: '2026-11-02',
+      }).windows.length;
+    expect(edge(at('2026-11-05T00:00:00Z'))).toBe(0);
+    expect(edge(at('2026-11-05T00:00:00Z') - 1)).toBe(1);
+  });
+
+  it('fetches settled days again with --refresh', () => {
+    const p = planProject('p', state, { ...range, refresh: true });
+    expect(p.windows.map((w) => w.day)).toEqual(dayRange('2026-11-01', '2026-11-05'));
+    expect(p.skipped).toEqual([]);
+  });
+
+  it('never counts a partial day as settled', () => {
+    const p = planProject('p', { ...state, partialDays: ['2026-11-03'] }, range);
+    expect(p.windows.map((w) => w.day)).toContain('2026-11-03');
+  });
+});

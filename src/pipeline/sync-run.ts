@@ -1,0 +1,485 @@
+import { MintlifyClient } from '../api/client.js';
+import type { ApiKey } from '../api/key.js';
+import {
+  AuthError,
+  EtlError,
+  EXIT,
+  HttpStatusError,
+  RateLimitError,
+  UnreachableError,
+  UsageError,
+} from '../errors.js';
+import { mergePlans, type PlannedWindow } from '../extract/plan.js';
+import type { QualityKind } from '../extract/quality.js';
+import { fetchWindow, type FetchedWindow } from '../extract/window-pager.js';
+import { openDatabase } from '../load/database.js';
+import { LedgerJournal } from '../load/ledger-journal.js';
+import { finishRun, type LedgerRow } from '../load/runs.js';
+import { formatDuration } from '../util/duration.js';
+import type { Logger } from '../util/log.js';
+import { DayAdmission, type Flight } from './admission.js';
+import { RunBudget, stopReasonOf, type StopReason } from './limits.js';
+import { ProjectGate } from './project-gate.js';
+import { noProgress, type ProgressSink, type ProgressState } from './progress.js';
+import type { StateRead, SyncOptions, SyncStatus, SyncSummary, WindowFailure } from './sync.js';
+import { WindowWriter } from './writer.js';
+
+/** Fetched page rows that may wait for the writer before fetchers pause (a few MB of memory). */
+const MAX_PENDING_ROWS = 60_000;
+
+/**
+ * One sync run after planning: every planned window goes through `#window` (gate, admission,
+ * fetch, hand-off to the writer), failures through `#onFetchError` (the stop rules), and the
+ * run ends in `#record` (the run row) and `#summary`. The run's own abort signal stops the
+ * requests in flight when --max-duration is reached or the API cannot be reached at all, so
+ * every bound is a hard one.
+ */
+export class SyncRun {
+  readonly #opts: SyncOptions;
+  readonly #runId: string;
+  readonly #state: StateRead;
+  readonly #started: number;
+  readonly #now: () => number;
+  readonly #log: Logger;
+  readonly #progress: ProgressSink;
+  readonly #windows: PlannedWindow[];
+  readonly #order: Map<PlannedWindow, number>;
+  readonly #journal: LedgerJournal;
+  readonly #budget: RunBudget;
+  readonly #client: MintlifyClient;
+  readonly #writer: WindowWriter;
+  readonly #admission: DayAdmission;
+  readonly #gate = new ProjectGate();
+  /** Aborted by the run itself (deadline, unreachable API, a wrong URL); the user's signal joins it. */
+  readonly #stop = new AbortController();
+  readonly #signal: AbortSignal;
+  readonly #spentBefore: number;
+
+  readonly #ledger: LedgerRow[] = [];
+  #seq = 0;
+  readonly #p: ProgressState;
+  #retries = 0;
+  #loaded = 0;
+  #rows = 0;
+  #warnings = 0;
+  readonly #byKind: Partial<Record<QualityKind, number>> = {};
+  readonly #failures: WindowFailure[] = [];
+  readonly #deferred: PlannedWindow[] = [];
+  readonly #unknownProjects = new Map<string, string>();
+  #dropped = 0;
+  #stopReason: StopReason | null = null;
+  #fatal: EtlError | undefined;
+  #unreachable: UnreachableError | undefined;
+  readonly #pendingLoads = new Set<Promise<void>>();
+  #pendingRows = 0;
+
+  constructor(opts: SyncOptions, runId: string, state: StateRead, started: number) {
+    this.#opts = opts;
+    this.#runId = runId;
+    this.#state = state;
+    this.#started = started;
+    this.#now = opts.now ?? Date.now;
+    this.#log = opts.logger;
+    this.#progress = opts.progress ?? noProgress;
+    this.#windows = mergePlans(state.plans);
+    this.#order = new Map(this.#windows.map((w, i) => [w, i]));
+    this.#signal = opts.signal ? AbortSignal.any([opts.signal, this.#stop.signal]) : this.#stop.signal;
+    this.#p = { windowsTotal: this.#windows.length, windowsDone: 0, requests: 0, rows: 0, waitingUntil: undefined };
+    this.#journal = new LedgerJournal(opts.dbPath);
+    const limits = { maxRequests: opts.maxRequests, deadline: this.#deadline() };
+    this.#budget = new RunBudget(opts.rateLimit, limits, {
+      spent: state.ledger,
+      now: this.#now,
+      onGrant: (at) => this.#journal.record(runId, at),
+      onRefund: (at) => this.#journal.refund(runId, at),
+    });
+    this.#spentBefore = this.#budget.spentInWindow();
+    this.#client = this.#makeClient();
+    this.#writer = new WindowWriter(opts.dbPath, {
+      drainLedger: () => this.#ledger.splice(0),
+      runProgress: (committed) => ({
+        runId,
+        windowsLoaded: committed.windows,
+        rowsLoaded: committed.rows,
+        windowsFailed: this.#failures.length,
+        requests: this.#p.requests,
+        retries: this.#retries,
+        warnings: this.#warnings,
+      }),
+      ...(opts.idleCloseMs !== undefined ? { idleCloseMs: opts.idleCloseMs } : {}),
+    });
+    this.#admission = new DayAdmission({
+      budget: this.#budget,
+      limits,
+      maxWaitMs: opts.maxWaitMs,
+      now: this.#now,
+      history: state.pagesPerWindow,
+    });
+  }
+
+  async execute(): Promise<SyncSummary> {
+    this.#journal.open();
+    this.#progress.start(this.#p);
+    // The budget does not announce its waits; sampling it keeps the bar's "waiting" honest.
+    const ticker = setInterval(() => {
+      const wait = this.#budget.waitTimeMs();
+      this.#p.waitingUntil = wait > 0 ? this.#now() + wait : undefined;
+      this.#progress.update(this.#p);
+    }, 1_000);
+    ticker.unref();
+    const deadline = this.#deadline();
+    const hardStop =
+      deadline === undefined
+        ? undefined
+        : setTimeout(() => this.#halt('max-duration'), Math.max(0, deadline - this.#now()));
+    try {
+      await runPool(this.#windows, Math.max(1, this.#opts.concurrency), (w) => this.#window(w));
+      await Promise.all(this.#pendingLoads);
+    } finally {
+      clearInterval(ticker);
+      clearTimeout(hardStop);
+      this.#progress.stop();
+      await this.#client.close();
+      await this.#writer.close();
+    }
+    await this.#record();
+    // Every request is in the database now (the writer drained the ledger when it closed).
+    this.#journal.remove();
+    if (this.#fatal) throw this.#fatal;
+    if (this.#stopReason && this.#stopReason !== 'unreachable') {
+      this.#log.info(
+        `stopped early (${this.#stopReason}): ${this.#deferred.length} day(s) deferred; the next run picks them up without flags`,
+      );
+    }
+    return this.#summary();
+  }
+
+  #deadline(): number | undefined {
+    const max = this.#opts.maxDurationMs;
+    return max !== undefined ? this.#started + max : undefined;
+  }
+
+  #makeClient(): MintlifyClient {
+    const opts = this.#opts;
+    return new MintlifyClient({
+      baseUrl: opts.apiUrl,
+      apiKey: opts.apiKey as ApiKey,
+      budget: this.#budget,
+      maxWaitMs: opts.maxWaitMs,
+      ...(opts.backoff ? { backoff: opts.backoff } : {}),
+      ...(opts.requestTimeoutMs !== undefined ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
+      onRequest: (e) => {
+        // A request that never reached the server spent nothing: no ledger row, no count.
+        if (!e.reached) return;
+        this.#p.requests++;
+        this.#ledger.push({
+          at: e.at,
+          seq: this.#seq++,
+          endpoint: e.endpoint,
+          projectId: e.projectId,
+          status: e.status,
+          durationMs: Math.round(e.durationMs),
+          runId: this.#runId,
+        });
+        this.#progress.update(this.#p);
+      },
+      onRetry: (e) => {
+        this.#retries++;
+        this.#log.debug(
+          `retry ${e.attempt} of ${e.endpoint} in ${formatDuration(e.delayMs)}: ${e.error.message}`,
+        );
+      },
+    });
+  }
+
+  /** Stops the run from inside: no window starts, and the requests in flight are aborted. */
+  #halt(reason: StopReason): void {
+    this.#stopReason ??= reason;
+    this.#stop.abort(new Error(`sync stopped: ${reason}`));
+  }
+
+  #stopping(): boolean {
+    if (this.#opts.signal?.aborted) this.#stopReason ??= 'interrupted';
+    return this.#fatal !== undefined || this.#stopReason !== null;
+  }
+
+  /** One window from plan to hand-off: gate, admission, fetch, load; or deferred, dropped, failed. */
+  async #window(w: PlannedWindow): Promise<void> {
+    if (this.#stopping()) return void this.#deferred.push(w);
+    if (!(await this.#gate.enter(w.projectId))) return void this.#dropped++;
+    if (this.#stopping()) return void this.#deferred.push(w);
+    const admitted = await this.#admission.admit(w.projectId, () => this.#stopping());
+    if (admitted === undefined || 'refused' in admitted) {
+      if (admitted) this.#stopReason ??= admitted.refused;
+      this.#gate.open(w.projectId);
+      return void this.#deferred.push(w);
+    }
+    let fetchedPages: number | undefined;
+    try {
+      const fetched = await this.#fetch(w, admitted);
+      fetchedPages = fetched.pagesFetched;
+      await this.#handOff(w, fetched);
+    } catch (e) {
+      await this.#onFetchError(w, e);
+    } finally {
+      // Whatever the probe's outcome, windows waiting behind it go on (a 404 closed the gate first).
+      this.#gate.open(w.projectId);
+      this.#admission.finish(admitted, w.projectId, fetchedPages);
+      this.#p.windowsDone++;
+      this.#progress.update(this.#p);
+    }
+  }
+
+  /** A window's pages, checked for consistency; data-quality findings are counted and logged once per kind. */
+  async #fetch(w: PlannedWindow, flight: Flight): Promise<FetchedWindow> {
+    const fetched = await fetchWindow(this.#client, w.projectId, w.day, w.dateTo, {
+      signal: this.#signal,
+      // The oldest day in flight gets the next request when the budget is short.
+      priority: this.#order.get(w) ?? 0,
+      onPage: () => {
+        flight.pages++;
+        this.#gate.open(w.projectId);
+      },
+    });
+    if (fetched.emptyTailPage)
+      this.#log.info(`${w.projectId} ${w.day}: a page said hasMore but had no rows; the day ends there`);
+    for (const q of fetched.warnings) {
+      this.#warnings++;
+      this.#byKind[q.kind] = (this.#byKind[q.kind] ?? 0) + 1;
+      this.#log.warnOnce(
+        q.kind,
+        `data quality (${q.kind}), loaded as the API sent it: ${w.projectId} ${w.day} ${q.detail} (further cases are counted in the run record)`,
+      );
+    }
+    return fetched;
+  }
+
+  /**
+   * Hands a fetched window to the writer without waiting for its commit: the worker fetches its
+   * next day meanwhile (waiting here left every worker idle for a transaction per day). Windows
+   * waiting for a commit are capped in rows, so memory stays bounded, never by the range.
+   */
+  async #handOff(w: PlannedWindow, fetched: FetchedWindow): Promise<void> {
+    const n = fetched.pages.length;
+    this.#pendingRows += n;
+    const load = this.#writer
+      .load({
+        projectId: w.projectId,
+        day: w.day,
+        site: fetched.site,
+        pages: fetched.pages,
+        partial: w.partial,
+        pagesFetched: fetched.pagesFetched,
+        attempts: fetched.attempts,
+        runId: this.#runId,
+        fetchedAt: new Date(this.#now()),
+        apiTotalsTotal: fetched.site.total,
+      })
+      .then(
+        () => {
+          this.#loaded++;
+          this.#rows += n;
+          this.#p.rows = this.#rows;
+        },
+        (e: unknown) => {
+          const message = e instanceof Error ? e.message : String(e);
+          this.#failures.push({
+            projectId: w.projectId,
+            day: w.day,
+            code: e instanceof EtlError ? e.code : 'E_LOAD',
+            message: `load failed: ${message}`,
+          });
+          this.#log.error(`${w.projectId} ${w.day}: load failed, the day is unchanged: ${message}`);
+        },
+      );
+    this.#pendingLoads.add(load);
+    void load.finally(() => {
+      this.#pendingLoads.delete(load);
+      this.#pendingRows -= n;
+    });
+    while (this.#pendingRows > MAX_PENDING_ROWS && this.#pendingLoads.size > 0)
+      await Promise.race(this.#pendingLoads);
+  }
+
+  /**
+   * The stop rules. A window that could not be fetched is deferred when the run is stopping (a
+   * signal, a bound, the budget, an API that cannot be reached: the next run picks it up), dropped
+   * when its project does not exist, and failed (retried by the next run) otherwise.
+   */
+  async #onFetchError(w: PlannedWindow, e: unknown): Promise<void> {
+    if (this.#signal.aborted) {
+      // Whatever the aborted request threw, the day was not fetched: it waits for the next run.
+      this.#stopReason ??= 'interrupted';
+      this.#deferred.push(w);
+    } else if (e instanceof AuthError) {
+      this.#fatal ??= e;
+      this.#deferred.push(w);
+    } else if (e instanceof RateLimitError) {
+      this.#stopReason ??= stopReasonOf(e);
+      this.#deferred.push(w);
+    } else if (e instanceof HttpStatusError && e.status === 429) {
+      // Still refused after every retry: the server's budget is spent; more requests now
+      // would only be refused too, so the rest waits for the next run.
+      this.#stopReason ??= 'rate-limited';
+      this.#deferred.push(w);
+    } else if (e instanceof UnreachableError) {
+      this.#unreachable ??= e;
+      this.#deferred.push(w);
+      this.#halt('unreachable');
+    } else if (e instanceof HttpStatusError && e.status === 404 && e.request.path.includes('/analytics/')) {
+      this.#notFound(w, e);
+    } else {
+      await this.#fail(w, e);
+    }
+  }
+
+  /**
+   * A 404 that names the project means a wrong project id: its windows are dropped, the other
+   * projects still load, and the run exits 2. A 404 that does not (a router's "no route", an HTML
+   * page) means the URL is wrong for every project: the run stops at once.
+   */
+  #notFound(w: PlannedWindow, e: HttpStatusError): void {
+    if (!/project/i.test(e.serverError ?? '')) {
+      this.#fatal ??= new UsageError(
+        `the API at ${this.#opts.apiUrl} answered 404 for ${e.request.path}${e.serverError ? ` ("${e.serverError}")` : ''} without naming the project: the API URL looks wrong. Give the service's base URL (https://api.mintlify.com, without /v1); a proxy must pass /v1/analytics/... through unchanged`,
+        { apiUrl: this.#opts.apiUrl, path: e.request.path },
+        { cause: e },
+      );
+      this.#deferred.push(w);
+      this.#stop.abort(this.#fatal);
+      return;
+    }
+    const msg = `project ${w.projectId} was not found (404) at ${this.#opts.apiUrl}: check --project / MINTLIFY_PROJECT_ID against the dashboard's API keys page`;
+    if (!this.#unknownProjects.has(w.projectId)) this.#log.error(msg);
+    this.#unknownProjects.set(w.projectId, msg);
+    this.#gate.close(w.projectId);
+    this.#dropped++;
+  }
+
+  async #fail(w: PlannedWindow, e: unknown): Promise<void> {
+    const err = e instanceof Error ? e : new Error(String(e));
+    const code = e instanceof EtlError ? e.code : 'E_INTERNAL';
+    this.#failures.push({ projectId: w.projectId, day: w.day, code, message: err.message });
+    this.#log.error(`${w.projectId} ${w.day}: ${err.message}`);
+    try {
+      await this.#writer.recordFailure({
+        projectId: w.projectId,
+        day: w.day,
+        runId: this.#runId,
+        error: `${code}: ${err.message}`,
+        attempts: 1,
+        fetchedAt: new Date(this.#now()),
+      });
+    } catch (recErr) {
+      this.#log.debug(`could not record the failed window: ${String(recErr)}`);
+    }
+  }
+
+  #status(): Exclude<SyncStatus, 'dry-run'> {
+    if (this.#fatal) return 'failed';
+    if (this.#deferred.length > 0 || this.#failures.length > 0 || this.#unknownProjects.size > 0)
+      return 'incomplete';
+    return 'succeeded';
+  }
+
+  #error(): string | null {
+    if (this.#fatal) return this.#fatal.message;
+    const parts: string[] = [...this.#unknownProjects.values()];
+    if (this.#unreachable) {
+      const u = this.#unreachable;
+      parts.push(
+        `the API at ${u.baseUrl} cannot be reached (${u.context['reason'] as string}): no request reached it, so none was spent of the budget; ${this.#deferred.length} day(s) deferred to the next run. Check --api-url / MINTLIFY_API_URL and this machine's network`,
+      );
+    }
+    if (this.#failures.length > 0) parts.push(`${this.#failures.length} window(s) failed after retries`);
+    return parts.length > 0 ? parts.join('; ') : null;
+  }
+
+  #exitCode(): number {
+    if (this.#stopReason === 'interrupted') return EXIT.interrupted;
+    if (this.#unknownProjects.size > 0) return EXIT.usage;
+    if (this.#unreachable || this.#failures.length > 0) return EXIT.windowsFailed;
+    return EXIT.ok;
+  }
+
+  #deferredDays(): string[] {
+    return this.#deferred.map((w) => `${w.projectId}:${w.day}`).sort();
+  }
+
+  async #record(): Promise<void> {
+    const db = await openDatabase(this.#opts.dbPath);
+    try {
+      await finishRun(db, {
+        runId: this.#runId,
+        status: this.#status(),
+        windowsLoaded: this.#loaded,
+        windowsFailed: this.#failures.length,
+        windowsDeferred: this.#deferred.length,
+        requests: this.#p.requests,
+        retries: this.#retries,
+        rowsLoaded: this.#rows,
+        warnings: this.#warnings,
+        error: this.#error(),
+        // Failed days go in too: a failure that could not be recorded in sync_windows (the
+        // database refused the load) must still reach the next run's plan.
+        deferredDays: [
+          ...new Set([...this.#deferredDays(), ...this.#failures.map((f) => `${f.projectId}:${f.day}`)]),
+        ].sort(),
+        finishedAt: new Date(this.#now()),
+      });
+    } finally {
+      db.close();
+    }
+  }
+
+  #summary(): SyncSummary {
+    const range = this.#state.range;
+    return {
+      runId: this.#runId,
+      status: this.#status(),
+      exitCode: this.#exitCode(),
+      db: this.#opts.dbPath,
+      projects: [...this.#opts.projects],
+      unknownProjects: [...this.#unknownProjects.keys()],
+      dateFrom: range.from,
+      dateTo: range.to,
+      windows: {
+        planned: this.#windows.length,
+        loaded: this.#loaded,
+        failed: this.#failures.length,
+        deferred: this.#deferred.length,
+        dropped: this.#dropped,
+      },
+      requests: this.#p.requests,
+      retries: this.#retries,
+      rows: this.#rows,
+      warnings: { total: this.#warnings, byKind: this.#byKind },
+      stopReason: this.#stopReason,
+      budget: {
+        rateLimit: this.#opts.rateLimit.text,
+        spentBefore: this.#spentBefore,
+        freesAt: freesAtIso(this.#budget),
+      },
+      durationMs: this.#now() - this.#started,
+      failures: this.#failures,
+      deferredDays: this.#deferredDays(),
+      error: this.#error(),
+    };
+  }
+}
+
+export function freesAtIso(budget: RunBudget): string | null {
+  return budget.spentInWindow() > 0 ? new Date(budget.freesAt()).toISOString() : null;
+}
+
+/** Runs `fn` over items with at most `n` in flight, in order of the list. */
+async function runPool<T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await fn(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+}
