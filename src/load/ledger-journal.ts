@@ -1,6 +1,7 @@
 import { LIST, VARCHAR, listValue } from '@duckdb/node-api';
 import { appendFileSync, closeSync, openSync, readFileSync, rmSync } from 'node:fs';
 import type { Database } from './database.js';
+import { realDbPath } from './lock.js';
 import { appendLedger, recountRunRequests, type LedgerRow } from './runs.js';
 import { plainValue } from './sql.js';
 
@@ -17,7 +18,8 @@ export class LedgerJournal {
   #fd: number | undefined;
 
   constructor(dbPath: string) {
-    this.path = `${dbPath}.requests.jsonl`;
+    // Beside the real file, like the lock: a run through another name of the database must find it.
+    this.path = `${realDbPath(dbPath)}.requests.jsonl`;
   }
 
   /** Starts an empty journal for a run (the previous one must have been recovered first). */
@@ -80,16 +82,16 @@ function readJournal(text: string, nowMs: number): JournalRead {
   const latest = nowMs + CLOCK_SKEW_MS;
   lines.forEach((raw, i) => {
     if (raw.trim() === '') return;
-    const reason = classify(raw, latest);
-    if (typeof reason === 'string') {
-      if (reason === 'garbled' && i === lines.length - 1) return;
-      read.skipped[reason]++;
+    const entry = classify(raw, latest);
+    if (typeof entry === 'string') {
+      if (entry === 'garbled' && i === lines.length - 1) return;
+      read.skipped[entry]++;
       read.firstSkippedLine ??= i + 1;
       return;
     }
-    const times = read.byRun.get(reason.runId);
-    if (times) times.push(reason.at);
-    else read.byRun.set(reason.runId, [reason.at]);
+    const times = read.byRun.get(entry.runId);
+    if (times) times.push(entry.at);
+    else read.byRun.set(entry.runId, [entry.at]);
   });
   return read;
 }

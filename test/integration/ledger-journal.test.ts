@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/load/database.js';
@@ -148,6 +148,15 @@ describe('recoverJournal', () => {
       expect(elapsed).toBeLessThan(8_000);
     },
   );
+});
+
+describe('LedgerJournal', () => {
+  it('sits beside the real database file, so a run through a symlinked name leaves it where the next run looks', () => {
+    const alias = join(dir, 'alias.duckdb');
+    symlinkSync(db.path, alias);
+    expect(new LedgerJournal(alias).path).toBe(new LedgerJournal(db.path).path);
+    expect(new LedgerJournal(alias).path).toBe(`${realpathSync(db.path)}.requests.jsonl`);
+  });
 });
 
 describe('lostRequests (dry run: reads only)', () => {
