@@ -27,7 +27,8 @@ afterAll(async () => {
 });
 beforeEach(() => {
   ({ dir, cleanup } = tempDir());
-  db = join(dir, 'a.duckdb');
+  // The lock sits beside the real file: name the database by its real path (tmpdir may be a symlink).
+  db = join(realpathSync(dir), 'a.duckdb');
 });
 afterEach(() => cleanup());
 
@@ -95,19 +96,17 @@ describe('acquireLock', () => {
   it.runIf(process.platform === 'linux')(
     'takes over a lock whose pid now belongs to a process started after the lock was written (a reused pid)',
     async () => {
-      const anHourAgo = new Date(Date.now() - 3_600_000).toISOString();
-      for (const pid of [live.pid, 1]) {
-        writeFileSync(`${db}.lock`, JSON.stringify({ pid, startedAt: anHourAgo, hostname: hostname() }));
+      // The helper started moments ago; pid 1 at boot, which is after 2001 on any machine.
+      const written = [
+        { pid: live.pid, startedAt: new Date(Date.now() - 3_600_000).toISOString() },
+        { pid: 1, startedAt: '2001-01-01T00:00:00.000Z' },
+      ];
+      for (const { pid, startedAt } of written) {
+        writeFileSync(`${db}.lock`, JSON.stringify({ pid, startedAt, hostname: hostname() }));
         const lock = await acquireLock(db);
         expect(JSON.parse(readFileSync(lock.path, 'utf8'))).toMatchObject({ pid: process.pid });
         await lock.release();
       }
-      writeFileSync(
-        `${db}.lock`,
-        JSON.stringify({ pid: 1, startedAt: '2001-01-01T00:00:00.000Z', hostname: hostname() }),
-      );
-      const lock = await acquireLock(db);
-      await lock.release();
     },
   );
 
