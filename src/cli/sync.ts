@@ -129,7 +129,10 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
     key: apiKey,
     ...(process.stderr.isTTY ? {} : { stamp: { runId } }),
   };
-  const logger = createLogger({ level: flags.verbose ? 'debug' : flags.quiet ? 'warn' : 'info', ...logOptions });
+  const logger = createLogger({
+    level: flags.verbose ? 'debug' : flags.quiet ? 'warn' : 'info',
+    ...logOptions,
+  });
   // --quiet keeps the summary: a cron log with nothing in it cannot tell a quiet night from no run.
   const summaryLog = createLogger(logOptions);
   const dbExisted = existsSync(db);
@@ -236,7 +239,9 @@ function describe(s: SyncSummary): string {
     `sync ${s.status}: ${s.error && (s.exitCode === EXIT.usage || s.stopReason === 'unreachable') ? `${s.error}; ` : ''}${w.loaded}/${w.planned} day(s) loaded`,
     w.failed ? `${w.failed} failed` : '',
     w.deferred ? `${w.deferred} deferred (${s.stopReason ?? 'stopped'}; the next run continues)` : '',
-    w.dropped ? `${w.dropped} dropped (unknown project${s.unknownProjects.length === 1 ? '' : 's'} ${s.unknownProjects.join(', ')})` : '',
+    w.dropped
+      ? `${w.dropped} dropped (unknown project${s.unknownProjects.length === 1 ? '' : 's'} ${s.unknownProjects.join(', ')})`
+      : '',
     `${s.requests} request(s), ${s.retries} retr${s.retries === 1 ? 'y' : 'ies'}, ${s.rows} page row(s)`,
     s.warnings.total ? `${s.warnings.total} data-quality warning(s)` : '',
     `in ${formatDuration(s.durationMs)} -> ${s.db}`,

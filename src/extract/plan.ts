@@ -100,7 +100,13 @@ export function planProject(projectId: string, state: ProjectState, opts: PlanOp
       if (settled !== undefined) skipped.push({ projectId, day: d, reason: 'settled', fetchedAt: settled });
       return settled === undefined;
     });
-    return { projectId, from: opts.from, to, windows: windowsOf(projectId, days, 'range', opts.today), skipped };
+    return {
+      projectId,
+      from: opts.from,
+      to,
+      windows: windowsOf(projectId, days, 'range', opts.today),
+      skipped,
+    };
   }
 
   const loaded = state.loadedDays;

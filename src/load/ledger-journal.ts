@@ -1,7 +1,9 @@
+import { LIST, VARCHAR, listValue } from '@duckdb/node-api';
 import { appendFileSync, closeSync, openSync, readFileSync, rmSync } from 'node:fs';
 import type { Database } from './database.js';
+import { realDbPath } from './lock.js';
 import { appendLedger, recountRunRequests, type LedgerRow } from './runs.js';
-import { queryRows } from './sql.js';
+import { plainValue } from './sql.js';
 
 /**
  * The request ledger reaches the database with the writer's commits, so a process killed with
@@ -16,7 +18,8 @@ export class LedgerJournal {
   #fd: number | undefined;
 
   constructor(dbPath: string) {
-    this.path = `${dbPath}.requests.jsonl`;
+    // Beside the real file, like the lock: a run through another name of the database must find it.
+    this.path = `${realDbPath(dbPath)}.requests.jsonl`;
   }
 
   /** Starts an empty journal for a run (the previous one must have been recovered first). */
@@ -47,73 +50,201 @@ export class LedgerJournal {
 /** A journaled request whose answer never came is counted as answered this long after its grant. */
 export const UNANSWERED_MS = 30_000;
 
+/** How far ahead of our clock a journal time may be (the journal may come from a clock a little ahead). */
+export const CLOCK_SKEW_MS = 5 * 60_000;
+
+// No request of this tool was sent before 2000: an earlier time is a corrupt line, not history.
+const EARLIEST_MS = Date.UTC(2000, 0, 1);
+
+const LOST_SEQ_BASE = 1_000_000_000;
+
+export interface JournalOptions {
+  /** Epoch ms taken as now (tests): a journal time later than now + CLOCK_SKEW_MS is skipped. */
+  now?: number;
+}
+
+type SkipReason = 'future' | 'early' | 'garbled';
+
+interface JournalRead {
+  /** Grant times by run id, in file order. */
+  byRun: Map<string, number[]>;
+  skipped: Record<SkipReason, number>;
+  firstSkippedLine: number | undefined;
+}
+
+/**
+ * One pass over the journal. A line that is not an entry, or whose time no request can have (an
+ * entry dated in the future would hold the budget until that date; one beyond the int64 range
+ * would make every sync fail on insert), is counted and left out. A cut-short last line is what a
+ * kill leaves behind, and blank lines say nothing: both are ignored without counting.
+ */
+function readJournal(text: string, nowMs: number): JournalRead {
+  const read: JournalRead = {
+    byRun: new Map(),
+    skipped: { future: 0, early: 0, garbled: 0 },
+    firstSkippedLine: undefined,
+  };
+  const lines = text.split('\n');
+  const latest = nowMs + CLOCK_SKEW_MS;
+  const refunds = new Map<string, number[]>();
+  lines.forEach((raw, i) => {
+    if (raw.trim() === '') return;
+    const entry = classify(raw, latest);
+    if (typeof entry === 'string') {
+      if (entry === 'garbled' && i === lines.length - 1) return;
+      read.skipped[entry]++;
+      read.firstSkippedLine ??= i + 1;
+      return;
+    }
+    const into = entry.refund ? refunds : read.byRun;
+    const times = into.get(entry.runId);
+    if (times) times.push(entry.at);
+    else into.set(entry.runId, [entry.at]);
+  });
+  for (const [runId, refunded] of refunds) {
+    const times = read.byRun.get(runId);
+    if (times) read.byRun.set(runId, withoutRefunds(times, refunded));
+  }
+  return read;
+}
+
+/** The grants minus the refunded ones (requests that never reached the server), one for one. */
+function withoutRefunds(times: readonly number[], refunded: readonly number[]): number[] {
+  const left = new Map<number, number>();
+  for (const at of refunded) left.set(at, (left.get(at) ?? 0) + 1);
+  return times.filter((at) => {
+    const n = left.get(at) ?? 0;
+    if (n === 0) return true;
+    left.set(at, n - 1);
+    return false;
+  });
+}
+
+function classify(raw: string, latest: number): SkipReason | { runId: string; at: number; refund: boolean } {
+  let entry: unknown;
+  try {
+    entry = JSON.parse(raw);
+  } catch {
+    return 'garbled';
+  }
+  if (typeof entry !== 'object' || entry === null) return 'garbled';
+  const { runId, at, refund } = entry as { runId?: unknown; at?: unknown; refund?: unknown };
+  if (typeof runId !== 'string' || typeof at !== 'number' || Number.isNaN(at)) return 'garbled';
+  if (at > latest) return 'future';
+  if (at < EARLIEST_MS) return 'early';
+  return { runId, at, refund: refund === true };
+}
+
+function skippedMessage(path: string, read: JournalRead, nowMs: number): string | undefined {
+  const { future, early, garbled } = read.skipped;
+  const total = future + early + garbled;
+  if (total === 0) return undefined;
+  const parts = [
+    future > 0
+      ? `${future} dated in the future (after ${new Date(nowMs + CLOCK_SKEW_MS).toISOString()})`
+      : '',
+    early > 0 ? `${early} dated before 2000` : '',
+    garbled > 0 ? `${garbled} not a journal entry` : '',
+  ].filter((p) => p !== '');
+  return `${total} line(s) of ${path} skipped: ${parts.join(', ')} (first at line ${read.firstSkippedLine})`;
+}
+
+/** Ledger rows per run id, in one statement whatever the number of runs. */
+async function recordedByRun(db: Database, runIds: readonly string[]): Promise<Map<string, number>> {
+  if (runIds.length === 0) return new Map();
+  const reader = await db.connection.runAndReadAll(
+    `SELECT a.run_id, count(*) AS n
+     FROM api_requests a JOIN (SELECT unnest($1::VARCHAR[]) AS run_id) j ON a.run_id = j.run_id
+     GROUP BY a.run_id`,
+    [listValue([...runIds])],
+    [LIST(VARCHAR)],
+  );
+  return new Map(reader.convertRowObjects(plainValue).map((r) => [String(r['run_id']), Number(r['n'])]));
+}
+
+export interface JournalLosses {
+  /** Ledger rows for the requests the killed run(s) never recorded. */
+  rows: LedgerRow[];
+  /** Lines left out (not an entry, or a time no request can have). */
+  skipped: number;
+  /** One line for the log naming the file and why, when lines were skipped. */
+  skippedMessage: string | undefined;
+}
+
 /**
  * The requests a killed run sent but never recorded in the ledger. A run's requests reach the
  * database in bulk, so a run with N journal lines and M ledger rows lost its last N - M: those
  * come back with their grant times, counted as if answered `UNANSWERED_MS` later (a conservative
  * guess: the server counts a request when it arrives, which we never saw). Reads only.
  */
-export async function lostRequests(db: Database, journalPath: string): Promise<LedgerRow[]> {
+export async function journalLosses(
+  db: Database,
+  journalPath: string,
+  opts: JournalOptions = {},
+): Promise<JournalLosses> {
   let text: string;
   try {
     text = readFileSync(journalPath, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+      return { rows: [], skipped: 0, skippedMessage: undefined };
     throw e;
   }
-  const byRun = new Map<string, number[]>();
-  for (const line of text.split('\n')) {
-    // The last line may be cut short by the kill: it is skipped, like any line that is not ours.
-    let entry: unknown;
-    try {
-      entry = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (typeof entry !== 'object' || entry === null) continue;
-    const { runId, at, refund } = entry as { runId?: unknown; at?: unknown; refund?: unknown };
-    if (typeof runId !== 'string' || typeof at !== 'number' || !Number.isFinite(at)) continue;
-    const times = byRun.get(runId) ?? [];
-    if (refund === true) {
-      const i = times.lastIndexOf(at);
-      if (i >= 0) times.splice(i, 1);
-    } else times.push(at);
-    byRun.set(runId, times);
-  }
-  const missing: LedgerRow[] = [];
-  for (const [runId, times] of byRun) {
-    const rows = await queryRows(db.connection, 'SELECT count(*) AS n FROM api_requests WHERE run_id = $1', [
-      runId,
-    ]);
-    const recorded = Number(rows[0]?.['n'] ?? 0);
+  const now = opts.now ?? Date.now();
+  const read = readJournal(text, now);
+  const recorded = await recordedByRun(db, [...read.byRun.keys()]);
+  const rows: LedgerRow[] = [];
+  for (const [runId, times] of read.byRun) {
     // Taking the latest grants as the lost ones errs on the side of waiting longer.
-    const lost = times.sort((a, b) => a - b).slice(recorded);
-    missing.push(
-      ...lost.map((at, i) => ({
+    const lost = times.sort((a, b) => a - b).slice(recorded.get(runId) ?? 0);
+    lost.forEach((at, i) =>
+      rows.push({
         at,
-        seq: 1_000_000_000 + i,
+        seq: LOST_SEQ_BASE + i,
         endpoint: 'visitors',
         projectId: null,
         status: null,
         durationMs: UNANSWERED_MS,
         runId,
-      })),
+      }),
     );
   }
-  return missing;
+  const { future, early, garbled } = read.skipped;
+  return { rows, skipped: future + early + garbled, skippedMessage: skippedMessage(journalPath, read, now) };
+}
+
+/** `journalLosses` without the report of skipped lines (the dry run only needs the rows). */
+export async function lostRequests(
+  db: Database,
+  journalPath: string,
+  opts: JournalOptions = {},
+): Promise<LedgerRow[]> {
+  return (await journalLosses(db, journalPath, opts)).rows;
+}
+
+export interface JournalRecovery {
+  /** Ledger rows added. */
+  added: number;
+  /** Journal lines left out; `skippedMessage` says which and why, naming the file. */
+  skipped: number;
+  skippedMessage: string | undefined;
 }
 
 /**
- * Adds the journal's lost requests to the ledger, then deletes the journal. Call it while
- * holding the sync lock. Returns the rows added.
+ * Adds the journal's lost requests to the ledger, then deletes the journal (skipped lines
+ * included: they can never become valid). Call it while holding the sync lock.
  */
-export async function recoverJournal(db: Database, journalPath: string): Promise<number> {
-  const missing = await lostRequests(db, journalPath);
-  await appendLedger(db, missing);
+export async function recoverJournalReport(
+  db: Database,
+  journalPath: string,
+  opts: JournalOptions = {},
+): Promise<JournalRecovery> {
+  const { rows, skipped, skippedMessage } = await journalLosses(db, journalPath, opts);
+  await appendLedger(db, rows);
   await recountRunRequests(
     db,
-    [...new Set(missing.map((r) => r.runId ?? ''))].filter((id) => id !== ''),
+    [...new Set(rows.map((r) => r.runId ?? ''))].filter((id) => id !== ''),
   );
   rmSync(journalPath, { force: true });
-  return missing.length;
+  return { added: rows.length, skipped, skippedMessage };
 }

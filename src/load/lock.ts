@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { hostname as osHostname } from 'node:os';
-import { link, readFile, unlink, writeFile } from 'node:fs/promises';
+import { link, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DatabaseInUseError, InternalError } from '../errors.js';
+import { DatabaseInUseError, InternalError, UsageError } from '../errors.js';
 
 export interface Lock {
-  /** The lock file: `${dbPath}.lock`. */
+  /** The lock file: `${realDbPath(dbPath)}.lock`, beside the real database file. */
   readonly path: string;
   /** Deletes the lock file if it is still ours (someone may have taken over a lock they judged stale). */
   release(): Promise<void>;
@@ -17,9 +19,89 @@ interface LockContent {
   hostname: string;
   /** Tells our lock from a later one by the same pid (pids are reused). */
   token: string;
+  /** Linux: the holder's boot and start time in clock ticks since boot, which tell it from a later process with its pid. */
+  bootId?: string;
+  startTicks?: number;
 }
 
 const MAX_ATTEMPTS = 20;
+
+// Symlink hops followed for a database file that does not exist yet (the kernel's own limit is 40).
+const MAX_LINK_HOPS = 40;
+
+/**
+ * The database file with every symlink resolved, so that two names for one file (`--db s.duckdb`
+ * and `--db alias.duckdb`) share one lock and one journal. A file not created yet is resolved
+ * through its folder; a dangling symlink through its target, where DuckDB will create the file.
+ */
+export function realDbPath(dbPath: string): string {
+  let file = resolve(dbPath);
+  for (let hop = 0; hop < MAX_LINK_HOPS; hop++) {
+    try {
+      return realpathSync(file);
+    } catch {
+      // Missing (or unreadable): resolved by hand below.
+    }
+    let target: string;
+    try {
+      target = readlinkSync(file);
+    } catch {
+      break;
+    }
+    file = resolve(dirname(file), target);
+  }
+  try {
+    return join(realpathSync(dirname(file)), basename(file));
+  } catch {
+    return file;
+  }
+}
+
+// USER_HZ: the unit of /proc/<pid>/stat times, 100 on every mainstream Linux architecture.
+const CLOCK_TICKS_PER_S = 100;
+
+// A clock stepped forward by less than this after a lock was written cannot make its live holder
+// look younger than the lock (the /proc start time is also up to a second early, never late).
+const START_SLACK_MS = 10_000;
+
+interface ProcessStart {
+  bootId: string;
+  ticks: number;
+  /** Epoch ms, to the second. */
+  ms: number;
+}
+
+/** When a process started, from /proc (Linux); undefined elsewhere, or when it cannot be read. */
+function processStart(pid: number): ProcessStart | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 2 (the command) is in parentheses and may hold spaces: count fields after it.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[22 - 3]);
+    const btime = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
+    const bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    if (!Number.isSafeInteger(ticks) || !Number.isSafeInteger(btime) || bootId === '') return undefined;
+    return { bootId, ticks, ms: btime * 1000 + (ticks * 1000) / CLOCK_TICKS_PER_S };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A live pid on this host that cannot be the lock's holder: pids are reused, so after the holder
+ * died (or the machine rebooted) its pid may belong to any process, which would block us forever.
+ * When the lock says which process wrote it, that settles it; an older lock only has the time it
+ * was written, and a process started after that cannot have written it.
+ */
+function pidReused(holder: LockContent): boolean {
+  const live = processStart(holder.pid);
+  if (live === undefined) return false;
+  if (holder.bootId !== undefined && holder.startTicks !== undefined) {
+    return holder.bootId !== live.bootId || holder.startTicks !== live.ticks;
+  }
+  const written = Date.parse(holder.startedAt);
+  return Number.isFinite(written) && live.ms > written + START_SLACK_MS;
+}
 
 function isAlive(pid: number): boolean {
   try {
@@ -40,6 +122,9 @@ function parse(text: string): LockContent | undefined {
         startedAt: typeof v.startedAt === 'string' ? v.startedAt : 'an unknown time',
         hostname: typeof v.hostname === 'string' ? v.hostname : '',
         token: typeof v.token === 'string' ? v.token : '',
+        ...(typeof v.bootId === 'string' && Number.isSafeInteger(v.startTicks)
+          ? { bootId: v.bootId, startTicks: v.startTicks }
+          : {}),
       };
     }
   } catch {
@@ -109,19 +194,40 @@ async function removeStale(path: string, staleText: string): Promise<void> {
   }
 }
 
-/**
- * Takes the exclusive lock file beside the database for the length of a sync. A lock whose process
- * is gone (or whose file is unreadable) is taken over; a live one stops us with DatabaseInUseError.
- */
-export async function acquireLock(dbPath: string): Promise<Lock> {
-  const path = `${dbPath}.lock`;
-  const host = osHostname();
-  const content: LockContent = {
+/** A folder in the lock's place would make every sync fail on creating the lock; say what to do instead. */
+async function refuseFolder(path: string): Promise<void> {
+  const isDir = await stat(path).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  if (isDir) {
+    throw new UsageError(`${path} is a folder, not a lock file: remove it (rmdir "${path}") and try again`, {
+      path,
+    });
+  }
+}
+
+function ourContent(host: string): LockContent {
+  const me = processStart(process.pid);
+  return {
     pid: process.pid,
     startedAt: new Date().toISOString(),
     hostname: host,
     token: randomBytes(8).toString('hex'),
+    ...(me ? { bootId: me.bootId, startTicks: me.ticks } : {}),
   };
+}
+
+/**
+ * Takes the exclusive lock file beside the database for the length of a sync. A lock whose process
+ * is gone, whose pid now belongs to a later process, or whose file is unreadable is taken over; a
+ * live one stops us with DatabaseInUseError.
+ */
+export async function acquireLock(dbPath: string): Promise<Lock> {
+  const path = `${realDbPath(dbPath)}.lock`;
+  await refuseFolder(path);
+  const host = osHostname();
+  const content = ourContent(host);
   const text = `${JSON.stringify(content)}\n`;
 
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
@@ -149,7 +255,7 @@ export async function acquireLock(dbPath: string): Promise<Lock> {
     if (existing === undefined) continue;
     const holder = parse(existing);
     const otherHost = holder !== undefined && holder.hostname !== '' && holder.hostname !== host;
-    if (holder !== undefined && (otherHost || isAlive(holder.pid))) {
+    if (holder !== undefined && (otherHost || (isAlive(holder.pid) && !pidReused(holder)))) {
       const where = otherHost ? ` on host ${holder.hostname}` : '';
       throw new DatabaseInUseError(
         `database ${dbPath} is in use by process ${holder.pid}${where} (a sync started at ${holder.startedAt}); ` +

@@ -268,7 +268,7 @@ export async function readLedgerSince(
   const rows = await exclusive(conn, async () =>
     (
       await conn.runAndReadAll(
-        `SELECT epoch_ms("at") + duration_ms AS ms FROM api_requests WHERE "at" + to_milliseconds(duration_ms) >= $1 ${filter} ORDER BY ms, seq`,
+        `SELECT epoch_ms(requested_at) + duration_ms AS ms FROM api_requests WHERE requested_at + to_milliseconds(duration_ms) >= $1 ${filter} ORDER BY ms, seq`,
         params,
         types,
       )

@@ -4,12 +4,7 @@ import { RateLimitError } from '../errors.js';
 import { formatDuration } from '../util/duration.js';
 
 export type StopReason =
-  | 'max-requests'
-  | 'max-duration'
-  | 'max-wait'
-  | 'rate-limited'
-  | 'interrupted'
-  | 'unreachable';
+  'max-requests' | 'max-duration' | 'max-wait' | 'rate-limited' | 'interrupted' | 'unreachable';
 
 export interface RunLimits {
   readonly maxRequests?: number | undefined;

@@ -84,7 +84,13 @@ export class SyncRun {
     this.#windows = mergePlans(state.plans);
     this.#order = new Map(this.#windows.map((w, i) => [w, i]));
     this.#signal = opts.signal ? AbortSignal.any([opts.signal, this.#stop.signal]) : this.#stop.signal;
-    this.#p = { windowsTotal: this.#windows.length, windowsDone: 0, requests: 0, rows: 0, waitingUntil: undefined };
+    this.#p = {
+      windowsTotal: this.#windows.length,
+      windowsDone: 0,
+      requests: 0,
+      rows: 0,
+      waitingUntil: undefined,
+    };
     this.#journal = new LedgerJournal(opts.dbPath);
     const limits = { maxRequests: opts.maxRequests, deadline: this.#deadline() };
     this.#budget = new RunBudget(opts.rateLimit, limits, {

@@ -13,7 +13,7 @@ import {
 } from '../extract/plan.js';
 import type { QualityKind } from '../extract/quality.js';
 import { checkDbPath, openDatabase, type Database } from '../load/database.js';
-import { LedgerJournal, lostRequests, recoverJournal } from '../load/ledger-journal.js';
+import { LedgerJournal, lostRequests, recoverJournalReport } from '../load/ledger-journal.js';
 import { acquireLock } from '../load/lock.js';
 import {
   averagePagesPerWindow,
@@ -141,10 +141,11 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
         log.warn(
           `${stale} earlier run(s) ended without finishing (killed?); their unloaded days are planned again`,
         );
-      const lost = await recoverJournal(db, new LedgerJournal(opts.dbPath).path);
-      if (lost > 0)
+      const recovery = await recoverJournalReport(db, new LedgerJournal(opts.dbPath).path, { now: now() });
+      if (recovery.skippedMessage !== undefined) log.warn(recovery.skippedMessage);
+      if (recovery.added > 0)
         log.info(
-          `${lost} request(s) of a run that was killed were added to the request ledger from its journal`,
+          `${recovery.added} request(s) of a run that was killed were added to the request ledger from its journal`,
         );
       state = await readState(db, opts, now());
       const windows = mergePlans(state.plans);
@@ -217,7 +218,7 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
     try {
       state = await readState(db, opts, now());
       // A killed run's unrecorded requests count against the budget the real run will meet.
-      const lost = await lostRequests(db, new LedgerJournal(opts.dbPath).path);
+      const lost = await lostRequests(db, new LedgerJournal(opts.dbPath).path, { now: now() });
       state.ledger.push(...lost.map((r) => r.at + r.durationMs));
     } finally {
       db.close();

@@ -53,7 +53,7 @@ async function once(windows: number): Promise<Outcome> {
     try {
       const [r] = await queryRows(
         db.connection,
-        `SELECT count(*) AS n, epoch_ms(max("at")) - epoch_ms(min("at")) AS span, median(duration_ms) AS d
+        `SELECT count(*) AS n, epoch_ms(max(requested_at)) - epoch_ms(min(requested_at)) AS span, median(duration_ms) AS d
          FROM api_requests WHERE endpoint = 'visitors'`,
       );
       return {

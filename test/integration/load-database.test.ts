@@ -1,4 +1,4 @@
-import { cpSync, existsSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -41,11 +41,11 @@ async function openTracked(path: string, opts?: Parameters<typeof openDatabase>[
 }
 
 describe('openDatabase (read-write)', () => {
-  it('creates the parent folder, the tables and the views, and records migration 1 once', async () => {
+  it('creates the parent folder, the tables and the views, and records every migration once', async () => {
     const path = join(dir, 'nested', 'deeper', 'a.duckdb');
     const db = await openTracked(path);
     const first = await queryRows(db.connection, 'SELECT version, applied_at FROM schema_migrations');
-    expect(first.map((r) => r['version'])).toEqual([1]);
+    expect(first.map((r) => r['version'])).toEqual([1, 2]);
     const tables = await queryRows(
       db.connection,
       'SELECT table_name FROM duckdb_tables() ORDER BY table_name',
@@ -84,26 +84,84 @@ describe('openDatabase (read-write)', () => {
     (await openTracked(path, { sqlDir: sql })).close();
 
     writeFileSync(
-      join(sql, 'schema', '002_extra.sql'),
+      join(sql, 'schema', '100_extra.sql'),
       'CREATE TABLE extra (a INTEGER); INSERT INTO extra VALUES (7);',
     );
     writeFileSync(
-      join(sql, 'schema', '003_broken.sql'),
+      join(sql, 'schema', '101_broken.sql'),
       'CREATE TABLE half_done (a INTEGER); SELECT * FROM no_such_table;',
     );
     const err = await openDatabase(path, { sqlDir: sql }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InternalError);
-    expect((err as Error).message).toContain('003_broken.sql');
+    expect((err as Error).message).toContain('101_broken.sql');
 
     const db = await openTracked(path, { readOnly: true });
     const versions = await queryRows(db.connection, 'SELECT version FROM schema_migrations ORDER BY version');
-    expect(versions.map((r) => r['version'])).toEqual([1, 2]);
+    expect(versions.map((r) => r['version'])).toEqual([1, 2, 100]);
     expect(await queryRows(db.connection, 'SELECT a FROM extra')).toEqual([{ a: 7 }]);
     const halfDone = await queryRows(
       db.connection,
       "SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = 'half_done'",
     );
     expect(halfDone).toEqual([{ n: 0 }]);
+  });
+
+  it('renames the ledger column "at" (a DuckDB keyword) to requested_at in a database made by schema 1, keeping its rows', async () => {
+    const v1 = join(dir, 'sql-v1');
+    cpSync(sqlDir(), v1, { recursive: true });
+    for (const name of readdirSync(join(v1, 'schema'))) {
+      if (!name.startsWith('001_')) rmSync(join(v1, 'schema', name));
+    }
+    const path = join(dir, 'v1.duckdb');
+    const old = await openTracked(path, { sqlDir: v1 });
+    await old.connection.run(
+      `INSERT INTO api_requests VALUES
+         ('2024-03-10 10:00:00.123+00', 1, 'visitors', 'p1', 200, 120, 'r1'),
+         ('2024-03-10 10:00:00.123+00', 2, 'visitors', null, null, 30000, null)`,
+    );
+    old.close();
+
+    const db = await openTracked(path);
+    const versions = await queryRows(db.connection, 'SELECT version FROM schema_migrations ORDER BY version');
+    expect(versions.map((r) => r['version'])).toEqual([1, 2]);
+    expect(
+      await queryRows(
+        db.connection,
+        'SELECT requested_at, seq, endpoint, project_id, status, duration_ms, run_id FROM api_requests ORDER BY seq',
+      ),
+    ).toEqual([
+      {
+        requested_at: '2024-03-10T10:00:00.123Z',
+        seq: 1,
+        endpoint: 'visitors',
+        project_id: 'p1',
+        status: 200,
+        duration_ms: 120,
+        run_id: 'r1',
+      },
+      {
+        requested_at: '2024-03-10T10:00:00.123Z',
+        seq: 2,
+        endpoint: 'visitors',
+        project_id: null,
+        status: null,
+        duration_ms: 30000,
+        run_id: null,
+      },
+    ]);
+    const columns = await queryRows(
+      db.connection,
+      "SELECT column_name FROM duckdb_columns() WHERE table_name = 'api_requests' ORDER BY column_index",
+    );
+    expect(columns.map((r) => r['column_name'])).toEqual([
+      'requested_at',
+      'seq',
+      'endpoint',
+      'project_id',
+      'status',
+      'duration_ms',
+      'run_id',
+    ]);
   });
 
   it('refuses a database migrated by a newer mintlify-etl', async () => {
@@ -113,7 +171,7 @@ describe('openDatabase (read-write)', () => {
     db.close();
     const err = await openDatabase(path).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UsageError);
-    expect((err as Error).message).toMatch(/schema version 999, newer than this mintlify-etl knows \(1\)/);
+    expect((err as Error).message).toMatch(/schema version 999, newer than this mintlify-etl knows \(2\)/);
   });
 
   it('lets go of the file on close, so another process can open it at once', async () => {

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DatabaseInUseError } from '../../src/errors.js';
+import { DatabaseInUseError, UsageError } from '../../src/errors.js';
 import { acquireLock } from '../../src/load/lock.js';
 import { spawnNodeScript, tempDir, type NodeChild } from '../helpers/duckdb-temp.js';
 
@@ -27,7 +27,8 @@ afterAll(async () => {
 });
 beforeEach(() => {
   ({ dir, cleanup } = tempDir());
-  db = join(dir, 'a.duckdb');
+  // The lock sits beside the real file: name the database by its real path (tmpdir may be a symlink).
+  db = join(realpathSync(dir), 'a.duckdb');
 });
 afterEach(() => cleanup());
 
@@ -59,15 +60,85 @@ describe('acquireLock', () => {
     await again.release();
   });
 
-  it('refuses a lock held by another live process', async () => {
-    writeFileSync(
-      `${db}.lock`,
-      JSON.stringify({ pid: live.pid, startedAt: '2024-05-01T10:00:00.000Z', hostname: hostname() }),
-    );
+  it('refuses a lock held by another live process that started before the lock was written', async () => {
+    const written = new Date().toISOString();
+    writeFileSync(`${db}.lock`, JSON.stringify({ pid: live.pid, startedAt: written, hostname: hostname() }));
     const err = await acquireLock(db).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DatabaseInUseError);
     expect((err as Error).message).toContain(
-      `is in use by process ${live.pid} (a sync started at 2024-05-01T10:00:00.000Z)`,
+      `is in use by process ${live.pid} (a sync started at ${written})`,
+    );
+  });
+
+  it('treats a symlink to the database as the same database: one lock, beside the real file', async () => {
+    writeFileSync(db, '');
+    const alias = join(dir, 'alias.duckdb');
+    symlinkSync(db, alias);
+    const first = await acquireLock(alias);
+    expect(first.path).toBe(`${realpathSync(db)}.lock`);
+    const err = await acquireLock(db).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DatabaseInUseError);
+    expect(existsSync(`${alias}.lock`)).toBe(false);
+    await first.release();
+  });
+
+  it('treats a database not created yet, named through a symlinked folder, as the same database', async () => {
+    const real = join(dir, 'real');
+    mkdirSync(real);
+    symlinkSync(real, join(dir, 'linked'));
+    const first = await acquireLock(join(dir, 'linked', 'new.duckdb'));
+    expect(first.path).toBe(join(realpathSync(real), 'new.duckdb.lock'));
+    const err = await acquireLock(join(real, 'new.duckdb')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DatabaseInUseError);
+    await first.release();
+  });
+
+  it.runIf(process.platform === 'linux')(
+    'takes over a lock whose pid now belongs to a process started after the lock was written (a reused pid)',
+    async () => {
+      // The helper started moments ago; pid 1 at boot, which is after 2001 on any machine.
+      const written = [
+        { pid: live.pid, startedAt: new Date(Date.now() - 3_600_000).toISOString() },
+        { pid: 1, startedAt: '2001-01-01T00:00:00.000Z' },
+      ];
+      for (const { pid, startedAt } of written) {
+        writeFileSync(`${db}.lock`, JSON.stringify({ pid, startedAt, hostname: hostname() }));
+        const lock = await acquireLock(db);
+        expect(JSON.parse(readFileSync(lock.path, 'utf8'))).toMatchObject({ pid: process.pid });
+        await lock.release();
+      }
+    },
+  );
+
+  it.runIf(process.platform === 'linux')(
+    'records which process holds the lock, so that a later process with the same pid is not taken for it',
+    async () => {
+      const mine = await acquireLock(db);
+      const content = JSON.parse(readFileSync(mine.path, 'utf8')) as Record<string, unknown>;
+      expect(content['bootId']).toBe(readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim());
+      expect(Number.isInteger(content['startTicks'])).toBe(true);
+      await mine.release();
+
+      // Written just now, naming a live pid, but by another process than the one that has it now.
+      const now = new Date().toISOString();
+      const other = { ...content, pid: live.pid, startedAt: now, token: 'other' };
+      writeFileSync(`${db}.lock`, JSON.stringify(other));
+      const taken = await acquireLock(db);
+      await taken.release();
+
+      writeFileSync(`${db}.lock`, JSON.stringify({ ...content, startedAt: now, token: 'same' }));
+      const err = await acquireLock(db).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(DatabaseInUseError);
+    },
+  );
+
+  it('refuses a lock path that is a folder with a usage error that says how to remove it', async () => {
+    mkdirSync(`${db}.lock`);
+    const err = await acquireLock(db).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).exitCode).toBe(2);
+    expect((err as Error).message).toBe(
+      `${db}.lock is a folder, not a lock file: remove it (rmdir "${db}.lock") and try again`,
     );
   });
 

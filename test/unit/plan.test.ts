@@ -147,11 +147,15 @@ describe('settled days inside an explicit range', () => {
 
   it('treats the settled boundary as its end plus lookback days exactly (1 ms earlier is unsettled)', () => {
     const edge = (ms: number) =>
-      planProject('p', { ...empty, loadedDays: ['2026-11-01'], fetchedAt: new Map([['2026-11-01', ms]]) }, {
-        ...base,
-        from: '2026-11-01',
-        to: '2026-11-02',
-      }).windows.length;
+      planProject(
+        'p',
+        { ...empty, loadedDays: ['2026-11-01'], fetchedAt: new Map([['2026-11-01', ms]]) },
+        {
+          ...base,
+          from: '2026-11-01',
+          to: '2026-11-02',
+        },
+      ).windows.length;
     expect(edge(at('2026-11-05T00:00:00Z'))).toBe(0);
     expect(edge(at('2026-11-05T00:00:00Z') - 1)).toBe(1);
   });
