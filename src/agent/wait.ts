@@ -113,11 +113,18 @@ export async function waitForJob(api: Poller, opts: WaitOptions): Promise<WaitRe
     }
     if (signal?.aborted) return result('interrupted');
     lastPollAt = now();
+    // The poll itself (with its retries) ends at the deadline too: --timeout is a hard bound,
+    // even against a server that sends its answer a byte at a time.
+    const pollSignal = AbortSignal.any([
+      ...(signal ? [signal] : []),
+      AbortSignal.timeout(Math.max(1, Math.ceil(deadline - lastPollAt))),
+    ]);
     let next: AgentJob;
     try {
-      next = await api.getAgentJob(opts.projectId, opts.jobId, signal ? { signal } : {});
+      next = await api.getAgentJob(opts.projectId, opts.jobId, { signal: pollSignal });
     } catch (e) {
       if (signal?.aborted) return result('interrupted');
+      if (pollSignal.aborted) return result('timeout');
       throw e;
     }
     polls++;

@@ -138,6 +138,9 @@ const NEVER_SENT = new Set([
   'EPROTO',
 ]);
 
+/** Attempts at a request that never reached the server (see NEVER_SENT). */
+const UNREACHABLE_ATTEMPTS = 3;
+
 /** Server messages end up in logs and terminals: keep them to a readable size. */
 const MAX_SERVER_TEXT = 300;
 
@@ -253,6 +256,9 @@ export class MintlifyClient {
       backoff: this.opts.backoff ?? DEFAULTS.backoff,
       maxWaitMs: this.maxWaitMs(),
       retryable,
+      // A refused connection or an unknown host rarely heals within seconds: three tries (about
+      // 1.5 s) tell a blip from a dead endpoint without holding the run for half a minute.
+      attemptsFor: (e) => (e instanceof UnreachableError ? UNREACHABLE_ATTEMPTS : undefined),
       ...(this.opts.sleep ? { sleep: this.opts.sleep } : {}),
       ...(c.signal ? { signal: c.signal } : {}),
       onRetry: (e) => this.opts.onRetry?.({ ...e, endpoint: c.endpoint }),

@@ -80,6 +80,8 @@ export interface RetryOptions {
   readonly maxWaitMs?: number;
   /** Narrows isRetryable, e.g. a POST is only safe to repeat after a 429. Default: isRetryable. */
   readonly retryable?: (err: unknown) => boolean;
+  /** Fewer attempts for some failures (never more than maxAttempts). */
+  readonly attemptsFor?: (err: unknown) => number | undefined;
   readonly onRetry?: (e: RetryEvent) => void;
   readonly sleep?: Sleep;
   readonly random?: () => number;
@@ -127,6 +129,7 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, opts: Re
         shouldRetry: async ({ error, attemptNumber }) => {
           opts.signal?.throwIfAborted();
           if (!retryable(error)) return false;
+          if (attemptNumber >= (opts.attemptsFor?.(error) ?? Number.POSITIVE_INFINITY)) return false;
           const hint = hintOf(error);
           if (hint !== undefined && hint > maxWaitMs) throw tooLong(error, hint, attemptNumber);
           const delayMs = hint ?? backoffDelay(attemptNumber, opts.backoff, opts.random);
