@@ -41,7 +41,7 @@ export function registerExport(
 
 site_daily files hold day, human, ai, total, partial; page_daily files hold day, path, human, ai, total; project_id, year and month come from the folder names (hive partitioning).
 
-Exporting again over the same folder replaces files, it never duplicates them: new files are staged in OUT/.export-*, then renamed over the old ones, and files of months in scope that have no data any more are deleted. --from/--to limit the export to the whole months they touch (--to is exclusive, like sync); files of other months are left alone. The database is opened read-only.`,
+Exporting again over the same folder replaces files, it never duplicates them: both tables are staged in OUT/.export-*, then renamed over the old files, and files of months in scope that have no data any more are deleted. All or nothing: if writing fails (a full disk) no old file has been touched, and the staging folder of an export that was killed is removed by the next export into OUT. --from/--to limit the export to the whole months they touch (--to is exclusive, like sync); files of other months are left alone. The database is opened read-only, and an OUT whose table folders would hold it is refused.`,
     )
     .requiredOption('--out <dir>', 'export folder (created if missing)')
     .addOption(new Option('--format <format>', 'file format').choices(EXPORT_FORMATS).default('parquet'))

@@ -14,7 +14,7 @@ export function realTarget(path: string, flag: string): string {
   const missing: string[] = [];
   let at = resolve(path);
   for (;;) {
-    if (entryExists(at)) return existingTarget(path, flag, at, missing.reverse());
+    if (entryExists(at, flag, path)) return existingTarget(path, flag, at, missing.reverse());
     const parent = dirname(at);
     if (parent === at) return join(at, ...missing.reverse());
     missing.push(basename(at));
@@ -23,14 +23,20 @@ export function realTarget(path: string, flag: string): string {
 }
 
 /** ENOTDIR too: below a file nothing exists, and the file is what the message names. */
-function entryExists(path: string): boolean {
+function entryExists(at: string, flag: string, path: string): boolean {
   try {
-    lstatSync(path);
+    lstatSync(at);
     return true;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return false;
-    throw e;
+    throw new UsageError(
+      `${flag} ${path}: ${at} cannot be read (${code ?? 'error'}): choose another ${flag}`,
+      {
+        flag,
+        path,
+      },
+    );
   }
 }
 
