@@ -122,12 +122,22 @@ describe('the database is never written over by an export or a report', () => {
   it("export --out into the database's own folder writes next to it and leaves it alone", async () => {
     const own = mkdtempSync(join(tmpdir(), 'mintlify-etl-own-'));
     const ownDb = join(own, 'analytics.duckdb');
-    (await openDatabase(ownDb)).close();
+    const ownDbHandle = await openDatabase(ownDb);
+    await ownDbHandle.connection.run(
+      `INSERT INTO site_daily VALUES ('docs', DATE '2026-03-01', 5, 1, 6, false, TIMESTAMPTZ '2026-03-02 00:00:00+00', 'r1')`,
+    );
+    await ownDbHandle.connection.run(
+      `INSERT INTO page_daily VALUES ('docs', DATE '2026-03-01', '/intro', 5, 1, 6)`,
+    );
+    ownDbHandle.close();
     const before = readFileSync(ownDb);
-    const r = await runCli(['export', '--db', ownDb, '--out', own]);
-    expect(r.code).toBe(0);
+    for (let i = 0; i < 2; i++) {
+      const r = await runCli(['export', '--db', ownDb, '--out', own]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/page_daily\s+1 row\(s\) in 1 file\(s\)/);
+    }
     expect(readFileSync(ownDb).equals(before)).toBe(true);
-    expect(readdirSync(own).sort()).toEqual(['analytics.duckdb']);
+    expect(readdirSync(own).sort()).toEqual(['analytics.duckdb', 'page_daily', 'site_daily']);
   });
 });
 
