@@ -76,11 +76,14 @@ is in use (the job itself is fine: its id or PR link is printed); 130 Ctrl-C.`,
     );
 
   withCommon(
-    withWait(
-      withBudget(agent.command('create'))
-        .summary('start an agent job; --wait follows it and prints the pull-request URL')
-        .requiredOption('--prompt <text>', 'the instruction for the agent (at most 10,000 characters)')
-        .option('--wait', 'poll until the job completes, fails or is archived'),
+    withBudget(
+      withWait(
+        agent
+          .command('create')
+          .summary('start an agent job; --wait follows it and prints the pull-request URL')
+          .requiredOption('--prompt <text>', 'the instruction for the agent (at most 10,000 characters)')
+          .option('--wait', 'poll until the job completes, fails or is archived'),
+      ),
     ),
   )
     .addHelpText(
@@ -109,12 +112,15 @@ Examples:
   ).action((id: string, flags: WaitCmdFlags) => run(() => waitCommand(id, flags)));
 
   withCommon(
-    withWait(
-      withBudget(agent.command('message'))
-        .summary('send a follow-up prompt to a job; --wait follows it again')
-        .argument('<id>', 'job id')
-        .requiredOption('--prompt <text>', 'the follow-up instruction (at most 10,000 characters)')
-        .option('--wait', 'poll until the job completes, fails or is archived'),
+    withBudget(
+      withWait(
+        agent
+          .command('message')
+          .summary('send a follow-up prompt to a job; --wait follows it again')
+          .argument('<id>', 'job id')
+          .requiredOption('--prompt <text>', 'the follow-up instruction (at most 10,000 characters)')
+          .option('--wait', 'poll until the job completes, fails or is archived'),
+      ),
     ),
   ).action((id: string, flags: MessageFlags) => run(() => messageCommand(id, flags)));
 }
