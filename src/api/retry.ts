@@ -1,3 +1,4 @@
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import pRetry from 'p-retry';
 import { AuthError, HttpStatusError, NetworkError, RateLimitError, ValidationError } from '../errors.js';
 import { formatDuration } from '../util/duration.js';
@@ -94,6 +95,18 @@ function hintOf(err: unknown): number | undefined {
 }
 
 /**
+ * Every request in flight listens for the run's one abort signal (p-retry, the budget wait, the
+ * fetch) and stops when it settles: up to 4 listeners per request times --concurrency (max 32),
+ * not a leak. Node warns past 10, which a sync with --concurrency 6 reaches.
+ */
+const LISTENERS_IN_FLIGHT = 4 * 32;
+
+function allowListenersPerRequest(signal: AbortSignal): void {
+  const max = getMaxListeners(signal);
+  if (max !== 0 && max < LISTENERS_IN_FLIGHT) setMaxListeners(LISTENERS_IN_FLIGHT, signal);
+}
+
+/**
  * Runs `fn` until it succeeds, fails with something not retryable, or uses up maxAttempts; then
  * rethrows the last error. p-retry counts attempts and handles abort; the delay is ours (its own
  * timer is disabled with minTimeout 0) because it must honour Retry-After and an injectable sleep.
@@ -113,6 +126,7 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, opts: Re
       { ...(error instanceof HttpStatusError ? error.request : {}), attempt },
       { cause: error },
     );
+  if (opts.signal) allowListenersPerRequest(opts.signal);
   let attempts = 0;
   try {
     return await pRetry(

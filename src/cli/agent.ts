@@ -29,7 +29,8 @@ interface CommonFlags {
   apiUrl?: string;
   db?: string;
   json?: boolean;
-  rateLimit: string;
+  /** Only create and message send requests the budget counts. */
+  rateLimit?: string;
 }
 
 interface WaitFlags {
@@ -48,6 +49,9 @@ type WaitCmdFlags = CommonFlags & WaitFlags;
 
 /** Polling faster than this is pointless against a remote service; tests use 20-50 ms. */
 const MIN_INTERVAL_MS = 10;
+
+/** The service allows 100 creates and messages per hour. */
+const DEFAULT_RATE_LIMIT = '100/1h';
 
 export function registerAgent(program: Command, run: Run): void {
   const agent = program
@@ -72,12 +76,14 @@ is in use (the job itself is fine: its id or PR link is printed); 130 Ctrl-C.`,
     );
 
   withCommon(
-    withWait(
-      agent
-        .command('create')
-        .summary('start an agent job; --wait follows it and prints the pull-request URL')
-        .requiredOption('--prompt <text>', 'the instruction for the agent (at most 10,000 characters)')
-        .option('--wait', 'poll until the job completes, fails or is archived'),
+    withBudget(
+      withWait(
+        agent
+          .command('create')
+          .summary('start an agent job; --wait follows it and prints the pull-request URL')
+          .requiredOption('--prompt <text>', 'the instruction for the agent (at most 10,000 characters)')
+          .option('--wait', 'poll until the job completes, fails or is archived'),
+      ),
     ),
   )
     .addHelpText(
@@ -106,13 +112,15 @@ Examples:
   ).action((id: string, flags: WaitCmdFlags) => run(() => waitCommand(id, flags)));
 
   withCommon(
-    withWait(
-      agent
-        .command('message')
-        .summary('send a follow-up prompt to a job; --wait follows it again')
-        .argument('<id>', 'job id')
-        .requiredOption('--prompt <text>', 'the follow-up instruction (at most 10,000 characters)')
-        .option('--wait', 'poll until the job completes, fails or is archived'),
+    withBudget(
+      withWait(
+        agent
+          .command('message')
+          .summary('send a follow-up prompt to a job; --wait follows it again')
+          .argument('<id>', 'job id')
+          .requiredOption('--prompt <text>', 'the follow-up instruction (at most 10,000 characters)')
+          .option('--wait', 'poll until the job completes, fails or is archived'),
+      ),
     ),
   ).action((id: string, flags: MessageFlags) => run(() => messageCommand(id, flags)));
 }
@@ -121,14 +129,17 @@ function withCommon(cmd: Command): Command {
   return cmd
     .option('-p, --project <id>', 'project id (env MINTLIFY_PROJECT_ID); exactly one', collect)
     .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
-    .option(
-      '--rate-limit <N/DURATION>',
-      'budget of create and message requests (the service allows 100/1h)',
-      '100/1h',
-    )
     .option('--json', 'print the job object on stdout')
     .option('--api-key-file <path>', 'read the admin API key from this file instead of MINTLIFY_API_KEY')
     .option('--api-url <url>', 'API base URL (env MINTLIFY_API_URL; default https://api.mintlify.com)');
+}
+
+function withBudget(cmd: Command): Command {
+  return cmd.option(
+    '--rate-limit <N/DURATION>',
+    'budget of create and message requests (the service allows 100/1h)',
+    DEFAULT_RATE_LIMIT,
+  );
 }
 
 function withWait(cmd: Command): Command {
@@ -168,7 +179,7 @@ function settings(flags: CommonFlags): Settings {
   checkDbPath(db);
   return {
     projectId: singleProject(projectIds(flags.project)),
-    rateLimit: parseRateLimit(flags.rateLimit),
+    rateLimit: parseRateLimit(flags.rateLimit ?? DEFAULT_RATE_LIMIT),
     url: apiUrl(flags.apiUrl),
     db,
   };

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
 import { emulatorBanner, startEmulator } from '../emulator/index.js';
 import { parseRateLimit } from '../util/duration.js';
 import { intFlag } from './options.js';
@@ -54,7 +55,6 @@ Example:
 async function emulatorCommand(flags: EmulatorFlags): Promise<CommandResult> {
   const faults = Number(flags.faults);
   if (!(faults >= 0 && faults <= 1)) {
-    const { UsageError } = await import('../errors.js');
     throw new UsageError(`--faults "${flags.faults}" must be a probability from 0 to 1, e.g. 0.1`);
   }
   if (flags.rateLimit !== undefined) parseRateLimit(flags.rateLimit);
@@ -70,6 +70,8 @@ async function emulatorCommand(flags: EmulatorFlags): Promise<CommandResult> {
     ...(flags.rateLimit !== undefined ? { rateLimit: flags.rateLimit } : {}),
     ...(flags.agentRateLimit !== undefined ? { agentRateLimit: flags.agentRateLimit } : {}),
     ...(flags.project !== undefined ? { projectId: flags.project } : {}),
+  }).catch((e: unknown) => {
+    throw listenError(e, flags);
   });
   process.stdout.write(`${emulatorBanner(emu)}\n`);
   await new Promise<void>((resolve) => {
@@ -79,4 +81,25 @@ async function emulatorCommand(flags: EmulatorFlags): Promise<CommandResult> {
   });
   await emu.close();
   return { exitCode: 0 };
+}
+
+/** The listen failures a user causes and can fix, as usage errors naming the flag. */
+function listenError(e: unknown, flags: EmulatorFlags): unknown {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE')
+    return new UsageError(
+      `--port ${flags.port} is in use on ${flags.host}: stop what listens there, choose another --port, or --port 0 for any free one`,
+      { port: flags.port, host: flags.host },
+    );
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return new UsageError(
+      `--host ${flags.host} is not an address of this machine: use a loopback address such as 127.0.0.1 (the default) or ::1`,
+      { host: flags.host },
+    );
+  if (code === 'EACCES')
+    return new UsageError(
+      `--port ${flags.port} needs privileges to listen on: use a port from 1024 up, or --port 0 for any free one`,
+      { port: flags.port },
+    );
+  return e;
 }

@@ -1,12 +1,21 @@
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { EXPORT_FORMATS, exportTables, type ExportFormat, type ExportSummary } from '../load/export.js';
+import {
+  EXPORT_FORMATS,
+  EXPORT_TABLES,
+  exportTables,
+  STAGING_PREFIX,
+  type ExportFormat,
+  type ExportSummary,
+} from '../load/export.js';
 import { parseDay } from '../util/day.js';
 import { formatDuration } from '../util/duration.js';
 import { openExistingReadOnly } from './open-readonly.js';
 import { dbPath } from './options.js';
 import type { CommandResult } from './result.js';
+import { databaseFiles, isWithin, realTarget } from './target-path.js';
 
 interface ExportFlags {
   out: string;
@@ -32,7 +41,7 @@ export function registerExport(
 
 site_daily files hold day, human, ai, total, partial; page_daily files hold day, path, human, ai, total; project_id, year and month come from the folder names (hive partitioning).
 
-Exporting again over the same folder replaces files, it never duplicates them: new files are staged in OUT/.export-*, then renamed over the old ones, and files of months in scope that have no data any more are deleted. --from/--to limit the export to the whole months they touch (--to is exclusive, like sync); files of other months are left alone. The database is opened read-only.`,
+Exporting again over the same folder replaces files, it never duplicates them: both tables are staged in OUT/.export-*, then renamed over the old files, and files of months in scope that have no data any more are deleted. All or nothing: if writing fails (a full disk) no old file has been touched, and the staging folder of an export that was killed is removed by the next export into OUT. --from/--to limit the export to the whole months they touch (--to is exclusive, like sync); files of other months are left alone. The database is opened read-only, and an OUT whose table folders would hold it is refused.`,
     )
     .requiredOption('--out <dir>', 'export folder (created if missing)')
     .addOption(new Option('--format <format>', 'file format').choices(EXPORT_FORMATS).default('parquet'))
@@ -57,20 +66,46 @@ async function exportCommand(flags: ExportFlags): Promise<CommandResult> {
   if (from !== undefined && to !== undefined && from >= to) {
     throw new UsageError(`--from ${from} must be before --to ${to} (--to is exclusive)`, { from, to });
   }
-  if (flags.out.trim() === '') throw new UsageError('--out needs a folder');
-  if (existsSync(flags.out) && !statSync(flags.out).isDirectory()) {
-    throw new UsageError(`--out ${flags.out} is a file, not a folder`, { out: flags.out });
-  }
+  const out = exportTarget(flags.out, dbPath(flags.db));
   const db = await openExistingReadOnly(dbPath(flags.db));
   let summary: ExportSummary;
   try {
-    summary = await exportTables(db.connection, { outDir: flags.out, format: flags.format, from, to });
+    summary = await exportTables(db.connection, { outDir: out, format: flags.format, from, to });
   } finally {
     db.close();
   }
   if (flags.json) return { exitCode: 0, json: summary };
   process.stdout.write(`${describeExport(summary)}\n`);
   return { exitCode: 0 };
+}
+
+/**
+ * The real export folder, refused up front when it cannot be one or when the export could touch
+ * the database. An export writes, renames and deletes only inside OUT/<table>/ and its own
+ * OUT/.export-* staging folders, so the database may sit in OUT itself (exports/ next to
+ * analytics.duckdb) but never below one of those.
+ */
+function exportTarget(given: string, db: string): string {
+  if (given.trim() === '') throw new UsageError('--out needs a folder');
+  const out = realTarget(given, '--out');
+  const existing = statSync(out, { throwIfNoEntry: false });
+  if (existing !== undefined && !existing.isDirectory()) {
+    throw new UsageError(`--out ${given} is a file, not a folder`, { out: given });
+  }
+  const managed = EXPORT_TABLES.map((t) => realTarget(join(out, t.table), '--out'));
+  for (const file of databaseFiles(db).keys()) {
+    const [first = ''] = relative(out, file).split(sep);
+    if (
+      managed.some((dir) => isWithin(file, dir)) ||
+      (isWithin(file, out) && first.startsWith(STAGING_PREFIX))
+    ) {
+      throw new UsageError(
+        `--out ${given} would write where the database ${db} is (${file}): choose an export folder that does not hold it, e.g. exports/`,
+        { out: given, db },
+      );
+    }
+  }
+  return out;
 }
 
 export function describeExport(s: ExportSummary): string {

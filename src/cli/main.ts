@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Command, CommanderError } from 'commander';
-import { EtlError, EXIT, isEtlError } from '../errors.js';
+import { EtlError, EXIT, isEtlError, UsageError } from '../errors.js';
 import { packageRoot } from '../paths.js';
 import type { CommandResult } from './result.js';
 
@@ -63,7 +63,25 @@ function report(e: unknown): number {
   return EXIT.internal;
 }
 
+/**
+ * A key given as a flag would show in `ps` and the shell history, so there is no --api-key; its
+ * absence must not read as "did you mean --api-url?". Nothing after `--` is a flag.
+ */
+function refuseKeyFlag(argv: readonly string[]): void {
+  const flags = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length);
+  if (flags.some((a) => a === '--api-key' || a.startsWith('--api-key='))) {
+    throw new UsageError(
+      'there is no --api-key option (a key on the command line shows in `ps`): set MINTLIFY_API_KEY or pass --api-key-file PATH',
+    );
+  }
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    refuseKeyFlag(argv);
+  } catch (e) {
+    return report(e);
+  }
   let exitCode: number = EXIT.ok;
   const run = async (fn: () => Promise<CommandResult>): Promise<void> => {
     try {

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import { openDatabase, type Database } from '../load/database.js';
+import { checkDbPath, openDatabase, type Database } from '../load/database.js';
 
 /**
  * Opens the database for reading only: the read commands never create a file, never migrate,
@@ -21,5 +21,6 @@ export async function openExistingReadOnly(
       { path },
     );
   }
+  checkDbPath(path);
   return openDatabase(path, { readOnly: true, ...(opts.sandbox ? { sandbox: true } : {}) });
 }

@@ -1,5 +1,6 @@
+import { statSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { queryRows } from '../load/sql.js';
@@ -9,6 +10,7 @@ import { renderTerminal, shouldColor } from '../report/terminal.js';
 import { openExistingReadOnly } from './open-readonly.js';
 import { dbPath, intFlag, projectIds } from './options.js';
 import type { CommandResult } from './result.js';
+import { databaseFiles, realTarget } from './target-path.js';
 
 interface ReportFlags {
   db?: string;
@@ -62,7 +64,7 @@ Examples:
 
 async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
   const only = flags.project !== undefined ? projectIds([flags.project]) : undefined;
-  const htmlFile = flags.html !== undefined ? resolve(flags.html) : undefined;
+  const htmlFile = flags.html !== undefined ? htmlTarget(flags.html, dbPath(flags.db)) : undefined;
   const db = await openExistingReadOnly(dbPath(flags.db));
   let data: ReportData;
   try {
@@ -105,6 +107,28 @@ async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
     renderTerminal(data, { color: shouldColor(process.stdout), width: process.stdout.columns || 100 }),
   );
   return { exitCode: 0 };
+}
+
+/** The real path --html would write, refused up front when no page can be written there. */
+function htmlTarget(file: string, db: string): string {
+  const real = realTarget(file, '--html');
+  if (statSync(real, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new UsageError(`--html ${file} is a folder: give a file name, e.g. ${join(file, 'report.html')}`, {
+      file,
+    });
+  }
+  // The page replaces whatever file is there: never the database or a file it depends on.
+  const what = databaseFiles(db).get(real);
+  if (what !== undefined) {
+    throw new UsageError(
+      `--html ${file} is ${what} (${db}): give the page its own file name, e.g. report.html`,
+      {
+        file,
+        db,
+      },
+    );
+  }
+  return real;
 }
 
 /** A reader (a browser, a web server) never sees half a page. */

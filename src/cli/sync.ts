@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { loadApiKey, type ApiKey } from '../api/key.js';
 import { AuthError, EXIT } from '../errors.js';
 import { openDatabase } from '../load/database.js';
@@ -90,8 +90,10 @@ export function registerSync(
     .option('--json', 'print one JSON summary on stdout')
     .option('--api-key-file <path>', 'read the admin API key from this file instead of MINTLIFY_API_KEY')
     .option('--api-url <url>', 'API base URL (env MINTLIFY_API_URL; default https://api.mintlify.com)')
-    .option('-v, --verbose', 'log every retry')
-    .option('-q, --quiet', 'log warnings, errors and the one summary line only')
+    .addOption(new Option('-v, --verbose', 'log every retry').conflicts('quiet'))
+    .addOption(
+      new Option('-q, --quiet', 'log warnings, errors and the one summary line only').conflicts('verbose'),
+    )
     .addHelpText(
       'after',
       `

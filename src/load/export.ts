@@ -134,18 +134,25 @@ async function pruneEmpty(tableDir: string, rel: string): Promise<void> {
   }
 }
 
-async function exportTable(
+interface StagedTable {
+  readonly spec: TableSpec;
+  readonly stagedDir: string;
+  readonly rows: number;
+  /** Data files written, relative to stagedDir. */
+  readonly files: readonly string[];
+}
+
+async function stageTable(
   conn: DuckDBConnection,
   spec: TableSpec,
   opts: ExportOptions,
   range: ExportSummary['range'],
   staging: string,
-): Promise<TableExport> {
+): Promise<StagedTable> {
   const where: string[] = [];
   if (range?.from) where.push(`day >= DATE ${sqlString(range.from)}`);
   if (range?.to) where.push(`day < DATE ${sqlString(range.to)}`);
   const stagedDir = join(staging, spec.table);
-  const targetDir = join(resolve(opts.outDir), spec.table);
   // Month as two digits (month=01): folders sort in time order and the layout never changes.
   const select = `SELECT project_id, ${spec.columns.join(', ')}, year(day) AS year, strftime(day, '%m') AS month
     FROM ${spec.table}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${spec.order}`;
@@ -155,17 +162,25 @@ async function exportTable(
   );
   const counted = (await result.getRows())[0]?.[0];
   const rows = typeof counted === 'bigint' || typeof counted === 'number' ? Number(counted) : 0;
+  return { spec, stagedDir, rows, files: await listDataFiles(stagedDir) };
+}
 
-  const staged = await listDataFiles(stagedDir);
+/** Moves a staged table over the exported one and deletes the files of months in scope it no longer has. */
+async function swapTable(
+  staged: StagedTable,
+  outDir: string,
+  range: ExportSummary['range'],
+): Promise<TableExport> {
+  const targetDir = join(outDir, staged.spec.table);
   const existing = await listDataFiles(targetDir);
   // Each new file replaces the old one of the same name by rename: a reader sees the old file or
   // the new one, never a half-written one.
-  for (const rel of staged) {
+  for (const rel of staged.files) {
     const target = join(targetDir, rel);
     await mkdir(join(target, '..'), { recursive: true });
-    await rename(join(stagedDir, rel), target);
+    await rename(join(staged.stagedDir, rel), target);
   }
-  const written = new Set(staged);
+  const written = new Set(staged.files);
   let removedFiles = 0;
   for (const rel of existing) {
     if (written.has(rel) || !inScope(rel, range)) continue;
@@ -173,29 +188,69 @@ async function exportTable(
     removedFiles++;
     await pruneEmpty(targetDir, rel);
   }
-  const partitions = new Set(staged.map((rel) => rel.split(sep).slice(0, 3).join(sep))).size;
-  return { table: spec.table, dir: targetDir, rows, files: staged.length, partitions, removedFiles };
+  const partitions = new Set(staged.files.map((rel) => rel.split(sep).slice(0, 3).join(sep))).size;
+  return {
+    table: staged.spec.table,
+    dir: targetDir,
+    rows: staged.rows,
+    files: staged.files.length,
+    partitions,
+    removedFiles,
+  };
+}
+
+/** Staging folders are named .export-<pid>-<random>: the pid tells whether their export still runs. */
+export const STAGING_PREFIX = '.export-';
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it runs, as another user.
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Deletes the staging folders of exports that were killed (SIGKILL, power loss) before their
+ * cleanup ran: those of a process that is gone, and the pid-less ones older versions made.
+ * A running export's folder is left to it.
+ */
+async function removeLeftovers(out: string): Promise<void> {
+  for (const entry of await readdir(out, { withFileTypes: true })) {
+    if (!entry.isDirectory() || !entry.name.startsWith(STAGING_PREFIX)) continue;
+    const pid = /^\.export-(\d+)-/.exec(entry.name)?.[1];
+    if (pid !== undefined && isRunning(Number(pid))) continue;
+    await rm(join(out, entry.name), { recursive: true, force: true });
+  }
 }
 
 /**
  * Writes site_daily and page_daily as hive-partitioned files:
  * OUT/<table>/project_id=<id>/year=<YYYY>/month=<MM>/data_<n>.<parquet|csv>.
  *
- * Re-running over the same folder replaces, never adds: files are written to a staging folder
- * inside OUT, then moved over the old files by rename, and data files of the months in scope that
- * were not written again are deleted. With --from/--to only the whole months the range touches
- * are in scope; every other month's files stay as they were.
+ * Re-running over the same folder replaces, never adds: every table is first written to a
+ * staging folder inside OUT, then moved over the old files by rename, and data files of the
+ * months in scope that were not written again are deleted. With --from/--to only the whole
+ * months the range touches are in scope; every other month's files stay as they were.
+ *
+ * All or nothing: nothing is moved until every table is staged, so a failure while writing (a
+ * full disk, a kill) leaves every table's old files as they were.
  */
 export async function exportTables(conn: DuckDBConnection, opts: ExportOptions): Promise<ExportSummary> {
   const started = Date.now();
   const out = resolve(opts.outDir);
   const range = monthRange(opts.from, opts.to);
   await mkdir(out, { recursive: true });
+  await removeLeftovers(out);
   // Inside OUT so that the final renames never cross a file system.
-  const staging = await mkdtemp(join(out, '.export-'));
+  const staging = await mkdtemp(join(out, `${STAGING_PREFIX}${process.pid}-`));
   try {
+    const staged: StagedTable[] = [];
+    for (const spec of EXPORT_TABLES) staged.push(await stageTable(conn, spec, opts, range, staging));
     const tables: TableExport[] = [];
-    for (const spec of EXPORT_TABLES) tables.push(await exportTable(conn, spec, opts, range, staging));
+    for (const table of staged) tables.push(await swapTable(table, out, range));
     return { out, format: opts.format, range, tables, durationMs: Date.now() - started };
   } finally {
     await rm(staging, { recursive: true, force: true });

@@ -4,6 +4,8 @@ import { UsageError } from '../errors.js';
 export type Day = string;
 
 const DAY_MS = 86_400_000;
+/** Mintlify started long after this: an earlier day is a typo, e.g. 0226 or 1026 for 2026. */
+const FIRST_DAY: Day = '2000-01-01';
 const DAY_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** Epoch ms of the day's UTC midnight, or NaN when the text is not a real calendar day. */
@@ -33,6 +35,12 @@ export function parseDay(text: string, flag: string): Day {
   }
   if (!isDay(text)) {
     throw new UsageError(`${flag} "${text}" is not a real calendar day`, { flag, value: text });
+  }
+  if (text < FIRST_DAY) {
+    throw new UsageError(
+      `${flag} "${text}" is too early: Mintlify has no analytics before ${FIRST_DAY.slice(0, 4)}; give a day from ${FIRST_DAY} on`,
+      { flag, value: text },
+    );
   }
   return text;
 }

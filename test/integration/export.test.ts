@@ -1,8 +1,17 @@
-import { mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/load/database.js';
 import { exportTables, monthRange } from '../../src/load/export.js';
@@ -230,6 +239,69 @@ describe('exportTables', () => {
       [0, 0],
     ]);
     expect(await filesUnder(out)).toEqual([]);
+  });
+});
+
+/** Every file under root with its bytes: what "unchanged" means for an export folder. */
+async function contents(root: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const rel of await filesUnder(root)) out[rel] = readFileSync(join(root, rel)).toString('base64');
+  return out;
+}
+
+/** The connection, except that writing page_daily fails as it would on a full disk. */
+function failingOnPageDaily(conn: DuckDBConnection): DuckDBConnection {
+  return new Proxy(conn, {
+    get(target, prop, receiver) {
+      if (prop !== 'run') return Reflect.get(target, prop, receiver) as unknown;
+      return (sql: string, ...rest: unknown[]) => {
+        if (sql.startsWith('COPY') && sql.includes('FROM page_daily'))
+          return Promise.reject(new Error('IO Error: No space left on device'));
+        return (target.run as (...a: unknown[]) => unknown).call(target, sql, ...rest);
+      };
+    },
+  });
+}
+
+/** The pid of a process that has exited: a killed export's. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '']);
+  await new Promise((resolve) => child.once('exit', resolve));
+  return child.pid ?? 0;
+}
+
+describe('exportTables is all or nothing', () => {
+  it('leaves every table as it was when writing the second table fails', async () => {
+    const out = join(dir, 'out');
+    await exportTo(out);
+    const before = await contents(out);
+    await withDb(async (db) => {
+      await db.connection.run('UPDATE site_daily SET total = total + 1000');
+      await db.connection.run('UPDATE page_daily SET total = total + 1000');
+    });
+    await expect(
+      withDb(
+        (db) => exportTables(failingOnPageDaily(db.connection), { outDir: out, format: 'parquet' }),
+        true,
+      ),
+    ).rejects.toThrow(/No space left/);
+    expect(await contents(out)).toEqual(before);
+    expect(readdirSync(out).sort()).toEqual(['page_daily', 'site_daily']);
+  });
+
+  it("removes the staging folder a killed export left behind, and keeps a running one's", async () => {
+    const out = join(dir, 'out');
+    const killed = join(out, `.export-${await deadPid()}-AbC123`);
+    const older = join(out, '.export-XyZ789');
+    const running = join(out, `.export-${process.ppid}-QwE456`);
+    for (const d of [killed, older, running]) {
+      mkdirSync(join(d, 'site_daily'), { recursive: true });
+      writeFileSync(join(d, 'site_daily', 'half-written.parquet'), 'PAR1');
+    }
+    await exportTo(out);
+    expect(existsSync(killed)).toBe(false);
+    expect(existsSync(older)).toBe(false);
+    expect(existsSync(running)).toBe(true);
   });
 });
 

@@ -1,0 +1,236 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { openDatabase } from '../../src/load/database.js';
+import { addDays, todayUtc } from '../../src/util/day.js';
+import { CLI, runCli, type CliResult } from '../helpers/cli.js';
+
+let dir: string;
+let db: string;
+let aFile: string;
+
+beforeAll(async () => {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+  dir = mkdtempSync(join(tmpdir(), 'mintlify-etl-mistakes-'));
+  db = join(dir, 'analytics.duckdb');
+  (await openDatabase(db)).close();
+  aFile = join(dir, 'afile');
+  writeFileSync(aFile, 'not a folder\n');
+});
+
+/** Every file under the test folder with its size and modification time: "nothing written". */
+function snapshot(root: string = dir): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) {
+        out[`${p}/`] = '';
+        walk(p);
+      } else {
+        const s = statSync(p, { throwIfNoEntry: false });
+        out[p] = s ? `${s.size}@${s.mtimeMs}` : 'dangling';
+      }
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/** Exit 2, one line on stderr that starts with the tool's name, nothing on stdout. */
+function expectUsage(r: CliResult, pattern: RegExp): void {
+  expect(r.stderr).toMatch(/^mintlify-etl: [^\n]+\n$/);
+  expect(r.stderr).toMatch(pattern);
+  expect(r.code).toBe(2);
+  expect(r.stdout).toBe('');
+}
+
+async function refused(args: string[], pattern: RegExp): Promise<void> {
+  const before = snapshot();
+  expectUsage(await runCli(args), pattern);
+  expect(snapshot()).toEqual(before);
+}
+
+describe('a path that cannot be written is a usage error, and nothing is written', () => {
+  it('export --out under a file (ENOTDIR)', async () => {
+    await refused(
+      ['export', '--db', db, '--out', join(aFile, 'sub')],
+      /--out .*afile.* is a file, not a folder/,
+    );
+  });
+
+  it('export --out that is a symbolic link to nowhere', async () => {
+    const link = join(dir, 'dangling-out');
+    symlinkSync(join(dir, 'no', 'such', 'folder'), link);
+    await refused(
+      ['export', '--db', db, '--out', link],
+      /--out .*dangling-out is a symbolic link to .*which does not exist/,
+    );
+  });
+
+  it('report --html onto a folder (EISDIR)', async () => {
+    await refused(['report', '--db', db, '--html', dir], /--html .* is a folder: give a file name/);
+  });
+
+  it('report --html under a file', async () => {
+    await refused(
+      ['report', '--db', db, '--html', join(aFile, 'r.html')],
+      /--html .*afile.* is a file, not a folder/,
+    );
+  });
+});
+
+describe('the database is never written over by an export or a report', () => {
+  it('report --html onto the database file itself', async () => {
+    await refused(['report', '--db', db, '--html', db], /--html .* is the database/);
+  });
+
+  it('report --html onto a symbolic link to the database, or onto its write-ahead log', async () => {
+    const link = join(dir, 'link-to-db.html');
+    symlinkSync(db, link);
+    await refused(['report', '--db', db, '--html', link], /--html .* is the database/);
+    await refused(['report', '--db', db, '--html', `${db}.wal`], /--html .* is the database's/);
+  });
+
+  it('export --out into a table folder that holds the database', async () => {
+    const holder = join(dir, 'holder');
+    mkdirSync(join(holder, 'site_daily'), { recursive: true });
+    const inner = join(holder, 'site_daily', 'analytics.duckdb');
+    (await openDatabase(inner)).close();
+    await refused(
+      ['export', '--db', inner, '--out', holder],
+      /--out .* would write where the database .* is/,
+    );
+  });
+
+  it('export --out that is the database file', async () => {
+    await refused(['export', '--db', db, '--out', db], /--out .* is a file, not a folder/);
+  });
+
+  it("export --out into the database's own folder writes next to it and leaves it alone", async () => {
+    const own = mkdtempSync(join(tmpdir(), 'mintlify-etl-own-'));
+    const ownDb = join(own, 'analytics.duckdb');
+    const ownDbHandle = await openDatabase(ownDb);
+    await ownDbHandle.connection.run(
+      `INSERT INTO site_daily VALUES ('docs', DATE '2026-03-01', 5, 1, 6, false, TIMESTAMPTZ '2026-03-02 00:00:00+00', 'r1')`,
+    );
+    await ownDbHandle.connection.run(
+      `INSERT INTO page_daily VALUES ('docs', DATE '2026-03-01', '/intro', 5, 1, 6)`,
+    );
+    ownDbHandle.close();
+    const before = readFileSync(ownDb);
+    for (let i = 0; i < 2; i++) {
+      const r = await runCli(['export', '--db', ownDb, '--out', own]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/page_daily\s+1 row\(s\) in 1 file\(s\)/);
+    }
+    expect(readFileSync(ownDb).equals(before)).toBe(true);
+    expect(readdirSync(own).sort()).toEqual(['analytics.duckdb', 'page_daily', 'site_daily']);
+  });
+});
+
+describe('a file that is not a DuckDB database', () => {
+  it('is refused by query, status, report and export, read-only', async () => {
+    const empty = join(dir, 'empty.duckdb');
+    writeFileSync(empty, '');
+    for (const file of ['/etc/passwd', empty]) {
+      for (const args of [
+        ['query', 'SELECT 1'],
+        ['status'],
+        ['report'],
+        ['export', '--out', join(dir, 'x')],
+      ]) {
+        await refused([...args, '--db', file], /--db .* is not a DuckDB database/);
+      }
+    }
+  });
+});
+
+describe('days before Mintlify had analytics', () => {
+  it('export --from 0999-01-01 is refused with the reason', async () => {
+    await refused(
+      ['export', '--db', db, '--out', join(dir, 'x'), '--from', '0999-01-01'],
+      /--from "0999-01-01" .*Mintlify has no analytics before 2000/,
+    );
+  });
+});
+
+describe('emulator listen failures', () => {
+  let busy: Server;
+  beforeAll(async () => {
+    busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(() => new Promise<void>((resolve) => busy.close(() => resolve())));
+
+  it('a port in use (EADDRINUSE)', async () => {
+    const port = (busy.address() as { port: number }).port;
+    expectUsage(await runCli(['emulator', '--port', String(port)]), new RegExp(`--port ${port} is in use`));
+  });
+
+  it('an address that is not on this machine (EADDRNOTAVAIL)', async () => {
+    // 192.0.2.1 is TEST-NET-1 (RFC 5737): never assigned to a real interface.
+    expectUsage(
+      await runCli(['emulator', '--port', '0', '--host', '192.0.2.1']),
+      /--host 192\.0\.2\.1 is not an address of this machine/,
+    );
+  });
+});
+
+describe('flags', () => {
+  it('--api-key is refused pointing at MINTLIFY_API_KEY and --api-key-file', async () => {
+    expectUsage(await runCli(['sync', '--api-key', 'mint_x']), /MINTLIFY_API_KEY.*--api-key-file/);
+    const r = await runCli(['agent', 'get', 'job1', '--api-key=mint_x']);
+    expectUsage(r, /MINTLIFY_API_KEY.*--api-key-file/);
+    expect(r.stderr).not.toContain('mint_x');
+  });
+
+  it('sync --verbose and --quiet conflict', async () => {
+    const r = await runCli(['sync', '-v', '-q', '--project', 'p', '--db', join(dir, 'vq.duckdb')], {
+      MINTLIFY_API_KEY: 'mint_x',
+      MINTLIFY_API_URL: 'http://127.0.0.1:9',
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/cannot be used with/);
+  });
+
+  it('agent get --help does not offer --rate-limit, agent create --help does', async () => {
+    const get = await runCli(['agent', 'get', '--help']);
+    expect(get.code).toBe(0);
+    expect(get.stdout).not.toContain('--rate-limit');
+    expect((await runCli(['agent', 'create', '--help'])).stdout).toContain('--rate-limit');
+  });
+});
+
+describe('sync with many days in parallel', () => {
+  let emu: Emulator;
+  beforeAll(async () => {
+    emu = await startEmulator({ seed: 5, days: 40, paths: 50 });
+  });
+  afterAll(() => emu.close());
+
+  it('--concurrency 12 prints no MaxListenersExceededWarning', async () => {
+    const r = await runCli(
+      ['sync', '--db', join(dir, 'many.duckdb'), '--from', addDays(todayUtc(), -30), '--concurrency', '12'],
+      {
+        MINTLIFY_API_URL: emu.url,
+        MINTLIFY_API_KEY: emu.apiKey,
+        MINTLIFY_PROJECT_ID: emu.projectId,
+      },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain('MaxListenersExceededWarning');
+  });
+});
