@@ -1,6 +1,6 @@
 import { JSDOM } from 'jsdom';
 import { COLORS, renderCharts, type ProjectCharts } from './charts.js';
-import { formatChange, formatCount, formatShare } from './format.js';
+import { formatChange, formatCount, formatShare, plural } from './format.js';
 import type { ProjectReport, ReportData } from './model.js';
 import { changeTone, projectTables, type Cell, type Table } from './tables.js';
 
@@ -50,7 +50,7 @@ export function renderHtml(data: ReportData, opts: HtmlOptions = {}): string {
 <body>
 <header class="page">
 <h1>Mintlify docs visitors</h1>
-<p class="meta">Generated ${escapeHtml(data.generatedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))} · last ${data.days} days per project</p>
+<p class="meta">Generated ${escapeHtml(data.generatedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))} · last ${plural(data.days, 'day')} per project</p>
 </header>
 <main>
 ${body}
@@ -77,8 +77,8 @@ function projectSection(p: ProjectReport, charts: ProjectCharts): string {
     return t ? renderTable(t) : '';
   };
   const meta =
-    `${w.from} to ${w.to} (${w.days} days${notLoaded > 0 ? `, ${notLoaded} not loaded` : ''}) · ` +
-    `database holds ${c.firstDay} to ${c.lastDay}: ${c.daysLoaded} days` +
+    `${w.from} to ${w.to} (${plural(w.days, 'day')}${notLoaded > 0 ? `, ${notLoaded} not loaded` : ''}) · ` +
+    `database holds ${c.firstDay} to ${c.lastDay}: ${plural(c.daysLoaded, 'day')}` +
     (c.missingDays > 0 ? `, ${c.missingDays} missing` : '') +
     (c.partialDays > 0 ? `, ${c.partialDays} partial` : '');
   return `<section class="project" id="${escapeHtml(anchorId(p.projectId))}">
@@ -143,7 +143,7 @@ function cards(p: ProjectReport): string {
       '7-day average per day',
       formatCount(l.total7dAvg),
       `human ${formatCount(l.human7dAvg)} · AI ${formatCount(l.ai7dAvg)}`,
-      `<span class="flat">${escapeHtml(`${p.window.days}-day average ${formatCount(p.windowTotals.daysLoaded > 0 ? p.windowTotals.totalVisitorDays / p.windowTotals.daysLoaded : null)}`)}</span>`,
+      `<span class="flat">${escapeHtml(windowAverage(p))}</span>`,
     ],
     [
       'Last 7 days, visitor-days',
@@ -168,6 +168,13 @@ ${items
   )
   .join('\n')}
 </div>`;
+}
+
+/** The window's own average, unless the window is 7 days or fewer and would repeat the card's. */
+function windowAverage(p: ProjectReport): string {
+  const w = p.windowTotals;
+  if (p.window.days <= 7) return `${p.last7.from} to ${p.last7.to}`;
+  return `${p.window.days}-day average ${formatCount(w.daysLoaded > 0 ? w.totalVisitorDays / w.daysLoaded : null)}`;
 }
 
 function delta(fraction: number | null, what: string): string {

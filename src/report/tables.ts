@@ -1,4 +1,11 @@
-import { formatChange, formatCount, formatIsoWeek, formatShare, formatSignedCount } from './format.js';
+import {
+  formatChange,
+  formatCount,
+  formatIsoWeek,
+  formatShare,
+  formatSignedCount,
+  plural,
+} from './format.js';
 import { calendarSeries, type DailyPoint, type PageTrend, type ProjectReport } from './model.js';
 import { sparkline } from './sparkline.js';
 
@@ -16,6 +23,8 @@ export interface Cell {
   readonly path?: boolean;
   /** A row label (first column). */
   readonly label?: boolean;
+  /** A sparkline: HTML keeps it whole on a narrow screen instead of squeezing it. */
+  readonly spark?: boolean;
 }
 
 export interface Table {
@@ -65,52 +74,58 @@ export function siteTable(p: ProjectReport, opts: TableOptions = {}): Table {
   }
   if (p.window.daysLoaded < n) {
     const gaps = n - p.window.daysLoaded;
-    notes.push(`${gaps} of the ${n} days ${gaps === 1 ? 'is' : 'are'} not loaded (gaps in the trend).`);
+    notes.push(
+      `${gaps} of the ${plural(n, 'day')} ${gaps === 1 ? 'is' : 'are'} not loaded (gaps in the trend).`,
+    );
   }
+  // A window of 7 days or fewer would repeat the 7-day average (or, at 1 day, the day itself).
+  const windowAvg = n > 7;
+  const row = (name: Cell, day: Cell, wow: Cell, avg7: Cell, avgN: Cell, trend: Cell): Cell[] =>
+    windowAvg ? [name, day, wow, avg7, avgN, trend] : [name, day, wow, avg7, trend];
   return {
     id: 'site',
     title: 'Unique visitors per day',
-    head: [
+    head: row(
       head('', false),
       head(l.day),
       head('vs week before'),
       head('7-day avg'),
       head(`${n}-day avg`),
-      head(`trend, ${n} days`, false),
-    ],
+      head(`trend, ${plural(n, 'day')}`, false),
+    ),
     rows: [
-      [
+      row(
         label('total', 'strong'),
         num(formatCount(l.total), 'strong'),
         change(l.totalWowPct),
         num(formatCount(l.total7dAvg)),
         num(avg(win.totalVisitorDays)),
-        { text: spark((d) => d.total), tone: 'total' },
-      ],
-      [
+        { text: spark((d) => d.total), tone: 'total', spark: true },
+      ),
+      row(
         label('human'),
         num(formatCount(l.human)),
         change(l.humanWowPct),
         num(formatCount(l.human7dAvg)),
         num(avg(win.humanVisitorDays)),
-        { text: spark((d) => d.human), tone: 'human' },
-      ],
-      [
+        { text: spark((d) => d.human), tone: 'human', spark: true },
+      ),
+      row(
         label('AI'),
         num(formatCount(l.ai)),
         change(l.aiWowPct),
         num(formatCount(l.ai7dAvg)),
         num(avg(win.aiVisitorDays)),
-        { text: spark((d) => d.ai), tone: 'ai' },
-      ],
-      [
+        { text: spark((d) => d.ai), tone: 'ai', spark: true },
+      ),
+      row(
         label('AI share'),
         num(formatShare(l.aiShare)),
         num(''),
         num(formatShare(p.last7.aiShare)),
         num(formatShare(win.aiShare)),
-        { text: spark((d) => d.aiShare), tone: 'ai' },
-      ],
+        { text: spark((d) => d.aiShare), tone: 'ai', spark: true },
+      ),
     ],
     notes,
   };
