@@ -155,7 +155,7 @@ function weeklyChart(p: ProjectReport, document: Document): string {
   for (const wk of p.weekly) {
     const start = dayToMs(wk.weekStart);
     const week = formatIsoWeek(wk.isoYear, wk.isoWeek);
-    const partial = wk.days < 7;
+    const partial = !wk.complete;
     const values = { total: wk.totalVisitorDays, human: wk.humanVisitorDays, AI: wk.aiVisitorDays };
     for (const [series, a, b] of slots) {
       bars.push({
@@ -172,7 +172,13 @@ function weeklyChart(p: ProjectReport, document: Document): string {
       labels.push({
         x: new Date(start + 1.6 * 86_400_000),
         value: wk.totalVisitorDays,
-        text: partial ? `${wk.days}/7 days` : wk.comparable ? formatChange(wk.totalVisitorDaysChangePct) : '',
+        text: partial
+          ? wk.days < 7
+            ? `${wk.days}/7 days`
+            : 'partial'
+          : wk.comparable
+            ? formatChange(wk.totalVisitorDaysChangePct)
+            : '',
       });
     }
     ticks.push({

@@ -88,7 +88,7 @@ ${cards(p)}
 ${figure(
   'daily',
   'Daily unique visitors',
-  'thin: each day · thick: 7-day average · dashed: total, 7-day average',
+  'thin: each day · thick: 7-day average · dashed: total, 7-day average (averages start once 7 days are loaded)',
   charts.daily,
   [
     ['human', COLORS.human],
@@ -101,7 +101,7 @@ ${table('period')}
 ${figure(
   'weekly',
   'Weekly visitor-days',
-  'ISO weeks; pale bars: weeks with fewer than 7 days loaded',
+  'ISO weeks; pale bars: incomplete weeks (fewer than 7 days loaded, or a partial day), with no change shown',
   charts.weekly,
   [
     ['total', COLORS.total],

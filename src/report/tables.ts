@@ -72,6 +72,11 @@ export function siteTable(p: ProjectReport, opts: TableOptions = {}): Table {
       `${partial === 1 ? '1 day was' : `${partial} days were`} still in progress when loaded (sync --include-today) and ${partial === 1 ? 'is' : 'are'} left out: the report ends on ${p.coverage.lastDay}, the last complete day.`,
     );
   }
+  if (l.total7dAvg === null) {
+    notes.push(
+      `The 7-day average needs 7 complete days loaded; ${l.avg7dDays} of the 7 days to ${l.day} ${l.avg7dDays === 1 ? 'is' : 'are'}.`,
+    );
+  }
   if (p.window.daysLoaded < n) {
     const gaps = n - p.window.daysLoaded;
     notes.push(
@@ -122,7 +127,7 @@ export function siteTable(p: ProjectReport, opts: TableOptions = {}): Table {
         label('AI share'),
         num(formatShare(l.aiShare)),
         num(''),
-        num(formatShare(p.last7.aiShare)),
+        num(formatShare(l.total7dAvg === null ? null : p.last7.aiShare)),
         num(formatShare(win.aiShare)),
         { text: spark((d) => d.aiShare), tone: 'ai', spark: true },
       ),
@@ -162,7 +167,7 @@ export function periodTable(p: ProjectReport): Table {
 }
 
 export function weeklyTable(p: ProjectReport): Table {
-  const incomplete = p.weekly.some((wk) => wk.days < 7 || wk.hasPartialDay);
+  const incomplete = p.weekly.some((wk) => !wk.complete);
   return {
     id: 'weekly',
     title: 'Weekly (ISO weeks, Monday to Sunday), in visitor-days',
@@ -176,7 +181,7 @@ export function weeklyTable(p: ProjectReport): Table {
       head('vs previous week'),
     ],
     rows: p.weekly.map((wk) => {
-      const short = wk.days < 7 || wk.hasPartialDay;
+      const short = !wk.complete;
       return [
         label(formatIsoWeek(wk.isoYear, wk.isoWeek)),
         { text: wk.weekStart, tone: 'muted' },
