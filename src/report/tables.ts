@@ -25,6 +25,8 @@ export interface Cell {
   readonly label?: boolean;
   /** A sparkline: HTML keeps it whole on a narrow screen instead of squeezing it. */
   readonly spark?: boolean;
+  /** Says again what another column says: HTML leaves it out on a narrow screen. */
+  readonly minor?: boolean;
 }
 
 export interface Table {
@@ -184,7 +186,7 @@ export function weeklyTable(p: ProjectReport): Table {
       const short = !wk.complete;
       return [
         label(formatIsoWeek(wk.isoYear, wk.isoWeek)),
-        { text: wk.weekStart, tone: 'muted' },
+        { text: wk.weekStart, tone: 'muted', minor: true },
         num(short ? `${wk.days}*` : String(wk.days), short ? 'muted' : undefined),
         num(formatCount(wk.humanVisitorDays)),
         num(formatCount(wk.aiVisitorDays)),
