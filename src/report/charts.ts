@@ -154,12 +154,20 @@ interface WeekBar {
   title: string;
 }
 
-function weeklyChart(p: ProjectReport, document: Document, width: number): string {
-  // Week labels and change figures need about 55 px a week: fewer fit on a phone.
-  const maxWeeks = isNarrow(width) ? 6 : 16;
-  const bars: WeekBar[] = [];
-  const labels: { x: Date; value: number; text: string }[] = [];
-  const ticks: { at: Date; text: string }[] = [];
+interface WeekMarks {
+  bars: WeekBar[];
+  labels: { x: Date; value: number; text: string }[];
+  ticks: { at: Date; text: string }[];
+}
+
+/** What a week's bar says above it: how short an incomplete week is, else its change. */
+function weekLabel(wk: ProjectReport['weekly'][number]): string {
+  if (!wk.complete) return wk.days < 7 ? `${wk.days}/7 days` : 'partial';
+  return wk.comparable ? formatChange(wk.totalVisitorDaysChangePct) : '';
+}
+
+function weekMarks(p: ProjectReport, maxWeeks: number): WeekMarks {
+  const marks: WeekMarks = { bars: [], labels: [], ticks: [] };
   // Three bars side by side inside each week's 7 days, on a time axis so any number of weeks fits.
   const slots = [
     ['total', 0.6, 2.6],
@@ -169,37 +177,37 @@ function weeklyChart(p: ProjectReport, document: Document, width: number): strin
   for (const wk of p.weekly) {
     const start = dayToMs(wk.weekStart);
     const week = formatIsoWeek(wk.isoYear, wk.isoWeek);
-    const partial = !wk.complete;
     const values = { total: wk.totalVisitorDays, human: wk.humanVisitorDays, AI: wk.aiVisitorDays };
     for (const [series, a, b] of slots) {
-      bars.push({
+      marks.bars.push({
         week,
         series,
         x1: new Date(start + a * 86_400_000),
         x2: new Date(start + b * 86_400_000),
         value: values[series],
-        partial,
+        partial: !wk.complete,
         title: `${week} (from ${wk.weekStart}, ${wk.days} day${wk.days === 1 ? '' : 's'} loaded)\n${series} ${formatCount(values[series])} visitor-days`,
       });
     }
     if (p.weekly.length <= maxWeeks) {
-      labels.push({
+      marks.labels.push({
         x: new Date(start + 1.6 * 86_400_000),
         value: wk.totalVisitorDays,
-        text: partial
-          ? wk.days < 7
-            ? `${wk.days}/7 days`
-            : 'partial'
-          : wk.comparable
-            ? formatChange(wk.totalVisitorDaysChangePct)
-            : '',
+        text: weekLabel(wk),
       });
     }
-    ticks.push({
+    marks.ticks.push({
       at: new Date(start + 3.6 * 86_400_000),
       text: `${week.slice(5)}\n${monthDay(wk.weekStart)}`,
     });
   }
+  return marks;
+}
+
+function weeklyChart(p: ProjectReport, document: Document, width: number): string {
+  // Week labels and change figures need about 55 px a week: fewer fit on a phone.
+  const maxWeeks = isNarrow(width) ? 6 : 16;
+  const { bars, labels, ticks } = weekMarks(p, maxWeeks);
   // One tick per week, under its bars, named like the table's rows; thinned when weeks are many.
   const every = Math.ceil(ticks.length / maxWeeks);
   const shown = ticks.filter((_, i) => i % every === 0);

@@ -59,14 +59,10 @@ export function projectTables(p: ProjectReport, opts: TableOptions = {}): Table[
   return [siteTable(p, opts), periodTable(p), weeklyTable(p), topPagesTable(p), moversTable(p)];
 }
 
-export function siteTable(p: ProjectReport, opts: TableOptions = {}): Table {
+/** Why some numbers of the site table are missing or were left out. */
+function siteNotes(p: ProjectReport): string[] {
   const l = p.latest;
   const n = p.window.days;
-  const win = p.windowTotals;
-  const avg = (visitorDays: number): string =>
-    formatCount(win.daysLoaded > 0 ? visitorDays / win.daysLoaded : null);
-  const spark = (pick: (d: DailyPoint) => number | null): string =>
-    sparkline(calendarSeries(p, pick), opts.sparkWidth ?? Number.POSITIVE_INFINITY);
   const notes: string[] = [];
   const partial = p.coverage.partialDays;
   if (partial > 0) {
@@ -85,6 +81,18 @@ export function siteTable(p: ProjectReport, opts: TableOptions = {}): Table {
       `${gaps} of the ${plural(n, 'day')} ${gaps === 1 ? 'is' : 'are'} not loaded (gaps in the trend).`,
     );
   }
+  return notes;
+}
+
+export function siteTable(p: ProjectReport, opts: TableOptions = {}): Table {
+  const l = p.latest;
+  const n = p.window.days;
+  const win = p.windowTotals;
+  const avg = (visitorDays: number): string =>
+    formatCount(win.daysLoaded > 0 ? visitorDays / win.daysLoaded : null);
+  const spark = (pick: (d: DailyPoint) => number | null): string =>
+    sparkline(calendarSeries(p, pick), opts.sparkWidth ?? Number.POSITIVE_INFINITY);
+  const notes = siteNotes(p);
   // A window of 7 days or fewer would repeat the 7-day average (or, at 1 day, the day itself).
   const windowAvg = n > 7;
   const row = (name: Cell, day: Cell, wow: Cell, avg7: Cell, avgN: Cell, trend: Cell): Cell[] =>
