@@ -28,7 +28,8 @@ function layouts(p: LineParts): string[][] {
   const daysShort = `${p.done}/${p.total}`;
   const requests = `${COUNT.format(p.requests)} requests`;
   const rows = `${COUNT.format(p.rows)} rows`;
-  const eta = `ETA ${p.etaMs === undefined ? '–' : formatDuration(p.etaMs)}`;
+  // cli-progress estimates in whole seconds: "0ms" would claim a precision it does not have.
+  const eta = `ETA ${p.etaMs === undefined ? '–' : p.etaMs < 1_000 ? '0s' : formatDuration(p.etaMs)}`;
   const wait = p.waitMs === undefined ? [] : [`budget wait ${formatDuration(p.waitMs)}`];
   const waitShort = p.waitMs === undefined ? [] : [`wait ${formatDuration(p.waitMs)}`];
   return [
