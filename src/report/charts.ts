@@ -12,7 +12,18 @@ import { truncateMiddle } from './text.js';
  */
 export const COLORS = { human: '#2563eb', ai: '#e8590c', total: '#0f766e', muted: '#94a3b8' } as const;
 
-const WIDTH = 960;
+/** Drawn for a desktop page, scaled down to fit it. */
+export const WIDE = 960;
+/**
+ * Drawn for a phone: scaled into a 420-px screen a 960-px chart has 4-px text, so the page
+ * carries a second drawing this wide (about a phone's content width: scaled by 0.85 to 1.1 on
+ * 360- to 430-px screens) and CSS shows the one that fits.
+ */
+export const NARROW = 360;
+
+function isNarrow(width: number): boolean {
+  return width < 600;
+}
 const FONT = { fontSize: '12px', fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif' };
 
 export interface ProjectCharts {
@@ -40,16 +51,17 @@ function utc(day: string): Date {
   return new Date(dayToMs(day));
 }
 
-/** Renders the four charts of one project. One jsdom document serves them all. */
+/** Renders the four charts of one project, `width` px wide. One jsdom document serves them all. */
 export function renderCharts(
   p: ProjectReport,
   document: Document = new JSDOM('').window.document,
+  width: number = WIDE,
 ): ProjectCharts {
   return {
-    daily: dailyChart(p, document),
-    weekly: weeklyChart(p, document),
-    topPages: topPagesChart(p, document),
-    aiShare: aiShareChart(p, document),
+    daily: dailyChart(p, document, width),
+    weekly: weeklyChart(p, document, width),
+    topPages: topPagesChart(p, document, width),
+    aiShare: aiShareChart(p, document, width),
   };
 }
 
@@ -99,13 +111,13 @@ function dayTitle(r: DayRow): string {
   return `${r.day}\nhuman ${formatCount(r.human)} · AI ${formatCount(r.ai)} · total ${formatCount(r.total)}\n7-day avg total ${formatCount(r.total7)}`;
 }
 
-function dailyChart(p: ProjectReport, document: Document): string {
+function dailyChart(p: ProjectReport, document: Document, width: number): string {
   const rows = dayRows(p);
   const x = 'date';
   return svg(
     Plot.plot({
       document,
-      width: WIDTH,
+      width,
       height: 340,
       marginLeft: 56,
       style: FONT,
@@ -142,10 +154,20 @@ interface WeekBar {
   title: string;
 }
 
-function weeklyChart(p: ProjectReport, document: Document): string {
-  const bars: WeekBar[] = [];
-  const labels: { x: Date; value: number; text: string }[] = [];
-  const ticks: { at: Date; text: string }[] = [];
+interface WeekMarks {
+  bars: WeekBar[];
+  labels: { x: Date; value: number; text: string }[];
+  ticks: { at: Date; text: string }[];
+}
+
+/** What a week's bar says above it: how short an incomplete week is, else its change. */
+function weekLabel(wk: ProjectReport['weekly'][number]): string {
+  if (!wk.complete) return wk.days < 7 ? `${wk.days}/7 days` : 'partial';
+  return wk.comparable ? formatChange(wk.totalVisitorDaysChangePct) : '';
+}
+
+function weekMarks(p: ProjectReport, maxWeeks: number): WeekMarks {
+  const marks: WeekMarks = { bars: [], labels: [], ticks: [] };
   // Three bars side by side inside each week's 7 days, on a time axis so any number of weeks fits.
   const slots = [
     ['total', 0.6, 2.6],
@@ -155,39 +177,45 @@ function weeklyChart(p: ProjectReport, document: Document): string {
   for (const wk of p.weekly) {
     const start = dayToMs(wk.weekStart);
     const week = formatIsoWeek(wk.isoYear, wk.isoWeek);
-    const partial = wk.days < 7;
     const values = { total: wk.totalVisitorDays, human: wk.humanVisitorDays, AI: wk.aiVisitorDays };
     for (const [series, a, b] of slots) {
-      bars.push({
+      marks.bars.push({
         week,
         series,
         x1: new Date(start + a * 86_400_000),
         x2: new Date(start + b * 86_400_000),
         value: values[series],
-        partial,
+        partial: !wk.complete,
         title: `${week} (from ${wk.weekStart}, ${wk.days} day${wk.days === 1 ? '' : 's'} loaded)\n${series} ${formatCount(values[series])} visitor-days`,
       });
     }
-    if (p.weekly.length <= 16) {
-      labels.push({
+    if (p.weekly.length <= maxWeeks) {
+      marks.labels.push({
         x: new Date(start + 1.6 * 86_400_000),
         value: wk.totalVisitorDays,
-        text: partial ? `${wk.days}/7 days` : wk.comparable ? formatChange(wk.totalVisitorDaysChangePct) : '',
+        text: weekLabel(wk),
       });
     }
-    ticks.push({
+    marks.ticks.push({
       at: new Date(start + 3.6 * 86_400_000),
       text: `${week.slice(5)}\n${monthDay(wk.weekStart)}`,
     });
   }
+  return marks;
+}
+
+function weeklyChart(p: ProjectReport, document: Document, width: number): string {
+  // Week labels and change figures need about 55 px a week: fewer fit on a phone.
+  const maxWeeks = isNarrow(width) ? 6 : 16;
+  const { bars, labels, ticks } = weekMarks(p, maxWeeks);
   // One tick per week, under its bars, named like the table's rows; thinned when weeks are many.
-  const every = Math.ceil(ticks.length / 16);
+  const every = Math.ceil(ticks.length / maxWeeks);
   const shown = ticks.filter((_, i) => i % every === 0);
   const tickText = new Map(shown.map((t) => [t.at.getTime(), t.text]));
   return svg(
     Plot.plot({
       document,
-      width: WIDTH,
+      width,
       height: 300,
       marginLeft: 56,
       marginTop: 28,
@@ -214,17 +242,25 @@ function weeklyChart(p: ProjectReport, document: Document): string {
           insetLeft: 1,
           insetRight: 1,
         }),
-        Plot.text(labels, { x: 'x', y: 'value', text: 'text', dy: -8, fill: 'currentColor', fontSize: 11 }),
+        Plot.text(labels, {
+          x: 'x',
+          y: 'value',
+          text: 'text',
+          dy: -8,
+          fill: 'currentColor',
+          fontSize: isNarrow(width) ? 12 : 11,
+        }),
         Plot.ruleY([0]),
       ],
     }),
   );
 }
 
-function topPagesChart(p: ProjectReport, document: Document): string | undefined {
+function topPagesChart(p: ProjectReport, document: Document, width: number): string | undefined {
   const pages = p.topPages;
   if (pages.length === 0) return undefined;
-  const label = new Map(pages.map((t) => [t.rank, truncateMiddle(t.path, 44)]));
+  const narrow = isNarrow(width);
+  const label = new Map(pages.map((t) => [t.rank, truncateMiddle(t.path, narrow ? 22 : 44)]));
   const longest = Math.max(...[...label.values()].map((l) => l.length));
   const title = (t: (typeof pages)[number]): string =>
     `${t.path}\ntotal ${formatCount(t.totalVisitorDays7d)} · human ${formatCount(t.humanVisitorDays7d)} · AI ${formatCount(t.aiVisitorDays7d)} visitor-days\nAI share ${formatShare(t.aiShare7d)} · vs previous 7 days ${formatChange(t.changePct)}`;
@@ -232,10 +268,10 @@ function topPagesChart(p: ProjectReport, document: Document): string | undefined
   return svg(
     Plot.plot({
       document,
-      width: WIDTH,
+      width,
       height: 40 + pages.length * 28,
-      marginLeft: Math.min(380, 16 + longest * 6.8),
-      marginRight: 70,
+      marginLeft: Math.min(narrow ? 160 : 380, 16 + longest * 6.8),
+      marginRight: narrow ? 50 : 70,
       style: FONT,
       ariaLabel: 'Top pages, last 7 days, in visitor-days',
       x: { grid: true, label: null, axis: 'top', tickFormat: compact, domain: [0, max] },
@@ -275,13 +311,13 @@ function topPagesChart(p: ProjectReport, document: Document): string | undefined
   );
 }
 
-function aiShareChart(p: ProjectReport, document: Document): string {
+function aiShareChart(p: ProjectReport, document: Document, width: number): string {
   const rows = dayRows(p);
   const x = 'date';
   return svg(
     Plot.plot({
       document,
-      width: WIDTH,
+      width,
       height: 260,
       marginLeft: 56,
       style: FONT,

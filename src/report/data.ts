@@ -85,6 +85,7 @@ async function gatherProject(
     conn,
     `SELECT d.day, d.human, d.ai, d.total, d.partial, d.ai_share,
             d.human_7d_avg, d.ai_7d_avg, d.total_7d_avg, d.total_28d_avg, d.total_wow_pct,
+            d.avg_7d_days, d.avg_7d_full, d.avg_28d_days,
             (d.human - w.human)::DOUBLE / nullif(w.human, 0) AS human_wow_pct,
             (d.ai - w.ai)::DOUBLE / nullif(w.ai, 0) AS ai_wow_pct
        FROM v_site_daily d
@@ -135,8 +136,8 @@ async function gatherProject(
   const weeklyRows = await queryRows(
     conn,
     `SELECT w.iso_year, w.iso_week, w.week_start, w.days, w.human_visitor_days, w.ai_visitor_days,
-            w.total_visitor_days, w.total_visitor_days_change_pct, w.has_partial_day,
-            coalesce(p.days, 0) AS prev_days, coalesce(p.has_partial_day, false) AS prev_has_partial_day
+            w.total_visitor_days, w.total_visitor_days_change_pct, w.has_partial_day, w.complete,
+            coalesce(p.complete, false) AS prev_complete
        FROM v_site_weekly w
        LEFT JOIN v_site_weekly p ON p.project_id = w.project_id AND p.week_start = w.week_start - 7
       WHERE w.project_id = $1
@@ -192,6 +193,8 @@ async function gatherProject(
 }
 
 function toDailyPoint(r: Row): DailyPoint {
+  const full7 = r['avg_7d_full'] === true;
+  const avg7 = (col: string): number | null => (full7 ? numOrNull(r, col) : null);
   return {
     day: str(r, 'day'),
     human: num(r, 'human'),
@@ -199,10 +202,11 @@ function toDailyPoint(r: Row): DailyPoint {
     total: num(r, 'total'),
     partial: r['partial'] === true,
     aiShare: numOrNull(r, 'ai_share'),
-    human7dAvg: numOrNull(r, 'human_7d_avg'),
-    ai7dAvg: numOrNull(r, 'ai_7d_avg'),
-    total7dAvg: numOrNull(r, 'total_7d_avg'),
-    total28dAvg: numOrNull(r, 'total_28d_avg'),
+    human7dAvg: avg7('human_7d_avg'),
+    ai7dAvg: avg7('ai_7d_avg'),
+    total7dAvg: avg7('total_7d_avg'),
+    total28dAvg: num(r, 'avg_28d_days') === 28 ? numOrNull(r, 'total_28d_avg') : null,
+    avg7dDays: num(r, 'avg_7d_days'),
     humanWowPct: numOrNull(r, 'human_wow_pct'),
     aiWowPct: numOrNull(r, 'ai_wow_pct'),
     totalWowPct: numOrNull(r, 'total_wow_pct'),
@@ -220,11 +224,8 @@ function toWeekRow(r: Row): WeekRow {
     totalVisitorDays: num(r, 'total_visitor_days'),
     totalVisitorDaysChangePct: numOrNull(r, 'total_visitor_days_change_pct'),
     hasPartialDay: r['has_partial_day'] === true,
-    comparable:
-      num(r, 'days') === 7 &&
-      num(r, 'prev_days') === 7 &&
-      r['has_partial_day'] !== true &&
-      r['prev_has_partial_day'] !== true,
+    complete: r['complete'] === true,
+    comparable: r['complete'] === true && r['prev_complete'] === true,
   };
 }
 

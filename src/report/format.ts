@@ -35,3 +35,8 @@ export function formatShare(share: number | null | undefined): string {
 export function formatIsoWeek(isoYear: number, isoWeek: number): string {
   return `${isoYear}-W${String(isoWeek).padStart(2, '0')}`;
 }
+
+/** 1 -> "1 day", 3 -> "3 days": a one-day report must not say "1 days". */
+export function plural(n: number, noun: string): string {
+  return `${formatCount(n)} ${noun}${n === 1 ? '' : 's'}`;
+}

@@ -1,6 +1,6 @@
 import { JSDOM } from 'jsdom';
-import { COLORS, renderCharts, type ProjectCharts } from './charts.js';
-import { formatChange, formatCount, formatShare } from './format.js';
+import { COLORS, NARROW, renderCharts, WIDE, type ProjectCharts } from './charts.js';
+import { formatChange, formatCount, formatShare, plural } from './format.js';
 import type { ProjectReport, ReportData } from './model.js';
 import { changeTone, projectTables, type Cell, type Table } from './tables.js';
 
@@ -25,13 +25,23 @@ export function escapeHtml(text: string): string {
 }
 
 export interface HtmlOptions {
-  /** Draws the charts of a project; tests may pass a stub. Default: Observable Plot on jsdom. */
-  readonly charts?: (p: ProjectReport) => ProjectCharts;
+  /**
+   * Draws the charts of a project `width` px wide (called once for desktops, once for phones);
+   * tests may pass a stub. Default: Observable Plot on jsdom.
+   */
+  readonly charts?: (p: ProjectReport, width: number) => ProjectCharts;
+}
+
+/** A project's charts drawn twice: CSS shows the wide drawing or, on a phone, the narrow one. */
+interface ChartPair {
+  readonly wide: ProjectCharts;
+  readonly narrow: ProjectCharts;
 }
 
 export function renderHtml(data: ReportData, opts: HtmlOptions = {}): string {
   const document = new JSDOM('').window.document;
-  const charts = opts.charts ?? ((p: ProjectReport) => renderCharts(p, document));
+  const draw = opts.charts ?? ((p: ProjectReport, width: number) => renderCharts(p, document, width));
+  const charts = (p: ProjectReport): ChartPair => ({ wide: draw(p, WIDE), narrow: draw(p, NARROW) });
   const ids = data.projects.map((p) => p.projectId);
   const title = `Mintlify visitors${ids.length === 1 ? ` · ${ids[0] ?? ''}` : ''}`;
   const body =
@@ -50,7 +60,7 @@ export function renderHtml(data: ReportData, opts: HtmlOptions = {}): string {
 <body>
 <header class="page">
 <h1>Mintlify docs visitors</h1>
-<p class="meta">Generated ${escapeHtml(data.generatedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))} · last ${data.days} days per project</p>
+<p class="meta">Generated ${escapeHtml(data.generatedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))} · last ${plural(data.days, 'day')} per project</p>
 </header>
 <main>
 ${body}
@@ -66,7 +76,7 @@ several days: someone who came on three days counts three times, so they are not
 `;
 }
 
-function projectSection(p: ProjectReport, charts: ProjectCharts): string {
+function projectSection(p: ProjectReport, charts: ChartPair): string {
   const w = p.window;
   const c = p.coverage;
   const notLoaded = w.days - w.daysLoaded;
@@ -77,8 +87,8 @@ function projectSection(p: ProjectReport, charts: ProjectCharts): string {
     return t ? renderTable(t) : '';
   };
   const meta =
-    `${w.from} to ${w.to} (${w.days} days${notLoaded > 0 ? `, ${notLoaded} not loaded` : ''}) · ` +
-    `database holds ${c.firstDay} to ${c.lastDay}: ${c.daysLoaded} days` +
+    `${w.from} to ${w.to} (${plural(w.days, 'day')}${notLoaded > 0 ? `, ${notLoaded} not loaded` : ''}) · ` +
+    `database holds ${c.firstDay} to ${c.lastDay}: ${plural(c.daysLoaded, 'day')}` +
     (c.missingDays > 0 ? `, ${c.missingDays} missing` : '') +
     (c.partialDays > 0 ? `, ${c.partialDays} partial` : '');
   return `<section class="project" id="${escapeHtml(anchorId(p.projectId))}">
@@ -88,8 +98,8 @@ ${cards(p)}
 ${figure(
   'daily',
   'Daily unique visitors',
-  'thin: each day · thick: 7-day average · dashed: total, 7-day average',
-  charts.daily,
+  'thin: each day · thick: 7-day average · dashed: total, 7-day average (averages start once 7 days are loaded)',
+  pick(charts, 'daily'),
   [
     ['human', COLORS.human],
     ['AI', COLORS.ai],
@@ -101,23 +111,29 @@ ${table('period')}
 ${figure(
   'weekly',
   'Weekly visitor-days',
-  'ISO weeks; pale bars: weeks with fewer than 7 days loaded',
-  charts.weekly,
+  'ISO weeks; pale bars: incomplete weeks (fewer than 7 days loaded, or a partial day), with no change shown',
+  pick(charts, 'weekly'),
   [
     ['total', COLORS.total],
     ['human', COLORS.human],
     ['AI', COLORS.ai],
   ],
 )}
-${figure('ai-share', 'AI share of visitors', 'dots: each day · line: 7-day', charts.aiShare, [['AI / (human + AI)', COLORS.ai]])}
+${figure('ai-share', 'AI share of visitors', 'dots: each day · line: 7-day', pick(charts, 'aiShare'), [['AI / (human + AI)', COLORS.ai]])}
 ${table('weekly')}
 ${
-  charts.topPages === undefined
+  charts.wide.topPages === undefined
     ? ''
-    : figure('top-pages', 'Top pages, last 7 days', 'visitor-days; orange: the AI part', charts.topPages, [
-        ['total', COLORS.total],
-        ['AI', COLORS.ai],
-      ])
+    : figure(
+        'top-pages',
+        'Top pages, last 7 days',
+        'visitor-days; orange: the AI part',
+        pick(charts, 'topPages'),
+        [
+          ['total', COLORS.total],
+          ['AI', COLORS.ai],
+        ],
+      )
 }
 ${table('top-pages')}
 ${table('movers')}
@@ -143,7 +159,7 @@ function cards(p: ProjectReport): string {
       '7-day average per day',
       formatCount(l.total7dAvg),
       `human ${formatCount(l.human7dAvg)} · AI ${formatCount(l.ai7dAvg)}`,
-      `<span class="flat">${escapeHtml(`${p.window.days}-day average ${formatCount(p.windowTotals.daysLoaded > 0 ? p.windowTotals.totalVisitorDays / p.windowTotals.daysLoaded : null)}`)}</span>`,
+      `<span class="flat">${escapeHtml(windowAverage(p))}</span>`,
     ],
     [
       'Last 7 days, visitor-days',
@@ -170,15 +186,26 @@ ${items
 </div>`;
 }
 
+/** The window's own average, unless the window is 7 days or fewer and would repeat the card's. */
+function windowAverage(p: ProjectReport): string {
+  const w = p.windowTotals;
+  if (p.window.days <= 7) return `${p.last7.from} to ${p.last7.to}`;
+  return `${p.window.days}-day average ${formatCount(w.daysLoaded > 0 ? w.totalVisitorDays / w.daysLoaded : null)}`;
+}
+
 function delta(fraction: number | null, what: string): string {
   return `<span class="${changeTone(fraction)}">${escapeHtml(formatChange(fraction))}</span> <span class="flat">${escapeHtml(what)}</span>`;
+}
+
+function pick(charts: ChartPair, key: keyof ProjectCharts): { wide: string; narrow: string } {
+  return { wide: charts.wide[key] ?? '', narrow: charts.narrow[key] ?? '' };
 }
 
 function figure(
   id: string,
   title: string,
   hint: string,
-  svg: string,
+  svg: { wide: string; narrow: string },
   keys: readonly (readonly [string, string])[],
 ): string {
   const legend = keys
@@ -186,12 +213,14 @@ function figure(
     .join('');
   return `<figure class="chart" data-chart="${escapeHtml(id)}">
 <figcaption><span class="title">${escapeHtml(title)}</span><span class="legend">${legend}</span><span class="hint">${escapeHtml(hint)}</span></figcaption>
-${svg}
+<div class="plot wide">${svg.wide}</div>
+<div class="plot narrow">${svg.narrow}</div>
 </figure>`;
 }
 
-function cellHtml(c: Cell, tag: 'td' | 'th'): string {
-  const classes = [c.right ? 'num' : '', c.tone ?? '', c.path ? 'path' : '', c.label ? 'label' : '']
+/** `column` is 'path', 'spark' or 'minor' for every cell of such a column, header included. */
+function cellHtml(c: Cell, tag: 'td' | 'th', column: string): string {
+  const classes = [c.right ? 'num' : '', c.tone ?? '', column, c.label ? 'label' : '']
     .filter((x) => x !== '')
     .join(' ');
   const text = c.path ? `<code>${escapeHtml(c.text)}</code>` : escapeHtml(c.text);
@@ -202,10 +231,17 @@ function renderTable(t: Table): string {
   const title = `<h3>${escapeHtml(t.title)}</h3>`;
   if (t.rows.length === 0)
     return `<div class="table" data-table="${t.id}">${title}<p class="empty">${escapeHtml(t.empty ?? 'nothing to show')}</p></div>`;
-  const headRow = `<tr>${t.head.map((c) => cellHtml(c, 'th')).join('')}</tr>`;
-  const rows = t.rows.map((r) => `<tr>${r.map((c) => cellHtml(c, 'td')).join('')}</tr>`).join('\n');
+  const columns = (t.rows[0] ?? []).map((c) =>
+    c.path ? 'path' : c.spark ? 'spark' : c.minor ? 'minor' : '',
+  );
+  const row = (cells: readonly Cell[], tag: 'td' | 'th'): string =>
+    `<tr>${cells.map((c, i) => cellHtml(c, tag, columns[i] ?? '')).join('')}</tr>`;
+  const headRow = row(t.head, 'th');
+  const rows = t.rows.map((r) => row(r, 'td')).join('\n');
   const notes = t.notes.map((n) => `<p class="note">${escapeHtml(n)}</p>`).join('');
-  return `<div class="table" data-table="${t.id}">${title}
+  // On a phone such a table folds each row in two (see the CSS) instead of pushing these off screen.
+  const reflow = columns.some((c) => c === 'path' || c === 'spark') ? ' reflow' : '';
+  return `<div class="table${reflow}" data-table="${t.id}">${title}
 <div class="scroll"><table>
 <thead>${headRow}</thead>
 <tbody>
@@ -270,5 +306,29 @@ td.total, td.human, td.ai { font-family: ui-monospace, SFMono-Regular, Menlo, Co
 .note { color: var(--muted); font-size: 13px; margin: 8px 0 0; }
 .empty { color: var(--muted); }
 footer { color: var(--muted); font-size: 13px; border-top: 1px solid var(--line); padding-top: 16px; }
+/* Phones: the narrow drawing of each chart (real 12-px text), tables with a path or a sparkline
+   folded so that every row is the path (or sparkline) on a line of its own plus the numbers in
+   even columns below. Minor columns (a week's start date, also in its name) give way. Anything
+   still too wide scrolls sideways inside its box, never the page. */
+.plot.narrow { display: none; }
+@media (max-width: 640px) {
+  body { padding: 20px 12px 32px; font-size: 14px; }
+  h1 { font-size: 22px; }
+  h2 { font-size: 19px; }
+  figure.chart, .table { padding: 12px 10px; }
+  .plot.wide { display: none; }
+  .plot.narrow { display: block; }
+  .legend { flex-wrap: wrap; gap: 4px 12px; }
+  table { font-size: 13px; }
+  th, th.num { white-space: normal; }
+  th, td { padding: 4px 5px; }
+  .minor { display: none; }
+  .reflow table, .reflow thead, .reflow tbody { display: block; }
+  .reflow tr { display: flex; flex-wrap: wrap; border-bottom: 1px solid #f1f5f9; }
+  .reflow th, .reflow td { flex: 1 1 0; min-width: 0; padding: 3px 5px; border-bottom: 0; }
+  .reflow .path { flex-basis: 100%; order: -1; min-width: 0; }
+  .reflow .spark { flex-basis: 100%; order: 1; overflow-x: auto; }
+  .reflow thead tr { border-bottom: 1px solid var(--line); }
+}
 @media print { body { max-width: none; } figure.chart, .table, .card { break-inside: avoid; } }
 `;

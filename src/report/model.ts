@@ -13,10 +13,17 @@ export interface DailyPoint {
   readonly partial: boolean;
   /** ai / (human + ai), 0..1 (as v_site_daily); null when both are 0. */
   readonly aiShare: number | null;
+  /**
+   * Means over the 7 (28) calendar days to this one; null unless every one of those days is
+   * loaded (and, for 7, none partial): over fewer days the line ramps up from the first day's
+   * value after a first sync and mixes weekdays unevenly around a gap.
+   */
   readonly human7dAvg: number | null;
   readonly ai7dAvg: number | null;
   readonly total7dAvg: number | null;
   readonly total28dAvg: number | null;
+  /** Loaded days in the 7 calendar days to this one (v_site_daily.avg_7d_days). */
+  readonly avg7dDays: number;
   /** Fractions (0.25 = +25%) against the same weekday a week earlier; null when that day is missing or 0. */
   readonly humanWowPct: number | null;
   readonly aiWowPct: number | null;
@@ -35,6 +42,8 @@ export interface WeekRow {
   /** Fraction against the previous ISO week. */
   readonly totalVisitorDaysChangePct: number | null;
   readonly hasPartialDay: boolean;
+  /** All 7 days loaded and none partial (v_site_weekly.complete). */
+  readonly complete: boolean;
   /**
    * This week and the one before are both 7 complete days: only then does the change compare
    * like with like (a sum over 6 days against one over 7 shows a drop that never happened).

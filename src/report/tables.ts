@@ -1,4 +1,11 @@
-import { formatChange, formatCount, formatIsoWeek, formatShare, formatSignedCount } from './format.js';
+import {
+  formatChange,
+  formatCount,
+  formatIsoWeek,
+  formatShare,
+  formatSignedCount,
+  plural,
+} from './format.js';
 import { calendarSeries, type DailyPoint, type PageTrend, type ProjectReport } from './model.js';
 import { sparkline } from './sparkline.js';
 
@@ -16,6 +23,10 @@ export interface Cell {
   readonly path?: boolean;
   /** A row label (first column). */
   readonly label?: boolean;
+  /** A sparkline: HTML keeps it whole on a narrow screen instead of squeezing it. */
+  readonly spark?: boolean;
+  /** Says again what another column says: HTML leaves it out on a narrow screen. */
+  readonly minor?: boolean;
 }
 
 export interface Table {
@@ -48,6 +59,31 @@ export function projectTables(p: ProjectReport, opts: TableOptions = {}): Table[
   return [siteTable(p, opts), periodTable(p), weeklyTable(p), topPagesTable(p), moversTable(p)];
 }
 
+/** Why some numbers of the site table are missing or were left out. */
+function siteNotes(p: ProjectReport): string[] {
+  const l = p.latest;
+  const n = p.window.days;
+  const notes: string[] = [];
+  const partial = p.coverage.partialDays;
+  if (partial > 0) {
+    notes.push(
+      `${partial === 1 ? '1 day was' : `${partial} days were`} still in progress when loaded (sync --include-today) and ${partial === 1 ? 'is' : 'are'} left out: the report ends on ${p.coverage.lastDay}, the last complete day.`,
+    );
+  }
+  if (l.total7dAvg === null) {
+    notes.push(
+      `The 7-day average needs 7 complete days loaded; ${l.avg7dDays} of the 7 days to ${l.day} ${l.avg7dDays === 1 ? 'is' : 'are'}.`,
+    );
+  }
+  if (p.window.daysLoaded < n) {
+    const gaps = n - p.window.daysLoaded;
+    notes.push(
+      `${gaps} of the ${plural(n, 'day')} ${gaps === 1 ? 'is' : 'are'} not loaded (gaps in the trend).`,
+    );
+  }
+  return notes;
+}
+
 export function siteTable(p: ProjectReport, opts: TableOptions = {}): Table {
   const l = p.latest;
   const n = p.window.days;
@@ -56,61 +92,55 @@ export function siteTable(p: ProjectReport, opts: TableOptions = {}): Table {
     formatCount(win.daysLoaded > 0 ? visitorDays / win.daysLoaded : null);
   const spark = (pick: (d: DailyPoint) => number | null): string =>
     sparkline(calendarSeries(p, pick), opts.sparkWidth ?? Number.POSITIVE_INFINITY);
-  const notes: string[] = [];
-  const partial = p.coverage.partialDays;
-  if (partial > 0) {
-    notes.push(
-      `${partial === 1 ? '1 day was' : `${partial} days were`} still in progress when loaded (sync --include-today) and ${partial === 1 ? 'is' : 'are'} left out: the report ends on ${p.coverage.lastDay}, the last complete day.`,
-    );
-  }
-  if (p.window.daysLoaded < n) {
-    const gaps = n - p.window.daysLoaded;
-    notes.push(`${gaps} of the ${n} days ${gaps === 1 ? 'is' : 'are'} not loaded (gaps in the trend).`);
-  }
+  const notes = siteNotes(p);
+  // A window of 7 days or fewer would repeat the 7-day average (or, at 1 day, the day itself).
+  const windowAvg = n > 7;
+  const row = (name: Cell, day: Cell, wow: Cell, avg7: Cell, avgN: Cell, trend: Cell): Cell[] =>
+    windowAvg ? [name, day, wow, avg7, avgN, trend] : [name, day, wow, avg7, trend];
   return {
     id: 'site',
     title: 'Unique visitors per day',
-    head: [
+    head: row(
       head('', false),
       head(l.day),
       head('vs week before'),
       head('7-day avg'),
       head(`${n}-day avg`),
-      head(`trend, ${n} days`, false),
-    ],
+      head(`trend, ${plural(n, 'day')}`, false),
+    ),
     rows: [
-      [
+      row(
         label('total', 'strong'),
         num(formatCount(l.total), 'strong'),
         change(l.totalWowPct),
         num(formatCount(l.total7dAvg)),
         num(avg(win.totalVisitorDays)),
-        { text: spark((d) => d.total), tone: 'total' },
-      ],
-      [
+        { text: spark((d) => d.total), tone: 'total', spark: true },
+      ),
+      row(
         label('human'),
         num(formatCount(l.human)),
         change(l.humanWowPct),
         num(formatCount(l.human7dAvg)),
         num(avg(win.humanVisitorDays)),
-        { text: spark((d) => d.human), tone: 'human' },
-      ],
-      [
+        { text: spark((d) => d.human), tone: 'human', spark: true },
+      ),
+      row(
         label('AI'),
         num(formatCount(l.ai)),
         change(l.aiWowPct),
         num(formatCount(l.ai7dAvg)),
         num(avg(win.aiVisitorDays)),
-        { text: spark((d) => d.ai), tone: 'ai' },
-      ],
-      [
+        { text: spark((d) => d.ai), tone: 'ai', spark: true },
+      ),
+      row(
         label('AI share'),
         num(formatShare(l.aiShare)),
         num(''),
-        num(formatShare(p.last7.aiShare)),
+        num(formatShare(l.total7dAvg === null ? null : p.last7.aiShare)),
         num(formatShare(win.aiShare)),
-        { text: spark((d) => d.aiShare), tone: 'ai' },
-      ],
+        { text: spark((d) => d.aiShare), tone: 'ai', spark: true },
+      ),
     ],
     notes,
   };
@@ -147,7 +177,7 @@ export function periodTable(p: ProjectReport): Table {
 }
 
 export function weeklyTable(p: ProjectReport): Table {
-  const incomplete = p.weekly.some((wk) => wk.days < 7 || wk.hasPartialDay);
+  const incomplete = p.weekly.some((wk) => !wk.complete);
   return {
     id: 'weekly',
     title: 'Weekly (ISO weeks, Monday to Sunday), in visitor-days',
@@ -161,10 +191,10 @@ export function weeklyTable(p: ProjectReport): Table {
       head('vs previous week'),
     ],
     rows: p.weekly.map((wk) => {
-      const short = wk.days < 7 || wk.hasPartialDay;
+      const short = !wk.complete;
       return [
         label(formatIsoWeek(wk.isoYear, wk.isoWeek)),
-        { text: wk.weekStart, tone: 'muted' },
+        { text: wk.weekStart, tone: 'muted', minor: true },
         num(short ? `${wk.days}*` : String(wk.days), short ? 'muted' : undefined),
         num(formatCount(wk.humanVisitorDays)),
         num(formatCount(wk.aiVisitorDays)),

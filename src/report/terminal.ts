@@ -1,3 +1,4 @@
+import { plural } from './format.js';
 import type { ProjectReport, ReportData } from './model.js';
 import { projectTables, type Cell, type Table, type Tone } from './tables.js';
 import { displayWidth, inert, padEndTo, padStartTo, truncateMiddle } from './text.js';
@@ -56,9 +57,9 @@ function renderProject(p: ProjectReport, paint: Paint, width: number): string {
   const w = p.window;
   const c = p.coverage;
   const notLoaded = w.days - w.daysLoaded;
-  const span = `${w.from} to ${w.to}, ${w.days} days${notLoaded > 0 ? ` (${notLoaded} not loaded)` : ''}`;
+  const span = `${w.from} to ${w.to}, ${plural(w.days, 'day')}${notLoaded > 0 ? ` (${notLoaded} not loaded)` : ''}`;
   const held =
-    `database holds ${c.firstDay} to ${c.lastDay}: ${c.daysLoaded} days` +
+    `database holds ${c.firstDay} to ${c.lastDay}: ${plural(c.daysLoaded, 'day')}` +
     (c.missingDays > 0 ? `, ${c.missingDays} missing` : '') +
     (c.partialDays > 0 ? `, ${c.partialDays} partial` : '');
   const oneLine = `${span} · ${held}`;

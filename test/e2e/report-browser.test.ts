@@ -20,7 +20,40 @@ if (!hasChromium) {
 }
 
 const run = promisify(execFile);
-const SCREENSHOT = join(packageRoot(), 'test-artifacts', 'report.png');
+const ARTIFACTS = join(packageRoot(), 'test-artifacts');
+const SCREENSHOT = join(ARTIFACTS, 'report.png');
+const PHONE_SCREENSHOT = join(ARTIFACTS, 'report-420px.png');
+const PHONE = 420;
+
+const LAUNCH = {
+  executablePath: CHROMIUM,
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
+};
+
+interface PhoneChart {
+  id: string;
+  shown: number;
+  left: number;
+  right: number;
+  minFontPx: number;
+}
+
+interface PhoneCell {
+  table: string;
+  text: string;
+  left: number;
+  right: number;
+  width: number;
+}
 
 interface ChartStats {
   exists: boolean;
@@ -48,19 +81,7 @@ describe('the HTML report in a real browser', () => {
       expect(cli.stdout).toContain('Top pages, last 7 days');
       expect(readFileSync(html, 'utf8')).not.toMatch(/<script/i);
 
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      const browser = await chromium.launch(LAUNCH);
       try {
         const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
         const errors: string[] = [];
@@ -130,7 +151,7 @@ describe('the HTML report in a real browser', () => {
         expect(await topTable.allTextContents()).toContain(NASTY_PATH);
         expect(await page.title()).toBe('Mintlify visitors · docs-main');
 
-        mkdirSync(join(packageRoot(), 'test-artifacts'), { recursive: true });
+        mkdirSync(ARTIFACTS, { recursive: true });
         await page.screenshot({ path: SCREENSHOT, fullPage: true });
 
         expect(errors).toEqual([]);
@@ -140,6 +161,92 @@ describe('the HTML report in a real browser', () => {
         await browser.close();
       }
       expect(existsSync(SCREENSHOT)).toBe(true);
+    },
+  );
+  it.skipIf(!hasChromium)(
+    'is legible on a 420-px phone: chart text at 10 px or more, paths and sparklines inside the screen',
+    async () => {
+      const db = join(tmp.dir, 'phone.duckdb');
+      const html = join(tmp.dir, 'out', 'phone.html');
+      await buildReportFixture(db, { skip: [40] });
+      await run(process.execPath, [CLI, 'report', '--db', db, '--html', html], {
+        env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' },
+      });
+      const browser = await chromium.launch(LAUNCH);
+      try {
+        const page = await browser.newPage({ viewport: { width: PHONE, height: 900 }, deviceScaleFactor: 1 });
+        await page.route(/^(?!file:)/, (route) => route.abort());
+        await page.goto(pathToFileURL(html).href, { waitUntil: 'load' });
+
+        const charts = await page.evaluate(
+          (ids: string[]) =>
+            ids.map((id) => {
+              // The chart the reader sees: SVGs hidden by CSS have an empty box.
+              const shown = [...document.querySelectorAll(`figure[data-chart="${id}"] svg`)].filter(
+                (svg): svg is SVGSVGElement =>
+                  svg instanceof SVGSVGElement && svg.getBoundingClientRect().width > 0,
+              );
+              const svg = shown[0];
+              if (!svg) return { id, shown: 0, left: 0, right: 0, minFontPx: 0 };
+              const box = svg.getBoundingClientRect();
+              // Text is sized in the SVG's own units: what reaches the screen is that times the scale.
+              const scale = box.width / (svg.viewBox.baseVal.width || box.width);
+              const sizes = [...svg.querySelectorAll('text')].map(
+                (t) => parseFloat(getComputedStyle(t).fontSize) * scale,
+              );
+              return {
+                id,
+                shown: shown.length,
+                left: box.left,
+                right: box.right,
+                minFontPx: Math.min(...sizes),
+              };
+            }),
+          ['daily', 'weekly', 'ai-share', 'top-pages'],
+        );
+        for (const c of charts as PhoneChart[]) {
+          expect(c.shown, `${c.id}: one chart shown`).toBe(1);
+          expect(c.minFontPx, `${c.id}: smallest text on screen`).toBeGreaterThanOrEqual(10);
+          expect(c.left, `${c.id}: left edge`).toBeGreaterThanOrEqual(0);
+          expect(c.right, `${c.id}: right edge`).toBeLessThanOrEqual(PHONE);
+        }
+
+        const cells = (await page.evaluate(() => {
+          const pick = (table: string, selector: string) =>
+            [...document.querySelectorAll(`[data-table="${table}"] ${selector}`)].map((td) => {
+              const b = td.getBoundingClientRect();
+              return { table, text: td.textContent ?? '', left: b.left, right: b.right, width: b.width };
+            });
+          return [
+            ...pick('top-pages', 'td.path'),
+            ...pick('movers', 'td.path'),
+            // The last cell of each site row is its sparkline.
+            ...pick('site', 'tbody td:last-child'),
+          ];
+        })) as PhoneCell[];
+        expect(cells.filter((c) => c.table === 'movers').length).toBeGreaterThan(0);
+        for (const c of cells) {
+          expect(c.left, `${c.table} ${c.text}: left edge`).toBeGreaterThanOrEqual(0);
+          expect(c.right, `${c.table} ${c.text}: right edge`).toBeLessThanOrEqual(PHONE);
+          expect(c.width, `${c.table} ${c.text}: width`).toBeGreaterThanOrEqual(120);
+        }
+        // The weekly table has no path: it loses its start-date column rather than its change.
+        const weekly = await page.evaluate(() =>
+          [...document.querySelectorAll('[data-table="weekly"] tbody td:last-child')].map(
+            (td) => td.getBoundingClientRect().right,
+          ),
+        );
+        expect(weekly.length).toBeGreaterThan(0);
+        for (const right of weekly) expect(right, 'weekly change column').toBeLessThanOrEqual(PHONE);
+        const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+        expect(pageWidth, 'the page itself does not scroll sideways').toBeLessThanOrEqual(PHONE);
+
+        mkdirSync(ARTIFACTS, { recursive: true });
+        await page.screenshot({ path: PHONE_SCREENSHOT, fullPage: true });
+      } finally {
+        await browser.close();
+      }
+      expect(existsSync(PHONE_SCREENSHOT)).toBe(true);
     },
   );
 });

@@ -86,7 +86,9 @@ describe('mintlify-etl report (the built CLI)', () => {
     expect(r.stdout).toContain('Unique visitors per day');
     const html = readFileSync(file, 'utf8');
     expect(html.startsWith('<!doctype html>')).toBe(true);
-    expect(html.match(/<svg/g)).toHaveLength(4);
+    expect(html.match(/<figure class="chart"/g)).toHaveLength(4);
+    // Each chart twice, drawn for a desktop and for a phone: CSS shows one of them.
+    expect(html.match(/<svg/g)).toHaveLength(8);
     expect(html).toContain('/docs/&lt;script&gt;&quot;x&quot;&amp;&#39;y&#39;');
   });
 });

@@ -16,6 +16,7 @@ export function makeDaily(day: string, total: number, overrides: Partial<DailyPo
     ai7dAvg: ai,
     total7dAvg: total,
     total28dAvg: total,
+    avg7dDays: 7,
     humanWowPct: 0.1,
     aiWowPct: -0.05,
     totalWowPct: 0.125,
@@ -48,6 +49,7 @@ export function makeWeek(weekStart: string, isoWeek: number, total: number, days
     totalVisitorDays: total,
     totalVisitorDaysChangePct: 0.05,
     hasPartialDay: false,
+    complete: days === 7,
     comparable: days === 7,
   };
 }

@@ -168,6 +168,34 @@ describe('report data from a real DuckDB database (60 days of site and page rows
   });
 });
 
+describe('7-day averages right after a first sync', () => {
+  it('start on the seventh loaded day instead of ramping up from the first day alone', async () => {
+    const p = (await report(`${tmp.dir}/full.duckdb`, 90)).projects[0];
+    const daily = p?.daily ?? [];
+    for (const d of daily.slice(0, 6)) {
+      expect(d, d.day).toMatchObject({ total7dAvg: null, human7dAvg: null, ai7dAvg: null });
+    }
+    expect(daily.slice(0, 7).map((d) => d.avg7dDays)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(daily[6]?.total7dAvg).toBeCloseTo(sumSite('total', 0, 7) / 7, 10);
+    // The 28-day average likewise waits for 28 days.
+    expect(daily[26]?.total28dAvg).toBeNull();
+    expect(daily[27]?.total28dAvg).toBeCloseTo(sumSite('total', 0, 28) / 28, 10);
+  });
+
+  it('are blank in the report, which says why, when fewer than 7 days are loaded', async () => {
+    const file = `${tmp.dir}/three-days.duckdb`;
+    await buildReportFixture(file, { skip: Array.from({ length: 57 }, (_, i) => i) });
+    const p = (await report(file)).projects[0];
+    expect(p?.latest.total7dAvg).toBeNull();
+    const out = renderTerminal({ generatedAt: '', days: 28, projects: p ? [p] : [] }, { color: false });
+    const total = out.split('\n').find((l) => l.trimStart().startsWith('total')) ?? '';
+    expect(total).toMatch(/\s–\s/);
+    expect(out).toContain(
+      'The 7-day average needs 7 complete days loaded; 3 of the 7 days to 2026-03-02 are.',
+    );
+  });
+});
+
 describe('report data with gaps and a partial day', () => {
   it('leaves a missing day out of the series and the sums, and ends on the last complete day', async () => {
     const file = `${tmp.dir}/gaps.duckdb`;

@@ -11,6 +11,8 @@ import { tempDir } from '../helpers/duckdb-temp.js';
  * Pages of p: /a every day (human d, ai 1); /b and /B on 15..21 (2 + 2); /c on 8..14 (5 + 0).
  * Project q straddles the ISO year boundary: 2020-12-27 (2020-W52), 2021-01-03 (2020-W53, all
  * zero), 2021-01-04 (2021-W01).
+ * Project r: 2024-03-02 to 2024-03-19, every day loaded, total 10 x the day of the month: a 2-day
+ * week (W09), two complete weeks (W10, W11), then a 2-day week (W12) as after a first sync.
  */
 let cleanup: () => void;
 let db: Database;
@@ -57,6 +59,10 @@ beforeAll(async () => {
   await loadWindow(db, window('q', '2020-12-27', { human: 10, ai: 0, total: 10 }, []));
   await loadWindow(db, window('q', '2021-01-03', { human: 0, ai: 0, total: 0 }, []));
   await loadWindow(db, window('q', '2021-01-04', { human: 5, ai: 0, total: 5 }, []));
+  for (let d = 2; d <= 19; d++) {
+    const dayText = `2024-03-${String(d).padStart(2, '0')}`;
+    await loadWindow(db, window('r', dayText, { human: 9 * d, ai: d, total: 10 * d }, []));
+  }
 });
 afterAll(() => {
   db.close();
@@ -106,6 +112,22 @@ describe('v_site_daily', () => {
     expect(at(17)['total_7d_avg']).toBeCloseTo((11 * (12 + 13 + 14 + 15 + 16 + 17)) / 6, 12);
   });
 
+  it('says how many loaded days each average covers, and whether its 7-day window is full', async () => {
+    const r = await rows(
+      `SELECT day, avg_7d_days, avg_7d_full, avg_28d_days FROM v_site_daily WHERE project_id = 'p' ORDER BY day`,
+    );
+    const at = (d: number): Row => r.find((x) => x['day'] === day(d)) as Row;
+    // The first days of the data average over fewer days: a ramp, not a trend.
+    expect(at(1)).toMatchObject({ avg_7d_days: 1, avg_7d_full: false, avg_28d_days: 1 });
+    expect(at(6)).toMatchObject({ avg_7d_days: 6, avg_7d_full: false });
+    expect(at(7)).toMatchObject({ avg_7d_days: 7, avg_7d_full: true });
+    // 10 and 11 missing: the windows of 10..17 hold fewer than 7 days.
+    expect(at(12)).toMatchObject({ avg_7d_days: 5, avg_7d_full: false });
+    expect(at(18)).toMatchObject({ avg_7d_days: 7, avg_7d_full: true });
+    // 21 is partial: 7 days loaded, but half a day in the mean.
+    expect(at(21)).toMatchObject({ avg_7d_days: 7, avg_7d_full: false, avg_28d_days: 19 });
+  });
+
   it('compares with the same weekday a week earlier, NULL when that day is missing or zero', async () => {
     const r = await rows(`SELECT day, total_wow_pct FROM v_site_daily WHERE project_id = 'p' ORDER BY day`);
     const wow = new Map(r.map((x) => [x['day'], x['total_wow_pct']]));
@@ -127,7 +149,7 @@ describe('v_site_daily', () => {
 });
 
 describe('v_site_weekly', () => {
-  it('sums visitor-days per ISO week with the number of loaded days and the change vs the week before', async () => {
+  it('sums visitor-days per ISO week with the number of loaded days, and changes only between complete weeks', async () => {
     const r = await rows(`SELECT * FROM v_site_weekly WHERE project_id = 'p' ORDER BY week_start`);
     expect(r).toEqual([
       {
@@ -140,6 +162,7 @@ describe('v_site_weekly', () => {
         ai_visitor_days: 28,
         total_visitor_days: 308,
         has_partial_day: false,
+        complete: true,
         total_visitor_days_change_pct: null,
       },
       {
@@ -152,7 +175,8 @@ describe('v_site_weekly', () => {
         ai_visitor_days: 56,
         total_visitor_days: 616,
         has_partial_day: false,
-        total_visitor_days_change_pct: 1,
+        complete: false,
+        total_visitor_days_change_pct: null,
       },
       {
         project_id: 'p',
@@ -164,7 +188,45 @@ describe('v_site_weekly', () => {
         ai_visitor_days: 126,
         total_visitor_days: 1386,
         has_partial_day: true,
-        total_visitor_days_change_pct: 1.25,
+        complete: false,
+        total_visitor_days_change_pct: null,
+      },
+    ]);
+  });
+
+  it('compares a complete week with the complete week before, never with a 2-day week', async () => {
+    const r = await rows(
+      `SELECT week_start, days, complete, total_visitor_days, total_visitor_days_change_pct
+       FROM v_site_weekly WHERE project_id = 'r' ORDER BY week_start`,
+    );
+    expect(r).toEqual([
+      {
+        week_start: '2024-02-26',
+        days: 2,
+        complete: false,
+        total_visitor_days: 50,
+        total_visitor_days_change_pct: null,
+      },
+      {
+        week_start: '2024-03-04',
+        days: 7,
+        complete: true,
+        total_visitor_days: 490,
+        total_visitor_days_change_pct: null,
+      },
+      {
+        week_start: '2024-03-11',
+        days: 7,
+        complete: true,
+        total_visitor_days: 980,
+        total_visitor_days_change_pct: 1,
+      },
+      {
+        week_start: '2024-03-18',
+        days: 2,
+        complete: false,
+        total_visitor_days: 370,
+        total_visitor_days_change_pct: null,
       },
     ]);
   });
@@ -189,7 +251,7 @@ describe('v_site_weekly', () => {
         week_start: '2020-12-28',
         days: 1,
         total_visitor_days: 0,
-        total_visitor_days_change_pct: -1,
+        total_visitor_days_change_pct: null,
       },
       {
         iso_year: 2021,
@@ -264,7 +326,7 @@ describe('v_coverage', () => {
     expect(
       await rows(
         `SELECT project_id, first_day, last_day, days_loaded, days_missing, missing_days, days_partial, partial_days
-         FROM v_coverage ORDER BY project_id`,
+         FROM v_coverage WHERE project_id IN ('p', 'q') ORDER BY project_id`,
       ),
     ).toEqual([
       {

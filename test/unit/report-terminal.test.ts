@@ -170,6 +170,19 @@ describe('the terminal report', () => {
     expect(movers[3]).toMatch(/↓\s+-100\s+-3\.2%\s+3,100\s+3,000\s+\/quickstart$/);
   });
 
+  it('shows the 7-day average once when the report itself covers 7 days', () => {
+    const out = renderTerminal(makeReport([makeProject({ days: 7 })]), { color: false });
+    const head = section(out, 'Unique visitors per day')[0] ?? '';
+    expect(head.match(/7-day avg/g)).toHaveLength(1);
+  });
+
+  it('says "1 day", not "1 days", for a one-day report', () => {
+    const out = renderTerminal(makeReport([makeProject({ days: 1 })]), { color: false });
+    expect(out).toContain('2026-03-01 to 2026-03-01, 1 day ');
+    expect(out).toContain('trend, 1 day');
+    expect(out).not.toMatch(/\b1 days\b/);
+  });
+
   it('prints a friendly message for an empty database', () => {
     expect(renderTerminal(makeReport([]), { color: false })).toBe(
       'No data loaded yet: run `mintlify-etl sync` first, then `mintlify-etl report`.\n',
