@@ -1,0 +1,182 @@
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { addDays, dayRange, todayUtc } from '../../src/util/day.js';
+import { runCli } from '../helpers/cli.js';
+import { readData, readRows, tempDbPath } from '../helpers/db.js';
+import { expectedRows, minimumRequests } from '../helpers/truth.js';
+
+let emu: Emulator;
+beforeAll(async () => {
+  emu = await startEmulator({ seed: 11, days: 40, paths: 600, latencyMs: 1 });
+});
+afterAll(async () => {
+  await emu.close();
+});
+
+const env = (over: Record<string, string> = {}): Record<string, string> => ({
+  MINTLIFY_API_URL: emu.url,
+  MINTLIFY_API_KEY: emu.apiKey,
+  MINTLIFY_PROJECT_ID: emu.projectId,
+  ...over,
+});
+const today = todayUtc();
+const ISO_RUN = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z run=[0-9a-f-]{36} /;
+
+interface Summary {
+  runId: string;
+  exitCode: number;
+  requests: number;
+  windows: { planned: number; loaded: number; failed: number; deferred: number; dropped: number };
+  unknownProjects: string[];
+  stopReason: string | null;
+  error: string | null;
+  plan?: { days: { day: string }[]; skipped: { day: string; reason: string }[] };
+}
+
+describe('a dead endpoint does not burn the hour', () => {
+  it('stops after the first window, spends no budget, defers every day and exits 4 naming the URL', async () => {
+    const db = tempDbPath();
+    const from = addDays(today, -5);
+    const dead = 'http://127.0.0.1:1';
+    const r = await runCli(['sync', '--db', db, '--from', from, '--json'], env({ MINTLIFY_API_URL: dead }));
+    expect(r.code).toBe(4);
+    const s = JSON.parse(r.stdout) as Summary;
+    expect(s.requests).toBe(0);
+    expect(s.windows).toMatchObject({ planned: 5, loaded: 0, failed: 0, deferred: 5 });
+    expect(s.stopReason).toBe('unreachable');
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`the API at ${dead} cannot be reached`);
+    expect(await readRows(db, 'SELECT count(*)::INT AS n FROM api_requests')).toEqual([{ n: 0 }]);
+    // The next run against the right URL loads every day at the cost of the days alone.
+    emu.resetStats();
+    const next = await runCli(['sync', '--db', db, '--json'], env());
+    expect(next.code).toBe(0);
+    expect((JSON.parse(next.stdout) as Summary).budget).toMatchObject({ spentBefore: 0 });
+    expect(await readData(db)).toEqual(expectedRows(emu.dataset, dayRange(addDays(today, -30), today)));
+  }, 30_000);
+});
+
+describe('a settled day is never paid for twice', () => {
+  const from = addDays(today, -20);
+  const to = addDays(today, -10);
+
+  it('skips loaded settled days inside an explicit range, says so in --dry-run, and --refresh fetches them', async () => {
+    const db = tempDbPath();
+    const first = await runCli(['sync', '--db', db, '--from', from, '--to', to, '--json'], env());
+    expect(first.code).toBe(0);
+    emu.resetStats();
+    const again = await runCli(['sync', '--db', db, '--from', from, '--to', to, '--json'], env());
+    expect((JSON.parse(again.stdout) as Summary).requests).toBe(0);
+    expect(emu.stats.requests).toBe(0);
+
+    const dry = await runCli(['sync', '--db', db, '--from', from, '--to', to, '--dry-run', '--json'], env());
+    const plan = (JSON.parse(dry.stdout) as Summary).plan;
+    expect(plan?.days).toEqual([]);
+    expect(plan?.skipped.map((d) => [d.day, d.reason])).toEqual(dayRange(from, to).map((d) => [d, 'settled']));
+    const text = await runCli(['sync', '--db', db, '--from', from, '--to', to, '--dry-run'], env());
+    expect(text.stdout).toMatch(/skipped: 10 loaded day\(s\) already settled .*--refresh/);
+
+    const refresh = await runCli(['sync', '--db', db, '--from', from, '--to', to, '--refresh', '--json'], env());
+    expect((JSON.parse(refresh.stdout) as Summary).requests).toBe(minimumRequests(emu.dataset, dayRange(from, to)));
+    expect(await readData(db)).toEqual(expectedRows(emu.dataset, dayRange(from, to)));
+  });
+});
+
+describe('a wrong project or URL is configuration (exit 2), not failed days', () => {
+  it('loads the known project, names the unknown one, and spends one request on it', async () => {
+    const db = tempDbPath();
+    const from = addDays(today, -6);
+    emu.resetStats();
+    const r = await runCli(
+      ['sync', '--db', db, '--from', from, '--concurrency', '4', '--json'],
+      env({ MINTLIFY_PROJECT_ID: `${emu.projectId},proj_nope` }),
+    );
+    expect(r.code).toBe(2);
+    const s = JSON.parse(r.stdout) as Summary;
+    expect(s.unknownProjects).toEqual(['proj_nope']);
+    expect(s.windows).toMatchObject({ loaded: 6, failed: 0, deferred: 0, dropped: 6 });
+    expect(emu.stats.log.filter((e) => e.path.includes('proj_nope'))).toHaveLength(1);
+    expect(r.stderr).toMatch(/project proj_nope was not found \(404\)/);
+    expect(await readData(db)).toEqual(expectedRows(emu.dataset, dayRange(from, today)));
+  });
+
+  it('tells a wrong API URL (a /v1 too many) from a wrong project, after one request', async () => {
+    const db = tempDbPath();
+    emu.resetStats();
+    const r = await runCli(
+      ['sync', '--db', db, '--from', addDays(today, -6), '--concurrency', '4'],
+      env({ MINTLIFY_API_URL: `${emu.url}/v1` }),
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/the API URL looks wrong.*without \/v1/);
+    expect(emu.stats.requests).toBe(1);
+  });
+});
+
+describe('every request ends', () => {
+  let trickle: Server;
+  let url: string;
+  beforeAll(async () => {
+    // Headers at once, then a byte now and then, for ever: no per-chunk timeout ever fires.
+    trickle = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{');
+      const timer = setInterval(() => res.write(' '), 200);
+      res.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((r) => trickle.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(trickle.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    trickle.closeAllConnections();
+    await new Promise((r) => trickle.close(r));
+  });
+
+  it('makes --max-duration a hard bound against a server that trickles its body', async () => {
+    const db = tempDbPath();
+    const r = await runCli(
+      ['sync', '--db', db, '--from', addDays(today, -3), '--max-duration', '2s', '--json'],
+      env({ MINTLIFY_API_URL: url }),
+    );
+    expect(r.code).toBe(0);
+    const s = JSON.parse(r.stdout) as Summary;
+    expect(s.stopReason).toBe('max-duration');
+    expect(s.windows).toMatchObject({ loaded: 0, deferred: 3 });
+    expect(existsSync(`${db}.lock`)).toBe(false);
+  }, 30_000);
+
+  it('makes agent wait --timeout a hard bound against the same server', async () => {
+    const db = tempDbPath();
+    const r = await runCli(
+      ['agent', 'wait', 'job_1', '--db', db, '--timeout', '2s', '--interval', '1s'],
+      env({ MINTLIFY_API_URL: url }),
+    );
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/--timeout 2s/);
+  }, 30_000);
+});
+
+describe('cron logs', () => {
+  it('keeps one timestamped, run-stamped summary line under --quiet when stderr is not a terminal', async () => {
+    const db = tempDbPath();
+    const r = await runCli(['sync', '--db', db, '--from', addDays(today, -2), '--quiet', '--json'], env());
+    expect(r.code).toBe(0);
+    const { runId } = JSON.parse(r.stdout) as Summary;
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(ISO_RUN);
+    expect(lines[0]).toContain(`run=${runId} sync succeeded: 2/2 day(s) loaded`);
+  });
+
+  it('prints the --dry-run plan on stdout, not in the log', async () => {
+    const r = await runCli(['sync', '--db', tempDbPath(), '--from', addDays(today, -2), '--dry-run'], env());
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^dry run: 2 day\(s\) to fetch/);
+    expect(r.stderr).toBe('');
+  });
+});
