@@ -76,12 +76,19 @@ describe('a settled day is never paid for twice', () => {
     const dry = await runCli(['sync', '--db', db, '--from', from, '--to', to, '--dry-run', '--json'], env());
     const plan = (JSON.parse(dry.stdout) as Summary).plan;
     expect(plan?.days).toEqual([]);
-    expect(plan?.skipped.map((d) => [d.day, d.reason])).toEqual(dayRange(from, to).map((d) => [d, 'settled']));
+    expect(plan?.skipped.map((d) => [d.day, d.reason])).toEqual(
+      dayRange(from, to).map((d) => [d, 'settled']),
+    );
     const text = await runCli(['sync', '--db', db, '--from', from, '--to', to, '--dry-run'], env());
     expect(text.stdout).toMatch(/skipped: 10 loaded day\(s\) already settled .*--refresh/);
 
-    const refresh = await runCli(['sync', '--db', db, '--from', from, '--to', to, '--refresh', '--json'], env());
-    expect((JSON.parse(refresh.stdout) as Summary).requests).toBe(minimumRequests(emu.dataset, dayRange(from, to)));
+    const refresh = await runCli(
+      ['sync', '--db', db, '--from', from, '--to', to, '--refresh', '--json'],
+      env(),
+    );
+    expect((JSON.parse(refresh.stdout) as Summary).requests).toBe(
+      minimumRequests(emu.dataset, dayRange(from, to)),
+    );
     expect(await readData(db)).toEqual(expectedRows(emu.dataset, dayRange(from, to)));
   });
 });
