@@ -154,7 +154,7 @@ export class ResponseTooLargeError extends EtlError {
 
   constructor(request: RequestDescription, limitBytes: number) {
     super(
-      `${describe(request)} sent a response body over the ${Math.round(limitBytes / 2 ** 20)} MiB limit; it was not read further (a page of this API is far smaller: a proxy or a server fault?)`,
+      `${describe(request)} sent a response body over the ${limitBytes >= 2 ** 20 ? `${Math.round(limitBytes / 2 ** 20)} MiB` : `${Math.round(limitBytes / 1024)} KiB`} limit; it was not read further (a page of this API is far smaller: a proxy or a server fault?)`,
       { ...request, limitBytes },
     );
     this.request = request;

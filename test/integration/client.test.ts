@@ -15,6 +15,8 @@ import {
   HttpStatusError,
   NetworkError,
   RateLimitError,
+  ResponseTooLargeError,
+  UnreachableError,
   ValidationError,
 } from '../../src/errors.js';
 import { addDays, startEmulator, type Emulator } from '../../src/emulator/index.js';
@@ -413,6 +415,47 @@ describe('MintlifyClient', () => {
     setTimeout(() => ac.abort(new Error('user cancelled')), 120);
     await expect(client.getVisitors('p', Q, { signal: ac.signal })).rejects.toThrow('user cancelled');
     expect(server.seen.length).toBeLessThan(10);
+  });
+
+  it('gives a refused connection back to the budget: 3 attempts, none counted, none in the ledger events', async () => {
+    const closed = await scripted(json(200, PAGE));
+    const url = closed.url;
+    const server = servers.pop() as Server;
+    await new Promise((r) => server.close(r));
+    const { client, budget, requests } = setup(url, { budget: new RequestBudget(rateLimit(10, 60_000)) });
+    const err = await client.getVisitors('p', Q).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnreachableError);
+    expect((err as UnreachableError).baseUrl).toBe(url);
+    expect(requests.map((r) => r.reached)).toEqual([false, false, false]);
+    expect(budget.spentInWindow()).toBe(0);
+  });
+
+  it('refuses a body over the size cap without reading the rest, and does not retry it', async () => {
+    const server = await scripted((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const timer = setInterval(() => res.write('x'.repeat(1024)), 1);
+      res.on('close', () => clearInterval(timer));
+    });
+    const { client } = setup(server.url, { maxBodyBytes: 8 * 1024 });
+    const err = await client.getVisitors('p', Q).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ResponseTooLargeError);
+    expect((err as Error).message).toMatch(
+      /sent a response body over the 8 KiB limit; it was not read further/,
+    );
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it('ends an attempt at its overall deadline even while bytes keep trickling in', async () => {
+    const server = await scripted((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const timer = setInterval(() => res.write(' '), 20);
+      res.on('close', () => clearInterval(timer));
+    });
+    const { client } = setup(server.url, { requestTimeoutMs: 200, maxAttempts: 2 });
+    const err = await client.getVisitors('p', Q).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect((err as Error).message).toMatch(/no complete response within 200 ms/);
+    expect(server.seen).toHaveLength(2);
   });
 
   it('refuses a base URL that is not http(s)', () => {
