@@ -218,6 +218,29 @@ function ourContent(host: string): LockContent {
   };
 }
 
+/** The lock's writer may still be running: on another host (we cannot tell), or alive here and not a reused pid. */
+function holds(holder: LockContent, host: string): boolean {
+  const otherHost = holder.hostname !== '' && holder.hostname !== host;
+  return otherHost || (isAlive(holder.pid) && !pidReused(holder));
+}
+
+/**
+ * The sync that holds the database's lock now, if one may: what `status` needs to tell a running
+ * run from one whose process died, and what a waiting reader names. Reads only.
+ */
+export async function syncHolder(dbPath: string): Promise<{ pid: number; startedAt: string } | undefined> {
+  let text: string | undefined;
+  try {
+    text = await readText(`${realDbPath(dbPath)}.lock`);
+  } catch {
+    return undefined;
+  }
+  const holder = text === undefined ? undefined : parse(text);
+  return holder !== undefined && holds(holder, osHostname())
+    ? { pid: holder.pid, startedAt: holder.startedAt }
+    : undefined;
+}
+
 /**
  * Takes the exclusive lock file beside the database for the length of a sync. A lock whose process
  * is gone, whose pid now belongs to a later process, or whose file is unreadable is taken over; a
@@ -254,8 +277,8 @@ export async function acquireLock(dbPath: string): Promise<Lock> {
     const existing = await readText(path);
     if (existing === undefined) continue;
     const holder = parse(existing);
-    const otherHost = holder !== undefined && holder.hostname !== '' && holder.hostname !== host;
-    if (holder !== undefined && (otherHost || (isAlive(holder.pid) && !pidReused(holder)))) {
+    if (holder !== undefined && holds(holder, host)) {
+      const otherHost = holder.hostname !== '' && holder.hostname !== host;
       const where = otherHost ? ` on host ${holder.hostname}` : '';
       throw new DatabaseInUseError(
         `database ${dbPath} is in use by process ${holder.pid}${where} (a sync started at ${holder.startedAt}); ` +

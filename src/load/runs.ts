@@ -91,7 +91,7 @@ export interface SyncState {
   fetchedAt: Map<string, number>;
 }
 
-const STALE_RUN_ERROR = 'process ended without finishing (killed?)';
+export const STALE_RUN_ERROR = 'process ended without finishing (killed?)';
 
 function read(db: Database, sql: string, params?: SqlParams): Promise<Row[]> {
   return exclusive(db.connection, () => queryRows(db.connection, sql, params));
@@ -350,10 +350,26 @@ function toRunRecord(r: Row): RunRecord {
 }
 
 /** The latest runs first. */
+/**
+ * The most recent runs, newest first, with their counters recounted from what they left behind:
+ * a killed run's row stopped at its last progress update, but its loaded windows are in
+ * sync_windows and its requests in the ledger under its run id (greatest: a window loaded again
+ * by a later run no longer carries this one's id).
+ */
 export async function readRecentRuns(db: Database, limit: number): Promise<RunRecord[]> {
-  const rows = await read(db, 'SELECT * FROM sync_runs ORDER BY started_at DESC, run_id DESC LIMIT $1', [
-    Math.max(0, Math.floor(limit)),
-  ]);
+  const rows = await read(
+    db,
+    `SELECT r.* REPLACE (
+       greatest(r.windows_loaded, coalesce(w.loaded, 0))::INTEGER AS windows_loaded,
+       greatest(r.rows_loaded, coalesce(w.rows, 0))::BIGINT AS rows_loaded,
+       greatest(r.requests, coalesce(l.n, 0))::INTEGER AS requests)
+     FROM (SELECT * FROM sync_runs ORDER BY started_at DESC, run_id DESC LIMIT $1) r
+     LEFT JOIN (SELECT run_id, count(*) AS loaded, sum(rows) AS rows FROM sync_windows
+                WHERE status = 'loaded' GROUP BY run_id) w ON w.run_id = r.run_id
+     LEFT JOIN (SELECT run_id, count(*) AS n FROM api_requests GROUP BY run_id) l ON l.run_id = r.run_id
+     ORDER BY r.started_at DESC, r.run_id DESC`,
+    [Math.max(0, Math.floor(limit))],
+  );
   return rows.map(toRunRecord);
 }
 

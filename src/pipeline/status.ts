@@ -1,10 +1,12 @@
 import { RequestBudget } from '../api/budget.js';
 import type { Database } from '../load/database.js';
+import { syncHolder } from '../load/lock.js';
 import {
   readDeferredDays,
   readLedgerSince,
   readRecentRuns,
   readSyncState,
+  STALE_RUN_ERROR,
   type RunRecord,
 } from '../load/runs.js';
 import { exclusive, queryRows } from '../load/sql.js';
@@ -166,7 +168,13 @@ export async function gatherStatus(db: Database, opts: StatusOptions): Promise<S
   const now = opts.now ?? Date.now();
   const perProject = opts.runs ?? 5;
   const coverage = await coverageByProject(db);
-  const runs = await readRecentRuns(db, RUN_HISTORY);
+  // A run left 'running' by a process that died is shown as what it is, not as still going.
+  const live = await syncHolder(db.path);
+  const runs = (await readRecentRuns(db, RUN_HISTORY)).map((r) =>
+    r.status === 'running' && live === undefined
+      ? { ...r, status: 'failed' as const, error: STALE_RUN_ERROR }
+      : r,
+  );
   const projects: ProjectStatus[] = [];
   for (const projectId of await projectIds(db)) {
     const state = await readSyncState(db, projectId);

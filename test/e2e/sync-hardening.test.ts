@@ -32,6 +32,7 @@ interface Summary {
   windows: { planned: number; loaded: number; failed: number; deferred: number; dropped: number };
   unknownProjects: string[];
   stopReason: string | null;
+  budget: { spentBefore: number };
   error: string | null;
   plan?: { days: { day: string }[]; skipped: { day: string; reason: string }[] };
 }

@@ -1,5 +1,5 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/load/database.js';
@@ -85,9 +85,16 @@ async function buildFixture(file: string): Promise<void> {
   }
 }
 
+let lockFile: string;
 beforeAll(async () => {
   const file = join(mkdtempSync(join(tmpdir(), 'mintlify-etl-status-')), 'analytics.duckdb');
   await buildFixture(file);
+  // r6 is running: its sync (this process stands in for it) holds the lock.
+  lockFile = `${file}.lock`;
+  writeFileSync(
+    lockFile,
+    JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString(), hostname: hostname() }),
+  );
   db = await openDatabase(file, { readOnly: true });
 });
 afterAll(() => db.close());
@@ -177,7 +184,8 @@ describe('formatStatus', () => {
     expect(text).toContain('  deferred  1 day pending: 2026-03-25\n');
     expect(text).toContain('project docs-b\n  coverage  nothing loaded yet\n');
     const runLines = lines.filter((l) => /^ {4}\d{4}-/.test(l));
-    expect(runLines[0]).toMatch(/^ {4}2026-04-01 13:50 {2}running\s+5\s+0\s+0\s+15\s+3m 00s$/);
+    // r6's row says 15 requests, but the ledger holds 37 under its id: the ledger is the truth.
+    expect(runLines[0]).toMatch(/^ {4}2026-04-01 13:50 {2}running\s+5\s+0\s+0\s+37\s+3m 00s$/);
     expect(runLines[3]).toMatch(/failed .* the API key was refused \(401\)$/);
   });
 
@@ -219,5 +227,17 @@ describe('formatStatus', () => {
     );
     expect(text).toContain('budget: 0/100 spent in the last hour, all 100 free');
     expect(text).toContain('  runs      none yet');
+  });
+});
+
+describe('a run whose process died', () => {
+  it('is shown as failed (killed?), not as still running, once no live sync holds the lock', async () => {
+    rmSync(lockFile);
+    const s = await gatherStatus(db, { rateLimit: parseRateLimit('100/1h'), now: NOW });
+    expect(s.projects[0]?.runs[0]).toMatchObject({
+      runId: 'r6',
+      status: 'failed',
+      error: 'process ended without finishing (killed?)',
+    });
   });
 });
