@@ -22,5 +22,12 @@ export async function openExistingReadOnly(
     );
   }
   checkDbPath(path);
-  return openDatabase(path, { readOnly: true, ...(opts.sandbox ? { sandbox: true } : {}) });
+  return openDatabase(path, {
+    readOnly: true,
+    ...(opts.sandbox ? { sandbox: true } : {}),
+    onWait: (pid, timeoutMs) =>
+      process.stderr.write(
+        `mintlify-etl: waiting for the database: ${pid === undefined ? 'another process' : `process ${pid} (a sync?)`} is writing to it and pauses every few seconds; giving up after ${Math.round(timeoutMs / 1000)}s\n`,
+      ),
+  });
 }

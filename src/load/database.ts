@@ -20,6 +20,11 @@ export interface OpenOptions {
   readOnly?: boolean;
   /** How long to keep retrying while another process holds the file. */
   busyTimeoutMs?: number;
+  /**
+   * Called once when the file has been busy for a second, with the holder's pid if DuckDB named
+   * it: a reader says what it waits for instead of hanging silently.
+   */
+  onWait?: (holderPid: number | undefined, busyTimeoutMs: number) => void;
   /** Test seam: where migrations (`schema/`) and views (`views/`) live. Default: the package's sql/. */
   sqlDir?: string;
   /**
@@ -31,8 +36,18 @@ export interface OpenOptions {
   sandbox?: boolean;
 }
 
-export const DEFAULT_BUSY_TIMEOUT_MS = { readWrite: 15_000, readOnly: 5_000 } as const;
-const RETRY_DELAY_MS = { min: 50, max: 500 } as const;
+/**
+ * A reader waits up to 15 s: a sync's writer hands the file over at least every couple of seconds
+ * (see WindowWriter), so a reader gets in within one of its pauses. The writer waits longer for a
+ * reader to finish (an export of a big database takes a while) before a load fails.
+ */
+export const DEFAULT_BUSY_TIMEOUT_MS = { readWrite: 120_000, readOnly: 15_000 } as const;
+/**
+ * Retry delays while the file is busy. Readers poll at a steady 100 ms: the writer's pause is a
+ * few hundred ms, and a backoff that grew past it would step over every pause.
+ */
+const RETRY_DELAY_MS = { min: 50, max: 500, reader: 100 } as const;
+const SAY_WAITING_AFTER_MS = 1_000;
 
 export interface SqlFile {
   readonly version: number;
@@ -71,6 +86,7 @@ async function createInstance(
   readOnly: boolean,
   busyTimeoutMs: number,
   sandbox: boolean,
+  onWait?: OpenOptions['onWait'],
 ): Promise<DuckDBInstance> {
   const options: Record<string, string> = {
     // A --db named x.sqlite or x.parquet would otherwise make DuckDB fetch an extension from the
@@ -80,8 +96,10 @@ async function createInstance(
     ...(readOnly ? { access_mode: 'READ_ONLY' } : {}),
   };
   if (sandbox) options['enable_external_access'] = 'false';
-  const deadline = Date.now() + busyTimeoutMs;
-  let delay: number = RETRY_DELAY_MS.min;
+  const started = Date.now();
+  const deadline = started + busyTimeoutMs;
+  let delay: number = readOnly ? RETRY_DELAY_MS.reader : RETRY_DELAY_MS.min;
+  let said = false;
   for (;;) {
     try {
       return await DuckDBInstance.create(path, options);
@@ -104,8 +122,12 @@ async function createInstance(
           { cause: e },
         );
       }
+      if (!said && Date.now() - started >= SAY_WAITING_AFTER_MS) {
+        said = true;
+        onWait?.(pid, busyTimeoutMs);
+      }
       await sleep(Math.min(delay, left));
-      delay = Math.min(delay * 2, RETRY_DELAY_MS.max);
+      if (!readOnly) delay = Math.min(delay * 2, RETRY_DELAY_MS.max);
     }
   }
 }
@@ -223,7 +245,7 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
     await mkdir(dirname(file), { recursive: true });
   }
 
-  const instance = await createInstance(file, readOnly, busyTimeoutMs, opts.sandbox ?? false);
+  const instance = await createInstance(file, readOnly, busyTimeoutMs, opts.sandbox ?? false, opts.onWait);
   let connection: DuckDBConnection | undefined;
   const closeAll = (): void => {
     connection?.closeSync();

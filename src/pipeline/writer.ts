@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../load/database.js';
 import { openDatabase } from '../load/database.js';
 import { appendLedger, updateRun, type LedgerRow, type RunProgress } from '../load/runs.js';
@@ -47,7 +48,17 @@ export interface WriterOptions {
   readonly maxDelayMs?: number;
   /** DuckDB's memory_limit while the writer holds the file (default 32MB). */
   readonly memoryLimit?: string;
+  /**
+   * After holding the file this long through back-to-back commits, the writer closes it and waits
+   * `yieldMs` before opening it again, so that a reader (status, query, report, export) gets in
+   * during a busy sync (defaults 2 s and 400 ms: readers poll every 100 ms).
+   */
+  readonly holdMs?: number;
+  readonly yieldMs?: number;
 }
+
+export const DEFAULT_HOLD_MS = 2_000;
+export const DEFAULT_YIELD_MS = 400;
 
 /**
  * DuckDB may keep blocks it has written cached up to its memory_limit (by default 80% of the
@@ -79,6 +90,9 @@ export class WindowWriter {
   #flushing = false;
   #closing = false;
   #opens = 0;
+  #openedAt = 0;
+  /** The writer does not open the file again before this (epoch ms): a reader's turn. */
+  #resumeAt = 0;
   readonly #committed = { windows: 0, rows: 0 };
 
   constructor(dbPath: string, opts: WriterOptions) {
@@ -169,6 +183,7 @@ export class WindowWriter {
     this.#flushTimer = undefined;
     this.#pumping = this.#pump().finally(() => {
       this.#pumping = undefined;
+      this.#yieldIfHeldLong();
       if (!this.#closing) this.#flushing = false;
       if (this.#queue.length > 0) this.#kick();
       else this.#scheduleIdleClose();
@@ -258,8 +273,18 @@ export class WindowWriter {
     if (progress) await updateRun(db, progress);
   }
 
+  /** Hands the file over between batches once it has been held for a while (see `holdMs`). */
+  #yieldIfHeldLong(): void {
+    if (this.#closing || this.#db === undefined) return;
+    if (Date.now() - this.#openedAt < (this.#opts.holdMs ?? DEFAULT_HOLD_MS)) return;
+    this.#closeDb();
+    this.#resumeAt = Date.now() + (this.#opts.yieldMs ?? DEFAULT_YIELD_MS);
+  }
+
   async #open(): Promise<Database> {
     if (!this.#db) {
+      const pause = this.#resumeAt - Date.now();
+      if (pause > 0) await sleep(pause);
       const db = await openDatabase(this.#dbPath, {
         ...(this.#opts.busyTimeoutMs !== undefined ? { busyTimeoutMs: this.#opts.busyTimeoutMs } : {}),
       });
@@ -272,6 +297,7 @@ export class WindowWriter {
       }
       this.#db = db;
       this.#opens++;
+      this.#openedAt = Date.now();
     }
     return this.#db;
   }

@@ -188,3 +188,35 @@ describe('cron logs', () => {
     expect(r.stderr).toBe('');
   });
 });
+
+describe('readers during a busy sync', () => {
+  let big: Emulator;
+  beforeAll(async () => {
+    big = await startEmulator({ seed: 5, days: 60, paths: 4_000, latencyMs: 20 });
+  });
+  afterAll(async () => {
+    await big.close();
+  });
+
+  it('get into the database within their wait while the writer commits back to back', async () => {
+    const db = tempDbPath();
+    const from = addDays(today, -60);
+    const bigEnv = {
+      MINTLIFY_API_URL: big.url,
+      MINTLIFY_API_KEY: big.apiKey,
+      MINTLIFY_PROJECT_ID: big.projectId,
+    };
+    const sync = runCli(['sync', '--db', db, '--from', from, '--rate-limit', '100000/1h'], bigEnv);
+    // The first days are committed once this many pages have arrived; the sync has ~1,000 to go.
+    while (big.stats.requests < 120) await new Promise((r) => setTimeout(r, 5));
+    for (const args of [['status'], ['query', 'SELECT count(*) AS n FROM site_daily']]) {
+      expect(sync.child.exitCode).toBeNull();
+      const r = await runCli([...args, '--db', db]);
+      expect(r.code).toBe(0);
+      // It got in during the sync, not after it.
+      expect(sync.child.exitCode).toBeNull();
+    }
+    expect((await sync).code).toBe(0);
+    expect(await readData(db)).toEqual(expectedRows(big.dataset, dayRange(from, today)));
+  }, 60_000);
+});
