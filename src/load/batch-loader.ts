@@ -61,8 +61,24 @@ export interface PreparedWindow {
   readonly w: Omit<WindowLoad, 'pages'>;
   /** Distinct page rows. */
   readonly rows: number;
-  /** The rows as a JSON array of {path, human, ai, total}. */
-  readonly body: string;
+  /**
+   * The rows as JSON arrays of {path, human, ai, total}, at most BODY_CHUNK_ROWS each: DuckDB
+   * parses one string in one allocation, and a 55,000-row day as one string no longer fit the
+   * writer's 32 MB memory limit (every night, at hundreds of requests per attempt).
+   */
+  readonly chunks: readonly { readonly rows: number; readonly body: string }[];
+}
+
+/** Page rows per JSON text handed to DuckDB: a few MB of text, far below the writer's memory limit. */
+export const BODY_CHUNK_ROWS = 20_000;
+
+function chunked(rows: readonly WindowLoad['pages'][number][]): PreparedWindow['chunks'] {
+  const out: { rows: number; body: string }[] = [];
+  for (let i = 0; i < rows.length; i += BODY_CHUNK_ROWS) {
+    const part = rows.slice(i, i + BODY_CHUNK_ROWS);
+    out.push({ rows: part.length, body: JSON.stringify(part, PAGE_FIELDS) });
+  }
+  return out;
 }
 
 function count(value: number, what: string, w: WindowLoad): bigint {
@@ -123,7 +139,7 @@ export function prepareWindow(w: WindowLoad): PreparedWindow {
   }
   const { pages: _pages, ...meta } = w;
   // Only the four columns: rows may carry fields the loader does not store.
-  return { w: meta, rows: out.length, body: JSON.stringify(out, PAGE_FIELDS) };
+  return { w: meta, rows: out.length, chunks: chunked(out) };
 }
 
 /**
@@ -154,17 +170,17 @@ SELECT project_id, day, r.path, r.human, r.ai, r.total FROM (
 )`;
 
 /** Rows per INSERT: bounds the text bound at once, so a big batch is a few statements, not one huge string list. */
-const PAGE_ROWS_PER_STATEMENT = 50_000;
+const PAGE_ROWS_PER_STATEMENT = 20_000;
 
 async function insertPages(conn: DuckDBConnection, batch: readonly PreparedWindow[]): Promise<void> {
-  for (let i = 0; i < batch.length;) {
+  const chunks = batch.flatMap(({ w, chunks }) => chunks.map((c) => ({ w, ...c })));
+  for (let i = 0; i < chunks.length;) {
     const projects: string[] = [];
     const days: DuckDBValue[] = [];
     const bodies: string[] = [];
     let rows = 0;
-    for (; i < batch.length && (rows === 0 || rows < PAGE_ROWS_PER_STATEMENT); i++) {
-      const { w, rows: n, body } = batch[i] as PreparedWindow;
-      if (n === 0) continue;
+    for (; i < chunks.length && (rows === 0 || rows < PAGE_ROWS_PER_STATEMENT); i++) {
+      const { w, rows: n, body } = chunks[i] as (typeof chunks)[number];
       projects.push(w.projectId);
       days.push(toDateValue(w.day));
       bodies.push(body);

@@ -262,3 +262,21 @@ describe('loadWindowBatch', () => {
     ).toEqual([{ n: 31 * 250, u: 31 * 250, t: 31 * 250 * 249 }]);
   });
 });
+
+describe('a day of any size the pager accepts', () => {
+  it("loads a 600,000-row day under the writer's 32 MB DuckDB memory limit", async () => {
+    const [before] = await q("SELECT current_setting('memory_limit') AS v");
+    await db.connection.run("SET memory_limit = '32MB'");
+    try {
+      await loadWindowBatch(db, [
+        win('2024-03-05', pages(600_000, '/docs/a-fairly-long-section-name/page-')),
+      ]);
+    } finally {
+      await db.connection.run(`SET memory_limit = '${String(before?.['v'])}'`);
+    }
+    // Checked with DuckDB's normal limit: counting 600,000 distinct paths is the test's cost, not the loader's.
+    expect(await pageCounts()).toEqual([
+      { project_id: 'proj', day: '2024-03-05', n: 600_000, paths: 600_000, human: 179_999_700_000 },
+    ]);
+  }, 120_000);
+});
