@@ -16,6 +16,9 @@ import { dbPath, intFlag } from './options.js';
 import { createOutput, OutputClosed, type Output } from './output.js';
 import type { CommandResult } from './result.js';
 
+/** Rows a table shows at most: far more than a person reads, and a bounded amount of memory. */
+export const TABLE_MAX_ROWS = 10_000;
+
 interface QueryFlags {
   db?: string;
   format: OutputFormat;
@@ -32,7 +35,7 @@ export function registerQuery(
     .description(
       `Runs SQL against the DuckDB database, opened read-only: nothing can be changed, and a sync may keep loading while you read. Tables and views: site_daily, page_daily, sync_runs, sync_windows, api_requests, agent_jobs, v_site_daily, v_site_weekly, v_page_trends, v_coverage.
 
---format table (the default, also when piped) aligns columns, right-aligns numbers, cuts cells past 40 characters with … and fits the terminal width (120 when not a terminal). csv (RFC 4180, header row), json (an array of objects) and jsonl (one object per line) never cut anything: BIGINT as JSON numbers when exact (else strings), DATE as YYYY-MM-DD, timestamps as ISO 8601, lists as arrays. Pass - as the SQL to read it from stdin.`,
+--format table (the default, also when piped) aligns columns, right-aligns numbers, cuts cells past 40 characters with … and fits the terminal width (120 when not a terminal); it shows at most the first 10,000 rows and says so. csv (RFC 4180, header row), json (an array of objects) and jsonl (one object per line) never cut anything: BIGINT as JSON numbers when exact (else strings), DATE as YYYY-MM-DD, timestamps as ISO 8601, lists as arrays. Pass - as the SQL to read it from stdin.`,
     )
     .argument('<sql>', 'the SQL to run (several statements: the last one is printed), or - for stdin')
     .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
@@ -86,10 +89,19 @@ async function printQuery(
   const { columns, batches } = await streamQuery(conn, sql);
   switch (flags.format) {
     case 'table': {
+      // Column widths need every row shown, so a table holds its rows in memory: at most
+      // TABLE_MAX_ROWS of them (5M rows took 1.5 GB and 2 minutes), with a footer that says so.
       const rows: JsonValue[][] = [];
-      for await (const batch of batches) for (const r of batch) rows.push(r);
+      let more = false;
+      for await (const batch of batches) {
+        for (const r of batch) {
+          if (rows.length === TABLE_MAX_ROWS) more = true;
+          else rows.push(r);
+        }
+        if (more) break;
+      }
       const maxWidth = flags.maxWidth ?? (process.stdout.isTTY ? process.stdout.columns : undefined) ?? 120;
-      await out.write(formatTable(columns, rows, { maxWidth }));
+      await out.write(formatTable(columns, rows, { maxWidth, more }));
       return;
     }
     case 'csv':

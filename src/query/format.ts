@@ -116,6 +116,8 @@ export interface TableOptions {
   readonly nullText?: string;
   /** The "(N rows)" line; on by default. */
   readonly footer?: boolean;
+  /** The rows are the first of a larger result: the footer says so instead of counting. */
+  readonly more?: boolean;
 }
 
 const GAP = '  ';
@@ -188,7 +190,11 @@ export function formatTable(
   lines.push(line(headers));
   lines.push(widths.map((w) => '-'.repeat(w)).join(GAP));
   for (const row of cells) lines.push(line(row));
-  if (opts.footer ?? true) lines.push(`(${rows.length} row${rows.length === 1 ? '' : 's'})`);
+  if (opts.more === true)
+    lines.push(
+      `(the first ${rows.length} rows; the result has more: add a LIMIT, or use --format csv or jsonl, which stream every row)`,
+    );
+  else if (opts.footer ?? true) lines.push(`(${rows.length} row${rows.length === 1 ? '' : 's'})`);
   if (shown < columns.length) {
     const hidden = columns.slice(shown).map((c) => c.name);
     lines.push(

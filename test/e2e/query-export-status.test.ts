@@ -100,6 +100,17 @@ describe.concurrent('mintlify-etl query', () => {
     );
   });
 
+  it('shows the first 10,000 rows of a big result as a table and says the result has more', async () => {
+    const r = await cli(['query', 'SELECT range AS n FROM range(5000000)']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(2 + 10_000 + 1);
+    expect(lines.at(-2)?.trim()).toBe('9999');
+    expect(lines.at(-1)).toBe(
+      '(the first 10000 rows; the result has more: add a LIMIT, or use --format csv or jsonl, which stream every row)',
+    );
+  });
+
   it('writes RFC 4180 CSV with quoted quotes, commas and newlines', async () => {
     const r = await cli([
       'query',
