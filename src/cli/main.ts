@@ -24,6 +24,7 @@ type Register = (program: Command, run: (fn: () => Promise<CommandResult>) => Pr
  */
 const COMMANDS: Record<string, () => Promise<Register>> = {
   sync: async () => (await import('./sync.js')).registerSync,
+  check: async () => (await import('./check.js')).registerCheck,
   status: async () => (await import('./status.js')).registerStatus,
   query: async () => (await import('./query.js')).registerQuery,
   export: async () => (await import('./export.js')).registerExport,
@@ -117,7 +118,8 @@ Environment:
   MINTLIFY_API_URL      API base URL (default https://api.mintlify.com)
   MINTLIFY_ETL_DB       database file (default data/analytics.duckdb)
 
-Exit codes: 0 ok, 1 internal error, 2 bad usage, 3 key refused, 4 some days failed,\n5 database in use.`,
+Exit codes: 0 ok, 1 internal error, 2 bad usage or configuration (an unknown project too),
+3 key refused, 4 some days failed or the API could not be reached, 5 database in use.`,
     );
   for (const register of await commandsFor(argv)) register(program, run);
 

@@ -18,6 +18,7 @@ import { finishRun, type LedgerRow } from '../load/runs.js';
 import { formatDuration } from '../util/duration.js';
 import type { Logger } from '../util/log.js';
 import { DayAdmission, type Flight } from './admission.js';
+import { explainNotFound } from './not-found.js';
 import { RunBudget, stopReasonOf, type StopReason } from './limits.js';
 import { ProjectGate } from './project-gate.js';
 import { noProgress, type ProgressSink, type ProgressState } from './progress.js';
@@ -345,9 +346,10 @@ export class SyncRun {
    * page) means the URL is wrong for every project: the run stops at once.
    */
   #notFound(w: PlannedWindow, e: HttpStatusError): void {
-    if (!/project/i.test(e.serverError ?? '')) {
+    const { kind, message } = explainNotFound(this.#opts.apiUrl, w.projectId, e);
+    if (kind === 'url') {
       this.#fatal ??= new UsageError(
-        `the API at ${this.#opts.apiUrl} answered 404 for ${e.request.path}${e.serverError ? ` ("${e.serverError}")` : ''} without naming the project: the API URL looks wrong. Give the service's base URL (https://api.mintlify.com, without /v1); a proxy must pass /v1/analytics/... through unchanged`,
+        message,
         { apiUrl: this.#opts.apiUrl, path: e.request.path },
         { cause: e },
       );
@@ -355,9 +357,8 @@ export class SyncRun {
       this.#stop.abort(this.#fatal);
       return;
     }
-    const msg = `project ${w.projectId} was not found (404) at ${this.#opts.apiUrl}: check --project / MINTLIFY_PROJECT_ID against the dashboard's API keys page`;
-    if (!this.#unknownProjects.has(w.projectId)) this.#log.error(msg);
-    this.#unknownProjects.set(w.projectId, msg);
+    if (!this.#unknownProjects.has(w.projectId)) this.#log.error(message);
+    this.#unknownProjects.set(w.projectId, message);
     this.#gate.close(w.projectId);
     this.#dropped++;
   }

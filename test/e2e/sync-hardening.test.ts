@@ -220,3 +220,32 @@ describe('readers during a busy sync', () => {
     expect(await readData(db)).toEqual(expectedRows(big.dataset, dayRange(from, today)));
   }, 60_000);
 });
+
+describe('mintlify-etl check', () => {
+  it('spends one request per project, says so, and records it in the ledger the next sync reads', async () => {
+    const db = tempDbPath();
+    await runCli(['sync', '--db', db, '--from', addDays(today, -2)], env());
+    const count = async (): Promise<number> =>
+      (await readRows<{ n: number }>(db, 'SELECT count(*)::INT AS n FROM api_requests'))[0]?.n ?? -1;
+    const before = await count();
+    emu.resetStats();
+    const r = await runCli(['check', '--db', db], env());
+    expect(r.code).toBe(0);
+    expect(emu.stats.requests).toBe(1);
+    expect(r.stdout).toMatch(new RegExp(`^ok {4}${emu.projectId} {2}answered: yesterday \\d+ visitors`));
+    expect(await count()).toBe(before + 1);
+    expect(r.stdout).toContain(
+      `1 request spent; budget 100/1h: ${100 - before - 1} left by this database's ledger`,
+    );
+  });
+
+  it('names an unknown project (exit 2) and a refused key (exit 3)', async () => {
+    const unknown = await runCli(['check', '--db', tempDbPath()], env({ MINTLIFY_PROJECT_ID: 'proj_nope' }));
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toMatch(/^FAIL {2}proj_nope {2}project proj_nope was not found \(404\)/);
+    const refused = await runCli(['check'], env({ MINTLIFY_API_KEY: 'mint_wrong_key_789' }));
+    expect(refused.code).toBe(3);
+    expect(refused.stdout).toMatch(/the API key was refused \(401\)/);
+    expect(refused.stdout + refused.stderr).not.toContain('mint_wrong_key_789');
+  });
+});

@@ -1,0 +1,73 @@
+import type { Command } from 'commander';
+import { loadApiKey } from '../api/key.js';
+import { checkDbPath } from '../load/database.js';
+import { runCheck, type CheckResult } from '../pipeline/check.js';
+import { parseRateLimit } from '../util/duration.js';
+import { apiUrl, collect, dbPath, projectIds } from './options.js';
+import type { CommandResult } from './result.js';
+
+interface CheckFlags {
+  project?: string[];
+  db?: string;
+  rateLimit: string;
+  apiKeyFile?: string;
+  apiUrl?: string;
+  json?: boolean;
+}
+
+export function registerCheck(
+  program: Command,
+  run: (fn: () => Promise<CommandResult>) => Promise<void>,
+): void {
+  program
+    .command('check')
+    .summary('one real request per project: are the URL, the key and the project right?')
+    .description(
+      `Sends one request per project (yesterday's site totals, one row) to check the API URL, the key and the project id before a nightly job relies on them, and prints the request budget left. Each request costs one of the organization's 100 an hour; when the database exists they are recorded in its request ledger, so the next sync counts them.`,
+    )
+    .option(
+      '-p, --project <id>',
+      'project id (repeatable, or comma-separated; env MINTLIFY_PROJECT_ID)',
+      collect,
+    )
+    .option('--db <path>', 'DuckDB file whose request ledger counts the budget (env MINTLIFY_ETL_DB)')
+    .option('--rate-limit <N/DURATION>', 'the budget to report against', '100/1h')
+    .option('--api-key-file <path>', 'read the admin API key from this file instead of MINTLIFY_API_KEY')
+    .option('--api-url <url>', 'API base URL (env MINTLIFY_API_URL; default https://api.mintlify.com)')
+    .option('--json', 'print one JSON object on stdout')
+    .addHelpText(
+      'after',
+      `
+Example:
+  $ mintlify-etl check
+  ok    acme   answered: yesterday 2071 visitors (1840 human, 231 AI)
+  1 request spent; budget 100/1h: 63 left by this database's ledger
+
+Exit codes: 0 every project answered, 2 unknown project or wrong URL, 3 key refused,
+4 the API could not be reached, 5 a sync holds the database.`,
+    )
+    .action((flags: CheckFlags) => run(() => checkCommand(flags)));
+}
+
+async function checkCommand(flags: CheckFlags): Promise<CommandResult> {
+  const projects = projectIds(flags.project);
+  const rateLimit = parseRateLimit(flags.rateLimit);
+  const url = apiUrl(flags.apiUrl);
+  const db = dbPath(flags.db);
+  checkDbPath(db);
+  const apiKey = await loadApiKey({ apiKeyFile: flags.apiKeyFile });
+  const result = await runCheck({ projects, apiUrl: url, apiKey, dbPath: db, rateLimit });
+  if (flags.json) return { exitCode: result.exitCode, json: result };
+  process.stdout.write(describe(result));
+  return { exitCode: result.exitCode };
+}
+
+function describe(r: CheckResult): string {
+  const width = Math.max(...r.projects.map((p) => p.projectId.length));
+  const lines = r.projects.map((p) => `${p.ok ? 'ok  ' : 'FAIL'}  ${p.projectId.padEnd(width)}  ${p.detail}`);
+  const b = r.budget;
+  lines.push(
+    `${r.requests} request${r.requests === 1 ? '' : 's'} spent; budget ${b.rateLimit}: ${b.remaining} left by this database's ledger (other tools using the same organization's key are not counted)`,
+  );
+  return `${lines.join('\n')}\n`;
+}

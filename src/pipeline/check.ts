@@ -1,0 +1,147 @@
+import { existsSync } from 'node:fs';
+import { RequestBudget } from '../api/budget.js';
+import { MintlifyClient } from '../api/client.js';
+import type { ApiKey } from '../api/key.js';
+import { EXIT, HttpStatusError, isEtlError, UnreachableError } from '../errors.js';
+import { openDatabase } from '../load/database.js';
+import { acquireLock } from '../load/lock.js';
+import { appendLedger, readLedgerSince, type LedgerRow } from '../load/runs.js';
+import { addDays, todayUtc } from '../util/day.js';
+import type { RateLimitSpec } from '../util/duration.js';
+import { explainNotFound } from './not-found.js';
+
+export interface CheckOptions {
+  readonly projects: readonly string[];
+  readonly apiUrl: string;
+  readonly apiKey: ApiKey;
+  readonly dbPath: string;
+  readonly rateLimit: RateLimitSpec;
+  readonly now?: () => number;
+}
+
+export interface ProjectCheck {
+  readonly projectId: string;
+  readonly ok: boolean;
+  /** What the answer said: the day's totals when it worked, the reason when not. */
+  readonly detail: string;
+}
+
+export interface CheckResult {
+  readonly exitCode: number;
+  readonly apiUrl: string;
+  readonly projects: readonly ProjectCheck[];
+  /** Requests that reached the service (each one of the hour's budget). */
+  readonly requests: number;
+  /** The budget by this database's ledger after the check (other tools on the same key are not in it). */
+  readonly budget: { readonly rateLimit: string; readonly spent: number; readonly remaining: number };
+}
+
+/**
+ * One request per project (yesterday's site totals, one row) to prove the URL, the key and the
+ * project before a nightly job relies on them. The requests are recorded in the database's
+ * ledger when there is one, so the next sync counts them against the budget.
+ */
+export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
+  const now = opts.now ?? Date.now;
+  const hasDb = existsSync(opts.dbPath);
+  const lock = hasDb ? await acquireLock(opts.dbPath) : undefined;
+  try {
+    const spent = hasDb ? await ledger(opts, now()) : [];
+    const budget = new RequestBudget(opts.rateLimit, { spent, now });
+    const rows: LedgerRow[] = [];
+    const client = new MintlifyClient({
+      baseUrl: opts.apiUrl,
+      apiKey: opts.apiKey,
+      budget,
+      maxAttempts: 2,
+      backoff: { minMs: 500, maxMs: 1_000 },
+      onRequest: (e) => {
+        if (e.reached)
+          rows.push({ ...e, seq: rows.length, runId: null, durationMs: Math.round(e.durationMs) });
+      },
+    });
+    const projects: ProjectCheck[] = [];
+    let exitCode: number = EXIT.ok;
+    try {
+      for (const projectId of opts.projects) {
+        const r = await checkProject(client, opts.apiUrl, projectId, now());
+        projects.push(r.check);
+        exitCode = Math.max(exitCode, r.exitCode);
+        if (r.stop) break;
+      }
+    } finally {
+      await client.close();
+    }
+    if (hasDb && rows.length > 0) await record(opts.dbPath, rows);
+    const inWindow = budget.spentInWindow();
+    return {
+      exitCode,
+      apiUrl: opts.apiUrl,
+      projects,
+      requests: rows.length,
+      budget: {
+        rateLimit: opts.rateLimit.text,
+        spent: inWindow,
+        remaining: Math.max(0, opts.rateLimit.limit - inWindow),
+      },
+    };
+  } finally {
+    await lock?.release();
+  }
+}
+
+async function checkProject(
+  client: MintlifyClient,
+  apiUrl: string,
+  projectId: string,
+  nowMs: number,
+): Promise<{ check: ProjectCheck; exitCode: number; stop: boolean }> {
+  const today = todayUtc(nowMs);
+  try {
+    const page = await client.getVisitors(projectId, {
+      dateFrom: addDays(today, -1),
+      dateTo: today,
+      limit: 1,
+      offset: 0,
+    });
+    const t = page.totals;
+    const detail = `answered: yesterday ${t.total} visitors (${t.human} human, ${t.ai} AI)`;
+    return { check: { projectId, ok: true, detail }, exitCode: EXIT.ok, stop: false };
+  } catch (e) {
+    if (e instanceof HttpStatusError && e.status === 404) {
+      const nf = explainNotFound(apiUrl, projectId, e);
+      return {
+        check: { projectId, ok: false, detail: nf.message },
+        exitCode: EXIT.usage,
+        stop: nf.kind === 'url',
+      };
+    }
+    // A refused key or an API that cannot be reached answers the same for every project.
+    const exitCode = isEtlError(e) && e.exitCode !== EXIT.internal ? e.exitCode : EXIT.windowsFailed;
+    const detail =
+      e instanceof UnreachableError
+        ? `the API at ${e.baseUrl} cannot be reached (${e.context['reason'] as string})`
+        : e instanceof Error
+          ? e.message
+          : String(e);
+    return { check: { projectId, ok: false, detail }, exitCode, stop: true };
+  }
+}
+
+async function ledger(opts: CheckOptions, nowMs: number): Promise<number[]> {
+  const db = await openDatabase(opts.dbPath, { readOnly: true });
+  try {
+    return await readLedgerSince(db, nowMs - opts.rateLimit.windowMs, { endpoints: ['visitors'] });
+  } finally {
+    db.close();
+  }
+}
+
+async function record(dbPath: string, rows: readonly LedgerRow[]): Promise<void> {
+  const db = await openDatabase(dbPath);
+  try {
+    await appendLedger(db, rows);
+  } finally {
+    db.close();
+  }
+}
