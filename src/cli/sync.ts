@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { loadApiKey, type ApiKey } from '../api/key.js';
-import { AuthError, EXIT } from '../errors.js';
+import { EXIT, isEtlError } from '../errors.js';
 import { openDatabase } from '../load/database.js';
 import { queryRows } from '../load/sql.js';
 import { runSync, type SyncSummary } from '../pipeline/sync.js';
@@ -178,17 +178,13 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
       ...(progress ? { progress } : {}),
     });
   } catch (e) {
-    // A refused key on a first run should leave no database behind when nothing useful was
-    // written; once any day loaded (another project's key scope may differ), the file stays.
-    if (e instanceof AuthError && !dbExisted && !(await holdsData(db))) {
-      await rm(db, { force: true });
-      await rm(`${db}.wal`, { force: true });
-    }
+    if (isEtlError(e)) await dropEmptyFirstDatabase(db, dbExisted, e.exitCode);
     throw e;
   } finally {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
   }
+  await dropEmptyFirstDatabase(db, dbExisted, summary.exitCode);
   if (summary.status === 'dry-run') {
     // The plan is the command's output, not a log: it goes to stdout, where a user can page or save it.
     if (!json) process.stdout.write(`${describe(summary)}\n`);
@@ -196,6 +192,17 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
     summaryLog.info(describe(summary));
   }
   return { exitCode: summary.exitCode, ...(json ? { json: summary } : {}) };
+}
+
+/**
+ * A refused key, an unknown project or a wrong URL on a first run should leave no database
+ * behind when nothing useful was written (exit 2 promises nothing written); once any day loaded
+ * (another project's key scope may differ), the file stays.
+ */
+async function dropEmptyFirstDatabase(db: string, existed: boolean, exitCode: number): Promise<void> {
+  if (existed || (exitCode !== EXIT.usage && exitCode !== EXIT.auth) || (await holdsData(db))) return;
+  await rm(db, { force: true });
+  await rm(`${db}.wal`, { force: true });
 }
 
 async function holdsData(db: string): Promise<boolean> {

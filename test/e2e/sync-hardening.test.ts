@@ -123,6 +123,8 @@ describe('a wrong project or URL is configuration (exit 2), not failed days', ()
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/the API URL looks wrong.*without \/v1/);
     expect(emu.stats.requests).toBe(1);
+    // A first run that could load nothing leaves no database behind.
+    expect(existsSync(db)).toBe(false);
   });
 });
 
