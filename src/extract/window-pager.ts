@@ -40,8 +40,8 @@ export interface FetchedWindow {
   /** Passes over the window (1 unless the data shifted under pagination). */
   readonly attempts: number;
   readonly warnings: readonly QualityWarning[];
-  /** A page said hasMore but carried no rows: logged, the window ends there. */
-  readonly emptyTailPage: boolean;
+  /** A page (the first one too) said hasMore but carried no rows: logged, the window ends there. */
+  readonly emptyPageWithMore: boolean;
 }
 
 export interface PagerOptions {
@@ -102,7 +102,7 @@ async function onePass(
   const seen = new Map<string, PageRow>();
   const rows: PageRow[] = [];
   let site: Totals | undefined;
-  let emptyTailPage = false;
+  let emptyPageWithMore = false;
   let pages = 0;
   for (let offset = 0; ; offset += limit) {
     if (pages >= maxPages) {
@@ -132,7 +132,7 @@ async function onePass(
     }
     if (!page.hasMore) break;
     if (page.visitors.length === 0) {
-      emptyTailPage = offset > 0;
+      emptyPageWithMore = true;
       break;
     }
   }
@@ -144,7 +144,7 @@ async function onePass(
     pages: rows,
     pagesFetched: pages,
     warnings: checkInvariants(totals, rows),
-    emptyTailPage,
+    emptyPageWithMore,
   };
 }
 

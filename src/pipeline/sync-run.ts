@@ -248,7 +248,7 @@ export class SyncRun {
         this.#gate.open(w.projectId);
       },
     });
-    if (fetched.emptyTailPage)
+    if (fetched.emptyPageWithMore)
       this.#log.info(`${w.projectId} ${w.day}: a page said hasMore but had no rows; the day ends there`);
     for (const q of fetched.warnings) {
       this.#warnings++;

@@ -53,8 +53,16 @@ describe('paging one day', () => {
     ]);
     const w = await fetchWindow(src, 'p', '2026-01-01', '2026-01-02');
     expect(w.pages).toHaveLength(250);
-    expect(w.emptyTailPage).toBe(true);
+    expect(w.emptyPageWithMore).toBe(true);
     expect(src.offsets).toEqual([0, 250]);
+  });
+
+  it('flags a first page that says hasMore but has no rows, like a later one (it was silent)', async () => {
+    const src = scripted([() => ({ totals, visitors: [], hasMore: true })]);
+    const w = await fetchWindow(src, 'p', '2026-01-01', '2026-01-02');
+    expect(w.pages).toEqual([]);
+    expect(w.emptyPageWithMore).toBe(true);
+    expect(src.offsets).toEqual([0]);
   });
 
   it('fetches the whole day again when the totals change between pages', async () => {
