@@ -13,15 +13,20 @@ import { DataShiftError, EtlError, InternalError } from '../errors.js';
 import type { Database } from './database.js';
 import { dayNumber, inTransaction, toDateValue, toTimestampValue } from './sql.js';
 import type { WindowLoad } from './window-loader.js';
+import { addDays } from '../util/day.js';
 import { appendColumns, withAppender } from './append.js';
 
 const SITE_COLUMNS = [VARCHAR, DATE, BIGINT, BIGINT, BIGINT, BOOLEAN, TIMESTAMPTZ, VARCHAR];
+/** sync_windows in its column order: project_id, stream, window_start, window_end, status, pages, rows, truncated, api_totals_total, attempts, fetched_at, run_id, error. */
 const WINDOW_COLUMNS = [
   VARCHAR,
+  VARCHAR,
+  DATE,
   DATE,
   VARCHAR,
   INTEGER,
   INTEGER,
+  BOOLEAN,
   BIGINT,
   INTEGER,
   TIMESTAMPTZ,
@@ -31,14 +36,14 @@ const WINDOW_COLUMNS = [
 
 // The batch's (project, day) keys arrive as two bound lists zipped by unnest. The day range
 // in front lets DuckDB skip row groups by their min/max before it joins on the keys.
-function deleteKeysSql(table: string): string {
+function deleteKeysSql(table: string, day = 'day', where = ''): string {
   return `DELETE FROM ${table} USING (SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::DATE[]) AS day) AS k
-WHERE ${table}.day BETWEEN $3::DATE AND $4::DATE AND ${table}.project_id = k.project_id AND ${table}.day = k.day`;
+WHERE ${table}.${day} BETWEEN $3::DATE AND $4::DATE AND ${table}.project_id = k.project_id AND ${table}.${day} = k.day${where}`;
 }
 const DELETE_SQL = {
   site: deleteKeysSql('site_daily'),
   pages: deleteKeysSql('page_daily'),
-  windows: deleteKeysSql('sync_windows'),
+  windows: deleteKeysSql('sync_windows', 'window_start', " AND sync_windows.stream = 'visitors'"),
 } as const;
 
 export type BatchStep = 'delete' | 'site' | 'pages' | 'window';
@@ -249,10 +254,13 @@ async function loadBatchInTransaction(
         const part = batch.slice(s, e);
         return [
           part.map((b) => b.w.projectId),
+          part.map(() => 'visitors'),
           part.map((b) => toDateValue(b.w.day)),
+          part.map((b) => toDateValue(addDays(b.w.day, 1))),
           part.map(() => 'loaded'),
           part.map((b) => b.w.pagesFetched),
           part.map((b) => b.rows),
+          part.map(() => false),
           part.map((b) => BigInt(b.w.apiTotalsTotal)),
           part.map((b) => b.w.attempts),
           part.map((b) => toTimestampValue(b.w.fetchedAt)),

@@ -17,6 +17,8 @@ export type RunStatus = 'running' | 'succeeded' | 'incomplete' | 'failed';
 export interface RunStart {
   runId: string;
   projectIds: readonly string[];
+  /** The streams the run syncs (default: visitors, the only one before streams). */
+  streams?: readonly string[];
   /** Planned range, 'YYYY-MM-DD', dateTo exclusive like the API; null when nothing was planned. */
   dateFrom: string | null;
   dateTo: string | null;
@@ -118,8 +120,8 @@ function days(rows: Row[], column = 'day'): string[] {
 export async function startRun(db: Database, r: RunStart): Promise<void> {
   await write(
     db,
-    `INSERT INTO sync_runs (run_id, project_ids, started_at, status, date_from, date_to, windows_planned, deferred_days)
-     VALUES ($1, $2::VARCHAR[], $3, 'running', $4::DATE, $5::DATE, $6, $7::VARCHAR[])`,
+    `INSERT INTO sync_runs (run_id, project_ids, started_at, status, date_from, date_to, windows_planned, deferred_days, streams)
+     VALUES ($1, $2::VARCHAR[], $3, 'running', $4::DATE, $5::DATE, $6, $7::VARCHAR[], $8::VARCHAR[])`,
     [
       r.runId,
       varcharList(r.projectIds),
@@ -128,8 +130,9 @@ export async function startRun(db: Database, r: RunStart): Promise<void> {
       r.dateTo,
       r.windowsPlanned,
       varcharList(r.plannedDays),
+      varcharList(r.streams ?? ['visitors']),
     ],
-    [VARCHAR, LIST(VARCHAR), TIMESTAMPTZ, VARCHAR, VARCHAR, INTEGER, LIST(VARCHAR)],
+    [VARCHAR, LIST(VARCHAR), TIMESTAMPTZ, VARCHAR, VARCHAR, INTEGER, LIST(VARCHAR), LIST(VARCHAR)],
   );
 }
 
@@ -281,11 +284,12 @@ export async function readSyncState(db: Database, projectId: string): Promise<Sy
   const [loaded, partial, failed] = [
     await read(
       db,
-      `SELECT day, epoch_ms(fetched_at) AS fetched_ms FROM sync_windows WHERE project_id = $1 AND status = 'loaded' ORDER BY day`,
+      `SELECT window_start AS day, epoch_ms(fetched_at) AS fetched_ms FROM sync_windows
+       WHERE project_id = $1 AND stream = 'visitors' AND status = 'loaded' ORDER BY window_start`,
       [projectId],
     ),
     await read(db, 'SELECT day FROM site_daily WHERE project_id = $1 AND partial ORDER BY day', [projectId]),
-    await read(db, `SELECT day FROM sync_windows WHERE project_id = $1 AND status = 'failed' ORDER BY day`, [
+    await read(db, `SELECT window_start AS day FROM sync_windows WHERE project_id = $1 AND stream = 'visitors' AND status = 'failed' ORDER BY window_start`, [
       projectId,
     ]),
   ];
@@ -314,7 +318,8 @@ export async function readDeferredDays(db: Database, projectId: string): Promise
      SELECT DISTINCT d.day FROM deferred d
      WHERE d.day IS NOT NULL AND NOT EXISTS (
        SELECT 1 FROM sync_windows w
-       WHERE w.project_id = $1 AND w.day = d.day AND w.status = 'loaded' AND w.fetched_at >= d.started_at
+       WHERE w.project_id = $1 AND w.stream = 'visitors' AND w.window_start = d.day AND w.status = 'loaded'
+         AND w.fetched_at >= d.started_at
      )
      ORDER BY d.day`,
     [projectId],
@@ -378,7 +383,7 @@ export async function averagePagesPerWindow(db: Database, projectId: string): Pr
   const rows = await read(
     db,
     `SELECT avg(pages) AS pages FROM (
-       SELECT pages FROM sync_windows WHERE project_id = $1 AND status = 'loaded' ORDER BY day DESC LIMIT 30
+       SELECT pages FROM sync_windows WHERE project_id = $1 AND stream = 'visitors' AND status = 'loaded' ORDER BY window_start DESC LIMIT 30
      )`,
     [projectId],
   );

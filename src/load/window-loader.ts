@@ -57,9 +57,9 @@ export async function markWindowFailed(db: Database, f: WindowFailure): Promise<
   const conn = db.connection;
   return exclusive(conn, async () => {
     const result = await conn.run(
-      `INSERT INTO sync_windows (project_id, day, status, pages, rows, api_totals_total, attempts, fetched_at, run_id, error)
-       VALUES ($1, $2::DATE, 'failed', 0, 0, NULL, $3, $4, $5, $6)
-       ON CONFLICT (project_id, day) DO UPDATE SET
+      `INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows, api_totals_total, attempts, fetched_at, run_id, error)
+       VALUES ($1, 'visitors', $2::DATE, $2::DATE + 1, 'failed', 0, 0, NULL, $3, $4, $5, $6)
+       ON CONFLICT (project_id, stream, window_start) DO UPDATE SET
          attempts = excluded.attempts, fetched_at = excluded.fetched_at, run_id = excluded.run_id, error = excluded.error
        WHERE sync_windows.status <> 'loaded'`,
       [f.projectId, f.day, f.attempts, toTimestampValue(f.fetchedAt), f.runId, f.error],

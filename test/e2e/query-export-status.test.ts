@@ -24,7 +24,7 @@ async function buildFixture(): Promise<void> {
           [project, day, base + d, d, base + d + 2],
         );
         await db.connection.run(
-          `INSERT INTO sync_windows VALUES ($1, $2::DATE, 'loaded', 1, 3, $3, 1, TIMESTAMPTZ '2026-03-03 02:00:00+00', 'r1', NULL)`,
+          `INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows, api_totals_total, attempts, fetched_at, run_id, error) VALUES ($1, 'visitors', $2::DATE, $2::DATE + 1, 'loaded', 1, 3, $3, 1, TIMESTAMPTZ '2026-03-03 02:00:00+00', 'r1', NULL)`,
           [project, day, base + d + 2],
         );
         for (const [i, path] of PATHS.entries()) {

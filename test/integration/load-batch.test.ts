@@ -62,7 +62,7 @@ async function snapshot(): Promise<Row[][]> {
   return [
     await q('SELECT * FROM page_daily ORDER BY ALL'),
     await q('SELECT project_id, day, human, ai, total, partial, run_id FROM site_daily ORDER BY ALL'),
-    await q('SELECT project_id, day, status, pages, rows, run_id FROM sync_windows ORDER BY ALL'),
+    await q('SELECT project_id, window_start AS day, status, pages, rows, run_id FROM sync_windows ORDER BY ALL'),
   ];
 }
 
@@ -132,7 +132,7 @@ describe('loadWindowBatch', () => {
     ]);
     expect(
       await q(
-        'SELECT project_id, day, status, pages, rows, api_totals_total, error FROM sync_windows ORDER BY ALL',
+        'SELECT project_id, window_start AS day, status, pages, rows, api_totals_total, error FROM sync_windows ORDER BY ALL',
       ),
     ).toEqual([
       {
@@ -185,7 +185,7 @@ describe('loadWindowBatch', () => {
       { path: '/new0' },
       { path: '/new1' },
     ]);
-    expect(await q('SELECT day, run_id FROM sync_windows ORDER BY day')).toEqual([
+    expect(await q('SELECT window_start AS day, run_id FROM sync_windows ORDER BY day')).toEqual([
       { day: '2024-03-01', run_id: 'run-2' },
       { day: '2024-03-02', run_id: 'run-1' },
       { day: '2024-03-03', run_id: 'run-2' },

@@ -45,7 +45,7 @@ describe('openDatabase (read-write)', () => {
     const path = join(dir, 'nested', 'deeper', 'a.duckdb');
     const db = await openTracked(path);
     const first = await queryRows(db.connection, 'SELECT version, applied_at FROM schema_migrations');
-    expect(first.map((r) => r['version'])).toEqual([1, 2]);
+    expect(first.map((r) => r['version'])).toEqual([1, 2, 3]);
     const tables = await queryRows(
       db.connection,
       'SELECT table_name FROM duckdb_tables() ORDER BY table_name',
@@ -97,13 +97,75 @@ describe('openDatabase (read-write)', () => {
 
     const db = await openTracked(path, { readOnly: true });
     const versions = await queryRows(db.connection, 'SELECT version FROM schema_migrations ORDER BY version');
-    expect(versions.map((r) => r['version'])).toEqual([1, 2, 100]);
+    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 100]);
     expect(await queryRows(db.connection, 'SELECT a FROM extra')).toEqual([{ a: 7 }]);
     const halfDone = await queryRows(
       db.connection,
       "SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = 'half_done'",
     );
     expect(halfDone).toEqual([{ n: 0 }]);
+  });
+
+  it('keeps every window of a schema-2 database as a visitors window of one day, keyed by stream (schema 3)', async () => {
+    const v2 = join(dir, 'sql-v2');
+    cpSync(sqlDir(), v2, { recursive: true });
+    for (const name of readdirSync(join(v2, 'schema'))) {
+      if (!/^00[12]_/.test(name)) rmSync(join(v2, 'schema', name));
+    }
+    const path = join(dir, 'v2.duckdb');
+    const old = await openTracked(path, { sqlDir: v2 });
+    await old.connection.run(
+      `INSERT INTO sync_windows VALUES
+         ('p1', DATE '2024-03-01', 'loaded', 2, 300, 40, 1, '2024-03-05 02:00:00+00', 'r1', NULL),
+         ('p1', DATE '2024-03-02', 'failed', 0, 0, NULL, 6, '2024-03-05 02:00:00+00', 'r1', 'HTTP 500');
+       INSERT INTO sync_runs (run_id, project_ids, started_at, status) VALUES ('r1', ['p1'], now(), 'succeeded');`,
+    );
+    old.close();
+
+    const db = await openTracked(path);
+    expect(
+      await queryRows(
+        db.connection,
+        'SELECT project_id, stream, window_start, window_end, status, pages, rows, truncated, error FROM sync_windows ORDER BY ALL',
+      ),
+    ).toEqual([
+      {
+        project_id: 'p1',
+        stream: 'visitors',
+        window_start: '2024-03-01',
+        window_end: '2024-03-02',
+        status: 'loaded',
+        pages: 2,
+        rows: 300,
+        truncated: false,
+        error: null,
+      },
+      {
+        project_id: 'p1',
+        stream: 'visitors',
+        window_start: '2024-03-02',
+        window_end: '2024-03-03',
+        status: 'failed',
+        pages: 0,
+        rows: 0,
+        truncated: false,
+        error: 'HTTP 500',
+      },
+    ]);
+    expect(await queryRows(db.connection, 'SELECT streams FROM sync_runs')).toEqual([
+      { streams: ['visitors'] },
+    ]);
+    // The key now includes the stream: the same day of another stream is another window.
+    await db.connection.run(
+      `INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows, attempts, fetched_at, run_id)
+       VALUES ('p1', 'views', DATE '2024-03-01', DATE '2024-03-02', 'loaded', 1, 1, 1, now(), 'r2')`,
+    );
+    await expect(
+      db.connection.run(
+        `INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows, attempts, fetched_at, run_id)
+         VALUES ('p1', 'views', DATE '2024-03-01', DATE '2024-03-02', 'loaded', 1, 1, 1, now(), 'r3')`,
+      ),
+    ).rejects.toThrow(/Constraint Error|duplicate key/i);
   });
 
   it('renames the ledger column "at" (a DuckDB keyword) to requested_at in a database made by schema 1, keeping its rows', async () => {
@@ -123,7 +185,7 @@ describe('openDatabase (read-write)', () => {
 
     const db = await openTracked(path);
     const versions = await queryRows(db.connection, 'SELECT version FROM schema_migrations ORDER BY version');
-    expect(versions.map((r) => r['version'])).toEqual([1, 2]);
+    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3]);
     expect(
       await queryRows(
         db.connection,
@@ -171,7 +233,7 @@ describe('openDatabase (read-write)', () => {
     db.close();
     const err = await openDatabase(path).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UsageError);
-    expect((err as Error).message).toMatch(/schema version 999, newer than this mintlify-etl knows \(2\)/);
+    expect((err as Error).message).toMatch(/schema version 999, newer than this mintlify-etl knows \(3\)/);
   });
 
   it('lets go of the file on close, so another process can open it at once', async () => {

@@ -101,10 +101,13 @@ describe('loadWindow', () => {
     expect(await rows('SELECT * FROM sync_windows')).toEqual([
       {
         project_id: 'proj',
-        day: '2024-03-01',
+        stream: 'visitors',
+        window_start: '2024-03-01',
+        window_end: '2024-03-02',
         status: 'loaded',
         pages: 1,
         rows: 3,
+        truncated: false,
         api_totals_total: 1050,
         attempts: 2,
         fetched_at: '2024-03-02T05:00:00.000Z',
@@ -125,7 +128,7 @@ describe('loadWindow', () => {
       { path: '/new1' },
     ]);
     expect(await rows("SELECT count(*) AS n FROM page_daily WHERE day = '2024-03-02'")).toEqual([{ n: 5 }]);
-    expect(await rows("SELECT rows FROM sync_windows WHERE day = '2024-03-01'")).toEqual([{ rows: 2 }]);
+    expect(await rows("SELECT rows FROM sync_windows WHERE window_start = '2024-03-01'")).toEqual([{ rows: 2 }]);
     expect(await duplicateKeys()).toBe(0);
   });
 
@@ -318,6 +321,7 @@ describe('a crash in the middle of a load', () => {
       'src/load/append.ts',
       'src/load/batch-loader.ts',
       'src/load/window-loader.ts',
+      'src/util/day.ts',
     ]);
     try {
       const loader = pathToFileURL(join(js.dir, 'src/load/window-loader.js')).href;
@@ -367,7 +371,7 @@ describe('markWindowFailed', () => {
 
   it('records a failed window for a day with no data, and a later load replaces it', async () => {
     expect(await markWindowFailed(db, failure)).toBe(true);
-    expect(await rows('SELECT day, status, attempts, run_id, error, pages, rows FROM sync_windows')).toEqual([
+    expect(await rows('SELECT window_start AS day, status, attempts, run_id, error, pages, rows FROM sync_windows')).toEqual([
       {
         day: '2024-03-01',
         status: 'failed',

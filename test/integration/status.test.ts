@@ -28,12 +28,12 @@ async function buildFixture(file: string): Promise<void> {
       );
       const fetched = day === '2026-03-30' ? '2026-04-01 12:00:00+00' : '2026-03-31 02:00:00+00';
       await run(
-        `INSERT INTO sync_windows VALUES ('docs-a', $1::DATE, 'loaded', 1, 3, 12, 1, $2::TIMESTAMPTZ, 'r4', NULL)`,
+        `INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows, api_totals_total, attempts, fetched_at, run_id, error) VALUES ('docs-a', 'visitors', $1::DATE, $1::DATE + 1, 'loaded', 1, 3, 12, 1, $2::TIMESTAMPTZ, 'r4', NULL)`,
         [day, fetched],
       );
     }
     await run(
-      `INSERT INTO sync_windows VALUES ('docs-a', DATE '2026-03-23', 'failed', 0, 0, NULL, 6, TIMESTAMPTZ '2026-03-31 02:00:00+00', 'r4', 'HTTP 500')`,
+      `INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows, api_totals_total, attempts, fetched_at, run_id, error) VALUES ('docs-a', 'visitors', DATE '2026-03-23', DATE '2026-03-24', 'failed', 0, 0, NULL, 6, TIMESTAMPTZ '2026-03-31 02:00:00+00', 'r4', 'HTTP 500')`,
     );
     const runs: [string, string, string, string | null, string, string | null, string][] = [
       ['r1', 'docs-a', '2026-03-27 02:00:00+00', '2026-03-27 02:01:00+00', 'succeeded', null, '[]'],
