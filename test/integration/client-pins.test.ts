@@ -61,10 +61,9 @@ describe('MintlifyClient pins', () => {
   it('keeps the API key out of a network failure whose transport message quoted it', async () => {
     // A proxy or a TLS library may echo request headers into its error text: the client must not
     // pass that text on, neither in its own error nor in the cause it keeps.
-    vi.spyOn(Pool.prototype, 'request').mockImplementation((() =>
-      Promise.reject(
-        Object.assign(new Error(`socket hang up near Bearer ${KEY}`), { code: 'ECONNRESET' }),
-      )) as unknown as Pool['request']);
+    vi.spyOn(Pool.prototype, 'request').mockRejectedValue(
+      Object.assign(new Error(`socket hang up near Bearer ${KEY}`), { code: 'ECONNRESET' }),
+    );
     const err = await client('http://127.0.0.1:9', { maxAttempts: 1 })
       .getVisitors('p', Q)
       .catch((e: unknown) => e);
