@@ -216,6 +216,44 @@ describe('exportTables', () => {
     expect(readdirSync(join(out, 'page_daily'))).toEqual(['project_id=docs-a']);
   });
 
+  it('files a day under its calendar year: 2027-01-01 (ISO week-year 2026) lands in year=2027/month=01', async () => {
+    await withDb((db) => insertDays(db, 'docs-c', ['2027-01-01']));
+    const out = join(dir, 'out');
+    await exportTo(out);
+    for (const table of ['site_daily', 'page_daily'] as const) {
+      expect(await filesUnder(join(out, table, 'project_id=docs-c'))).toEqual([
+        join('year=2027', 'month=01', 'data_0.parquet'),
+      ]);
+    }
+    const rows = await exportedRows(out, 'page_daily');
+    expect(rows.filter((r) => r['project_id'] === 'docs-c')).toEqual(
+      (await tableRows('page_daily')).filter((r) => r['project_id'] === 'docs-c'),
+    );
+  });
+
+  it('with --from/--to leaves the months before and after the range byte for byte, removing none of them', async () => {
+    const out = join(dir, 'out');
+    await exportTo(out);
+    const outside = ['site_daily', 'page_daily'].flatMap((table) =>
+      ['01', '03'].map((month) =>
+        join(out, table, 'project_id=docs-a', 'year=2026', `month=${month}`, 'data_0.parquet'),
+      ),
+    );
+    const before = outside.map((f) => ({ f, mtime: statSync(f).mtimeMs, bytes: readFileSync(f) }));
+    // February only: --to is exclusive, so 2026-03-01 must not bring March into scope.
+    const summary = await exportTo(out, { from: '2026-02-01', to: '2026-03-01' });
+    expect(summary.range).toEqual({ from: '2026-02-01', to: '2026-03-01' });
+    expect(summary.tables.map((t) => [t.table, t.files, t.removedFiles])).toEqual([
+      ['site_daily', 2, 0],
+      ['page_daily', 2, 0],
+    ]);
+    for (const { f, mtime, bytes } of before) {
+      expect(existsSync(f), f).toBe(true);
+      expect(statSync(f).mtimeMs, f).toBe(mtime);
+      expect(readFileSync(f).equals(bytes), f).toBe(true);
+    }
+  });
+
   it('writes CSV partitions with a header that read back equal to the tables', async () => {
     const out = join(dir, 'csv');
     await exportTo(out, { format: 'csv' });

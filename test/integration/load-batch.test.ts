@@ -252,6 +252,36 @@ describe('loadWindowBatch', () => {
     });
   }
 
+  it('keeps the day fully old when only its sync_windows row cannot be written (the last step before COMMIT)', async () => {
+    // The window record is part of the day's transaction: a day whose record failed must not
+    // keep new site and page rows with an old (or no) record, nor the other way round.
+    await loadWindowBatch(db, [win('2024-03-01', pages(5))]);
+    const before = [
+      ...(await snapshot()),
+      await q('SELECT project_id, day, fetched_at FROM sync_windows ORDER BY ALL'),
+    ];
+    const broken = win('2024-03-01', pages(7, '/n'), { runId: 'run-2', fetchedAt: new Date(Number.NaN) });
+    await expect(loadWindowBatch(db, [broken])).rejects.toBeInstanceOf(InternalError);
+    expect([
+      ...(await snapshot()),
+      await q('SELECT project_id, day, fetched_at FROM sync_windows ORDER BY ALL'),
+    ]).toEqual(before);
+  });
+
+  it("replaces a day of one project without touching another project's same day", async () => {
+    // The DELETE of a reload is keyed by (project, day): a day alone would wipe every project's.
+    await loadWindowBatch(db, [win('2024-03-01', pages(5), { projectId: 'a' })]);
+    const a = await snapshot();
+    await loadWindowBatch(db, [win('2024-03-01', pages(3, '/b'), { projectId: 'b', runId: 'run-2' })]);
+    const [pagesNow, siteNow, windowsNow] = await snapshot();
+    const onlyA = (rows: Row[] | undefined) => (rows ?? []).filter((r) => r['project_id'] === 'a');
+    expect([onlyA(pagesNow), onlyA(siteNow), onlyA(windowsNow)]).toEqual(a);
+    expect(await pageCounts()).toEqual([
+      { project_id: 'a', day: '2024-03-01', n: 5, paths: 5, human: 10 },
+      { project_id: 'b', day: '2024-03-01', n: 3, paths: 3, human: 3 },
+    ]);
+  });
+
   it('loads a batch larger than one DataChunk (2,048 rows) across many days exactly', async () => {
     const batch = Array.from({ length: 31 }, (_, d) =>
       win(`2024-01-${String(d + 1).padStart(2, '0')}`, pages(250, `/d${d}/`)),

@@ -94,6 +94,19 @@ describe('RequestBudget', () => {
     expect(granted).toEqual([10_400]);
   });
 
+  it('counts a request from its response, not its grant: the window starts when the answer came', async () => {
+    // The server counts a request on arrival, which may be as late as the response: a window
+    // measured from the grant could let the next request in before the server's window ends.
+    const clock = new VirtualClock();
+    const b = budget(spec(1, 1_000), clock);
+    const granted = await b.acquire();
+    expect(granted).toBe(0);
+    b.complete(granted, 500);
+    clock.now = 1_200;
+    expect(b.waitTimeMs()).toBe(300);
+    expect(b.freesAt()).toBe(1_500);
+  });
+
   it('reports a free slot as a wait of 0 and freesAt as now', () => {
     const clock = new VirtualClock();
     clock.now = 5;

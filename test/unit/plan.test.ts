@@ -69,6 +69,16 @@ describe('planning day windows', () => {
     ]);
   });
 
+  it('fills a one-day gap just before the last loaded day, even with no lookback', () => {
+    // With --lookback 0 nothing else would plan 11-03: only the gap fill sees it.
+    const p = planProject(
+      'p',
+      { ...empty, loadedDays: ['2026-11-01', '2026-11-02', '2026-11-04'] },
+      { ...base, lookback: 0, today: '2026-11-05' },
+    );
+    expect(p.windows.map((w) => [w.day, w.reason])).toEqual([['2026-11-03', 'gap']]);
+  });
+
   it('plans again the days whose last attempt failed, even before the first loaded day', () => {
     const loaded = dayRange('2026-11-10', '2026-11-21');
     const p = planProject('p', { ...empty, loadedDays: loaded, failedDays: ['2026-11-01'] }, base);

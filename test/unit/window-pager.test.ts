@@ -79,6 +79,25 @@ describe('paging one day', () => {
     expect(w.pages).toHaveLength(300);
   });
 
+  it.each([
+    ['ai', { ...totals, ai: 3 }],
+    ['human', { ...totals, human: 11 }],
+    ['total', { ...totals, total: 12 }],
+  ])('fetches the whole day again when only %s changes between pages', async (_field, moved) => {
+    // Any of the three moving means rows may have shifted between offsets: the pass is discarded.
+    const all = rows(300);
+    const page = (t: typeof totals) => (o: number) => ({
+      totals: t,
+      visitors: all.slice(o, o + 250),
+      hasMore: o === 0,
+    });
+    const src = scripted([page(totals), page(moved), page(moved), page(moved)]);
+    const w = await fetchWindow(src, 'p', '2026-01-01', '2026-01-02');
+    expect(src.offsets).toEqual([0, 250, 0, 250]);
+    expect(w.attempts).toBe(2);
+    expect(w.site).toEqual(moved);
+  });
+
   it('fails the day with DataShiftError when a path keeps appearing twice', async () => {
     const dup = (o: number) => ({ totals, visitors: o === 0 ? rows(250) : rows(2), hasMore: o === 0 });
     const src = scripted(Array.from({ length: 6 }, () => dup));
@@ -118,6 +137,25 @@ describe('data-quality invariants', () => {
   it('accepts de-duplicated counts: max(h, a) <= total <= h + a', () => {
     expect(
       checkInvariants({ human: 5, ai: 3, total: 7 }, [{ path: '/a', human: 5, ai: 3, total: 7 }]),
+    ).toEqual([]);
+  });
+
+  it('flags a total below max(human, ai), for the site and for a page, without failing', () => {
+    const warnings = checkInvariants({ human: 5, ai: 3, total: 4 }, [
+      { path: '/a', human: 2, ai: 6, total: 4 },
+    ]);
+    expect(warnings).toEqual([
+      { kind: 'total_below_max_of_human_ai', detail: 'site totals: total 4 < max(human 5, ai 3)' },
+      { kind: 'total_below_max_of_human_ai', detail: 'path "/a": total 4 < max(human 2, ai 6)' },
+    ]);
+  });
+
+  it('does not flag a total equal to max(human, ai): one audience may hold every visitor', () => {
+    expect(
+      checkInvariants({ human: 5, ai: 3, total: 5 }, [
+        { path: '/a', human: 2, ai: 4, total: 4 },
+        { path: '/b', human: 1, ai: 0, total: 1 },
+      ]),
     ).toEqual([]);
   });
 });
