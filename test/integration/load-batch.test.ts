@@ -62,7 +62,9 @@ async function snapshot(): Promise<Row[][]> {
   return [
     await q('SELECT * FROM page_daily ORDER BY ALL'),
     await q('SELECT project_id, day, human, ai, total, partial, run_id FROM site_daily ORDER BY ALL'),
-    await q('SELECT project_id, window_start AS day, status, pages, rows, run_id FROM sync_windows ORDER BY ALL'),
+    await q(
+      'SELECT project_id, window_start AS day, status, pages, rows, run_id FROM sync_windows ORDER BY ALL',
+    ),
   ];
 }
 
@@ -258,13 +260,13 @@ describe('loadWindowBatch', () => {
     await loadWindowBatch(db, [win('2024-03-01', pages(5))]);
     const before = [
       ...(await snapshot()),
-      await q('SELECT project_id, day, fetched_at FROM sync_windows ORDER BY ALL'),
+      await q('SELECT project_id, window_start, fetched_at FROM sync_windows ORDER BY ALL'),
     ];
     const broken = win('2024-03-01', pages(7, '/n'), { runId: 'run-2', fetchedAt: new Date(Number.NaN) });
     await expect(loadWindowBatch(db, [broken])).rejects.toBeInstanceOf(InternalError);
     expect([
       ...(await snapshot()),
-      await q('SELECT project_id, day, fetched_at FROM sync_windows ORDER BY ALL'),
+      await q('SELECT project_id, window_start, fetched_at FROM sync_windows ORDER BY ALL'),
     ]).toEqual(before);
   });
 

@@ -128,7 +128,9 @@ describe('loadWindow', () => {
       { path: '/new1' },
     ]);
     expect(await rows("SELECT count(*) AS n FROM page_daily WHERE day = '2024-03-02'")).toEqual([{ n: 5 }]);
-    expect(await rows("SELECT rows FROM sync_windows WHERE window_start = '2024-03-01'")).toEqual([{ rows: 2 }]);
+    expect(await rows("SELECT rows FROM sync_windows WHERE window_start = '2024-03-01'")).toEqual([
+      { rows: 2 },
+    ]);
     expect(await duplicateKeys()).toBe(0);
   });
 
@@ -371,7 +373,11 @@ describe('markWindowFailed', () => {
 
   it('records a failed window for a day with no data, and a later load replaces it', async () => {
     expect(await markWindowFailed(db, failure)).toBe(true);
-    expect(await rows('SELECT window_start AS day, status, attempts, run_id, error, pages, rows FROM sync_windows')).toEqual([
+    expect(
+      await rows(
+        'SELECT window_start AS day, status, attempts, run_id, error, pages, rows FROM sync_windows',
+      ),
+    ).toEqual([
       {
         day: '2024-03-01',
         status: 'failed',

@@ -80,7 +80,7 @@ describe('a day that fails in the writer', () => {
     expect(first.failures.map((f) => [f.projectId, f.day])).toEqual([[PROJECT, BAD_DAY]]);
     expect(first.failures[0]?.message).toMatch(/^load failed/);
     // The load failed, so nothing of the day is in the database, not even a failed window row.
-    expect(await readRows(db, `SELECT day, status FROM sync_windows ORDER BY day`)).toEqual([
+    expect(await readRows(db, `SELECT window_start AS day, status FROM sync_windows ORDER BY day`)).toEqual([
       { day: '2026-03-02', status: 'loaded' },
       { day: '2026-03-03', status: 'loaded' },
     ]);
