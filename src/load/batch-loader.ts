@@ -2,74 +2,42 @@ import {
   BIGINT,
   BOOLEAN,
   DATE,
-  INTEGER,
   TIMESTAMPTZ,
   VARCHAR,
   listValue,
   type DuckDBConnection,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import { DataShiftError, EtlError, InternalError } from '../errors.js';
-import type { Database } from './database.js';
-import { dayNumber, inTransaction, toDateValue, toTimestampValue } from './sql.js';
-import type { WindowLoad } from './window-loader.js';
+import { DataShiftError, InternalError, type EtlError } from '../errors.js';
 import { addDays } from '../util/day.js';
 import { appendColumns, withAppender } from './append.js';
+import type { Database } from './database.js';
+import { dayNumber, toDateValue } from './sql.js';
+import {
+  loadPreparedBatch,
+  type BatchLoadOptions,
+  type PreparedWindow,
+  type TableLoader,
+} from './window-batch.js';
+import type { WindowLoad } from './window-loader.js';
+
+export {
+  loadPreparedBatch,
+  type BatchLoadOptions,
+  type BatchStep,
+  type PreparedWindow,
+  type TableLoader,
+} from './window-batch.js';
 
 const SITE_COLUMNS = [VARCHAR, DATE, BIGINT, BIGINT, BIGINT, BOOLEAN, TIMESTAMPTZ, VARCHAR];
-/** sync_windows in its column order: project_id, stream, window_start, window_end, status, pages, rows, truncated, api_totals_total, attempts, fetched_at, run_id, error. */
-const WINDOW_COLUMNS = [
-  VARCHAR,
-  VARCHAR,
-  DATE,
-  DATE,
-  VARCHAR,
-  INTEGER,
-  INTEGER,
-  BOOLEAN,
-  BIGINT,
-  INTEGER,
-  TIMESTAMPTZ,
-  VARCHAR,
-  VARCHAR,
-];
 
-// The batch's (project, day) keys arrive as two bound lists zipped by unnest. The day range
-// in front lets DuckDB skip row groups by their min/max before it joins on the keys.
-function deleteKeysSql(table: string, day = 'day', where = ''): string {
-  return `DELETE FROM ${table} USING (SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::DATE[]) AS day) AS k
-WHERE ${table}.${day} BETWEEN $3::DATE AND $4::DATE AND ${table}.project_id = k.project_id AND ${table}.${day} = k.day${where}`;
-}
-const DELETE_SQL = {
-  site: deleteKeysSql('site_daily'),
-  pages: deleteKeysSql('page_daily'),
-  windows: deleteKeysSql('sync_windows', 'window_start', " AND sync_windows.stream = 'visitors'"),
-} as const;
-
-export type BatchStep = 'delete' | 'site' | 'pages' | 'window';
-
-export interface BatchLoadOptions {
+/** A day stream with a site table and a page table of (human, ai, total) counts: visitors, views. */
+interface SitePageData {
+  readonly site: { readonly human: number; readonly ai: number; readonly total: number };
   /**
-   * Fault-injection seam for tests: called inside the transaction after each step. Throwing (or
-   * killing the process) here shows what a failure at that instant leaves behind.
-   */
-  onStep?: (step: BatchStep) => void | Promise<void>;
-}
-
-/**
- * A window that passed `prepareWindow`: its page rows checked, deduplicated and already turned
- * into the JSON text the INSERT parses. The row objects are not kept: a window may wait for the
- * writer's next commit, and a flat string per window is a fraction of the memory (and of the
- * garbage V8 must trace) that thousands of row objects are.
- */
-export interface PreparedWindow {
-  readonly w: Omit<WindowLoad, 'pages'>;
-  /** Distinct page rows. */
-  readonly rows: number;
-  /**
-   * The rows as JSON arrays of {path, human, ai, total}, at most BODY_CHUNK_ROWS each: DuckDB
-   * parses one string in one allocation, and a 55,000-row day as one string no longer fit the
-   * writer's 32 MB memory limit (every night, at hundreds of requests per attempt).
+   * The page rows as JSON arrays of {path, human, ai, total}, at most BODY_CHUNK_ROWS each:
+   * DuckDB parses one string in one allocation, and a 55,000-row day as one string no longer fit
+   * the writer's 32 MB memory limit (every night, at hundreds of requests per attempt).
    */
   readonly chunks: readonly { readonly rows: number; readonly body: string }[];
 }
@@ -77,7 +45,7 @@ export interface PreparedWindow {
 /** Page rows per JSON text handed to DuckDB: a few MB of text, far below the writer's memory limit. */
 export const BODY_CHUNK_ROWS = 20_000;
 
-function chunked(rows: readonly WindowLoad['pages'][number][]): PreparedWindow['chunks'] {
+function chunked(rows: readonly WindowLoad['pages'][number][]): SitePageData['chunks'] {
   const out: { rows: number; body: string }[] = [];
   for (let i = 0; i < rows.length; i += BODY_CHUNK_ROWS) {
     const part = rows.slice(i, i + BODY_CHUNK_ROWS);
@@ -101,7 +69,11 @@ function count(value: number, what: string, w: WindowLoad): bigint {
  * of failing everyone's transaction: a real day, non-negative integer counts, and no path twice
  * with different counts (identical repeats, a page boundary shown twice, collapse).
  */
-export function prepareWindow(w: WindowLoad): PreparedWindow {
+export function prepareWindow(
+  w: WindowLoad,
+  stream = 'visitors',
+  tables: TableLoader = VISITOR_TABLES,
+): PreparedWindow {
   dayNumber(w.day);
   count(w.site.human, 'site human', w);
   count(w.site.ai, 'site ai', w);
@@ -142,9 +114,15 @@ export function prepareWindow(w: WindowLoad): PreparedWindow {
       );
     }
   }
-  const { pages: _pages, ...meta } = w;
+  const { pages: _pages, site, ...meta } = w;
   // Only the four columns: rows may carry fields the loader does not store.
-  return { w: meta, rows: out.length, chunks: chunked(out) };
+  const data: SitePageData = { site, chunks: chunked(out) };
+  return {
+    w: { ...meta, stream, dateTo: addDays(w.day, 1), truncated: w.truncated ?? false },
+    rows: out.length,
+    tables,
+    data,
+  };
 }
 
 /**
@@ -159,26 +137,34 @@ function surrogateCollision(w: Pick<WindowLoad, 'projectId' | 'day'>, path: stri
 }
 
 /**
- * Page rows travel to DuckDB as JSON text, one string per window, parsed by DuckDB's own JSON
- * reader inside the INSERT. Handing each value to the Appender costs a native call per value on
- * the main thread (about 2-3 µs a row: the loader ran at ~200,000 rows/s, 5x slower than
- * `read_json`); JSON.stringify is native V8 code and the parse runs on DuckDB's threads, which
- * measured ~800,000 rows/s (BENCHMARKS.md, benchmark 3). The values are the ones the schemas
- * and `prepareWindow` already checked, so the round trip changes nothing; the row count is
- * still compared with what was sent.
+ * Page rows travel to DuckDB as JSON text, parsed by DuckDB's own JSON reader inside the INSERT.
+ * Handing each value to the Appender costs a native call per value on the main thread (about
+ * 2-3 µs a row: the loader ran at ~200,000 rows/s, 5x slower than `read_json`); JSON.stringify
+ * is native V8 code and the parse runs on DuckDB's threads, which measured ~800,000 rows/s
+ * (BENCHMARKS.md, benchmark 3). The values are the ones the schemas and `prepareWindow` already
+ * checked, so the round trip changes nothing; the row count is still compared with what was sent.
  */
-const PAGE_ROWS_SQL = `INSERT INTO page_daily (project_id, day, path, human, ai, total)
+function pageRowsSql(table: string): string {
+  return `INSERT INTO ${table} (project_id, day, path, human, ai, total)
 SELECT project_id, day, r.path, r.human, r.ai, r.total FROM (
   SELECT project_id, day,
     unnest(from_json(body, '[{"path":"VARCHAR","human":"BIGINT","ai":"BIGINT","total":"BIGINT"}]')) AS r
   FROM (SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::DATE[]) AS day, unnest($3::VARCHAR[]) AS body)
 )`;
+}
 
-/** Rows per INSERT: bounds the text bound at once, so a big batch is a few statements, not one huge string list. */
+/** Rows per INSERT: one chunk, so DuckDB never holds more than a chunk's text and rows at once. */
 const PAGE_ROWS_PER_STATEMENT = 20_000;
 
-async function insertPages(conn: DuckDBConnection, batch: readonly PreparedWindow[]): Promise<void> {
-  const chunks = batch.flatMap(({ w, chunks }) => chunks.map((c) => ({ w, ...c })));
+const PAGE_FIELDS = ['path', 'human', 'ai', 'total'];
+
+function dataOf(p: PreparedWindow): SitePageData {
+  return p.data as SitePageData;
+}
+
+async function insertPages(conn: DuckDBConnection, table: string, batch: readonly PreparedWindow[]): Promise<void> {
+  const sql = pageRowsSql(table);
+  const chunks = batch.flatMap((p) => dataOf(p).chunks.map((c) => ({ w: p.w, ...c })));
   for (let i = 0; i < chunks.length;) {
     const projects: string[] = [];
     const days: DuckDBValue[] = [];
@@ -192,7 +178,7 @@ async function insertPages(conn: DuckDBConnection, batch: readonly PreparedWindo
       rows += n;
     }
     if (rows === 0) continue;
-    const result = await conn.run(PAGE_ROWS_SQL, [listValue(projects), listValue(days), listValue(bodies)]);
+    const result = await conn.run(sql, [listValue(projects), listValue(days), listValue(bodies)]);
     if (result.rowsChanged !== rows) {
       throw new InternalError(
         `page rows did not round-trip: sent ${rows}, DuckDB inserted ${result.rowsChanged}`,
@@ -201,118 +187,65 @@ async function insertPages(conn: DuckDBConnection, batch: readonly PreparedWindo
     }
   }
 }
-const PAGE_FIELDS = ['path', 'human', 'ai', 'total'];
 
-/** The last window of a (project, day) wins, as if the windows had been loaded one by one. */
-function lastPerDay(windows: readonly PreparedWindow[]): PreparedWindow[] {
-  const byKey = new Map<string, PreparedWindow>();
-  for (const p of windows) {
-    const key = `${p.w.projectId}\u0000${p.w.day}`;
-    byKey.delete(key);
-    byKey.set(key, p);
-  }
-  return [...byKey.values()];
-}
-
-async function loadBatchInTransaction(
-  db: Database,
-  batch: readonly PreparedWindow[],
-  opts: BatchLoadOptions,
-): Promise<void> {
-  const conn = db.connection;
-  const days = batch.map((b) => b.w.day).sort();
-  const keys: DuckDBValue[] = [
-    listValue(batch.map((b) => b.w.projectId)),
-    listValue(batch.map((b) => toDateValue(b.w.day))),
-    days[0] as string,
-    days.at(-1) as string,
-  ];
-  const loadedAt = toTimestampValue(Date.now());
-  await inTransaction(conn, async () => {
-    for (const sql of [DELETE_SQL.site, DELETE_SQL.pages, DELETE_SQL.windows]) await conn.run(sql, keys);
-    await opts.onStep?.('delete');
-    await withAppender(conn, 'site_daily', (a) =>
-      appendColumns(a, SITE_COLUMNS, batch.length, (s, e) => {
-        const part = batch.slice(s, e).map((b) => b.w);
-        return [
-          part.map((w) => w.projectId),
-          part.map((w) => toDateValue(w.day)),
-          part.map((w) => BigInt(w.site.human)),
-          part.map((w) => BigInt(w.site.ai)),
-          part.map((w) => BigInt(w.site.total)),
-          part.map((w) => w.partial),
-          part.map(() => loadedAt),
-          part.map((w) => w.runId),
-        ];
-      }),
-    );
-    await opts.onStep?.('site');
-    await insertPages(conn, batch);
-    await opts.onStep?.('pages');
-    await withAppender(conn, 'sync_windows', (a) =>
-      appendColumns(a, WINDOW_COLUMNS, batch.length, (s, e) => {
-        const part = batch.slice(s, e);
-        return [
-          part.map((b) => b.w.projectId),
-          part.map(() => 'visitors'),
-          part.map((b) => toDateValue(b.w.day)),
-          part.map((b) => toDateValue(addDays(b.w.day, 1))),
-          part.map(() => 'loaded'),
-          part.map((b) => b.w.pagesFetched),
-          part.map((b) => b.rows),
-          part.map(() => false),
-          part.map((b) => BigInt(b.w.apiTotalsTotal)),
-          part.map((b) => b.w.attempts),
-          part.map((b) => toTimestampValue(b.w.fetchedAt)),
-          part.map((b) => b.w.runId),
-          part.map(() => null),
-        ];
-      }),
-    );
-    await opts.onStep?.('window');
-  });
+// The batch's (project, day) keys arrive as two bound lists zipped by unnest. The day range
+// in front lets DuckDB skip row groups by their min/max before it joins on the keys.
+function deleteKeysSql(table: string): string {
+  return `DELETE FROM ${table} USING (SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::DATE[]) AS day) AS k
+WHERE ${table}.day BETWEEN $3::DATE AND $4::DATE AND ${table}.project_id = k.project_id AND ${table}.day = k.day`;
 }
 
 /**
- * Group commit: loads many fetched windows in ONE transaction with set-based statements (one
- * DELETE per table for every (project, day) of the batch, then an Appender for the site and
- * window rows and JSON-fed INSERTs for the page rows). Same
- * result as `loadWindow` on each window in order, at a fraction of the cost per window: the
- * per-transaction overhead (about 15 ms) is paid once per batch instead of once per day. The
- * batch is atomic: a failure or a crash leaves every day of it all-old.
+ * The tables of a day stream of site and page counts (visitors: site_daily and page_daily;
+ * views: site_views_daily and page_views_daily): each window's site row and page rows replaced
+ * as a set.
+ */
+export function siteAndPageTables(siteTable: string, pageTable: string): TableLoader {
+  const deletes = [deleteKeysSql(siteTable), deleteKeysSql(pageTable)];
+  return {
+    async replace(conn, batch, { loadedAt, onStep }) {
+      const days = batch.map((b) => b.w.day).sort();
+      const keys: DuckDBValue[] = [
+        listValue(batch.map((b) => b.w.projectId)),
+        listValue(batch.map((b) => toDateValue(b.w.day))),
+        days[0] as string,
+        days.at(-1) as string,
+      ];
+      for (const sql of deletes) await conn.run(sql, keys);
+      await onStep('delete');
+      await withAppender(conn, siteTable, (a) =>
+        appendColumns(a, SITE_COLUMNS, batch.length, (s, e) => {
+          const part = batch.slice(s, e);
+          return [
+            part.map((b) => b.w.projectId),
+            part.map((b) => toDateValue(b.w.day)),
+            part.map((b) => BigInt(dataOf(b).site.human)),
+            part.map((b) => BigInt(dataOf(b).site.ai)),
+            part.map((b) => BigInt(dataOf(b).site.total)),
+            part.map((b) => b.w.partial),
+            part.map(() => loadedAt),
+            part.map((b) => b.w.runId),
+          ];
+        }),
+      );
+      await onStep('site');
+      await insertPages(conn, pageTable, batch);
+      await onStep('pages');
+    },
+  };
+}
+
+export const VISITOR_TABLES = siteAndPageTables('site_daily', 'page_daily');
+
+/**
+ * Loads visitors windows in ONE transaction (see `loadPreparedBatch`): same result as loading
+ * each in order, at a fraction of the cost per window; a failure or a crash leaves every day of
+ * the batch all-old.
  */
 export async function loadWindowBatch(
   db: Database,
   windows: readonly WindowLoad[],
   opts: BatchLoadOptions = {},
 ): Promise<void> {
-  await loadPreparedBatch(db, windows.map(prepareWindow), opts);
-}
-
-/** `loadWindowBatch` for windows that already went through `prepareWindow` (the writer checks each on its own first). */
-export async function loadPreparedBatch(
-  db: Database,
-  windows: readonly PreparedWindow[],
-  opts: BatchLoadOptions = {},
-): Promise<void> {
-  if (windows.length === 0) return;
-  const batch = lastPerDay(windows);
-  try {
-    await loadBatchInTransaction(db, batch, opts);
-  } catch (e) {
-    if (e instanceof EtlError) throw e;
-    const first = (windows[0] as PreparedWindow).w;
-    if (windows.length === 1) {
-      throw new InternalError(
-        `loading ${first.projectId} ${first.day} into ${db.path} failed (the day keeps its previous data): ${(e as Error).message}`,
-        { projectId: first.projectId, day: first.day, path: db.path },
-        { cause: e },
-      );
-    }
-    throw new InternalError(
-      `loading a batch of ${windows.length} window(s) (first ${first.projectId} ${first.day}) into ${db.path} failed (every day of it keeps its previous data): ${(e as Error).message}`,
-      { windows: windows.length, path: db.path },
-      { cause: e },
-    );
-  }
+  await loadPreparedBatch(db, windows.map((w) => prepareWindow(w)), opts);
 }

@@ -280,18 +280,28 @@ export async function readLedgerSince(
   return rows.map((r) => Number(r['ms']));
 }
 
-export async function readSyncState(db: Database, projectId: string): Promise<SyncState> {
+export async function readSyncState(db: Database, projectId: string, stream = 'visitors'): Promise<SyncState> {
   const [loaded, partial, failed] = [
     await read(
       db,
       `SELECT window_start AS day, epoch_ms(fetched_at) AS fetched_ms FROM sync_windows
-       WHERE project_id = $1 AND stream = 'visitors' AND status = 'loaded' ORDER BY window_start`,
-      [projectId],
+       WHERE project_id = $1 AND stream = $2 AND status = 'loaded' ORDER BY window_start`,
+      [projectId, stream],
     ),
-    await read(db, 'SELECT day FROM site_daily WHERE project_id = $1 AND partial ORDER BY day', [projectId]),
-    await read(db, `SELECT window_start AS day FROM sync_windows WHERE project_id = $1 AND stream = 'visitors' AND status = 'failed' ORDER BY window_start`, [
-      projectId,
-    ]),
+    // Partial: loaded before the window was over (--include-today), whatever the stream's tables.
+    await read(
+      db,
+      `SELECT window_start AS day FROM sync_windows
+       WHERE project_id = $1 AND stream = $2 AND status = 'loaded' AND fetched_at < window_end::TIMESTAMPTZ
+       ORDER BY window_start`,
+      [projectId, stream],
+    ),
+    await read(
+      db,
+      `SELECT window_start AS day FROM sync_windows
+       WHERE project_id = $1 AND stream = $2 AND status = 'failed' ORDER BY window_start`,
+      [projectId, stream],
+    ),
   ];
   return {
     loadedDays: days(loaded),
@@ -307,22 +317,24 @@ export async function readSyncState(db: Database, projectId: string): Promise<Sy
  * deferred when it ends, so the plan of a run that was killed (marked 'failed' by the next
  * one) or died before finishing still tells which days it never loaded.
  */
-export async function readDeferredDays(db: Database, projectId: string): Promise<string[]> {
+export async function readDeferredDays(db: Database, projectId: string, stream = 'visitors'): Promise<string[]> {
   const rows = await read(
     db,
     `WITH deferred AS (
        SELECT r.started_at, TRY_CAST(right(d.entry, 10) AS DATE) AS day
        FROM sync_runs r, unnest(r.deferred_days) AS d(entry)
-       WHERE r.status IN ('incomplete', 'failed') AND d.entry = $1 || ':' || right(d.entry, 10)
+       WHERE r.status IN ('incomplete', 'failed')
+         AND (d.entry = $1 || ':' || $2 || ':' || right(d.entry, 10)
+              OR ($2 = 'visitors' AND d.entry = $1 || ':' || right(d.entry, 10)))
      )
      SELECT DISTINCT d.day FROM deferred d
      WHERE d.day IS NOT NULL AND NOT EXISTS (
        SELECT 1 FROM sync_windows w
-       WHERE w.project_id = $1 AND w.stream = 'visitors' AND w.window_start = d.day AND w.status = 'loaded'
+       WHERE w.project_id = $1 AND w.stream = $2 AND w.window_start = d.day AND w.status = 'loaded'
          AND w.fetched_at >= d.started_at
      )
      ORDER BY d.day`,
-    [projectId],
+    [projectId, stream],
   );
   return days(rows);
 }
@@ -379,13 +391,17 @@ export async function readRecentRuns(db: Database, limit: number): Promise<RunRe
 }
 
 /** Average API pages per loaded window over the project's 30 most recent loaded days (for the ETA). */
-export async function averagePagesPerWindow(db: Database, projectId: string): Promise<number | undefined> {
+export async function averagePagesPerWindow(
+  db: Database,
+  projectId: string,
+  stream = 'visitors',
+): Promise<number | undefined> {
   const rows = await read(
     db,
     `SELECT avg(pages) AS pages FROM (
-       SELECT pages FROM sync_windows WHERE project_id = $1 AND stream = 'visitors' AND status = 'loaded' ORDER BY window_start DESC LIMIT 30
+       SELECT pages FROM sync_windows WHERE project_id = $1 AND stream = $2 AND status = 'loaded' ORDER BY window_start DESC LIMIT 30
      )`,
-    [projectId],
+    [projectId, stream],
   );
   const v = rows[0]?.['pages'];
   return typeof v === 'number' ? v : undefined;

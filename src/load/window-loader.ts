@@ -16,6 +16,8 @@ export interface WindowLoad {
   fetchedAt: Date;
   /** `totals.total` as the API reported it (the same on every page of the window). */
   apiTotalsTotal: number;
+  /** A --max-pages cap cut the window short (default false). */
+  truncated?: boolean;
 }
 
 export type LoadStep = BatchStep;
@@ -41,7 +43,11 @@ export async function loadWindows(
 
 export interface WindowFailure {
   projectId: string;
+  /** Default visitors. */
+  stream?: string;
   day: string;
+  /** window_end; default the day after `day`. */
+  dateTo?: string;
   runId: string;
   error: string;
   attempts: number;
@@ -58,11 +64,20 @@ export async function markWindowFailed(db: Database, f: WindowFailure): Promise<
   return exclusive(conn, async () => {
     const result = await conn.run(
       `INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows, api_totals_total, attempts, fetched_at, run_id, error)
-       VALUES ($1, 'visitors', $2::DATE, $2::DATE + 1, 'failed', 0, 0, NULL, $3, $4, $5, $6)
+       VALUES ($1, $7, $2::DATE, coalesce($8::DATE, $2::DATE + 1), 'failed', 0, 0, NULL, $3, $4, $5, $6)
        ON CONFLICT (project_id, stream, window_start) DO UPDATE SET
          attempts = excluded.attempts, fetched_at = excluded.fetched_at, run_id = excluded.run_id, error = excluded.error
        WHERE sync_windows.status <> 'loaded'`,
-      [f.projectId, f.day, f.attempts, toTimestampValue(f.fetchedAt), f.runId, f.error],
+      [
+        f.projectId,
+        f.day,
+        f.attempts,
+        toTimestampValue(f.fetchedAt),
+        f.runId,
+        f.error,
+        f.stream ?? 'visitors',
+        f.dateTo ?? null,
+      ],
     );
     return result.rowsChanged > 0;
   });

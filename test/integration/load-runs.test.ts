@@ -242,7 +242,9 @@ describe('sync state', () => {
   it('lists loaded, partial and failed days of one project, sorted', async () => {
     await loadWindow(db, win('p1', '2024-03-03'));
     await loadWindow(db, win('p1', '2024-03-01'));
-    await loadWindow(db, win('p1', '2024-03-05', { partial: true }));
+    // Partial: fetched before the day was over (what --include-today does).
+    const midday = new Date('2024-03-05T12:00:00.000Z');
+    await loadWindow(db, win('p1', '2024-03-05', { partial: true, fetchedAt: midday }));
     await loadWindow(db, win('p2', '2024-03-02'));
     const failure = { projectId: 'p1', runId: 'r', error: 'x', attempts: 6, fetchedAt: new Date() };
     await markWindowFailed(db, { ...failure, day: '2024-03-04' });
@@ -258,7 +260,7 @@ describe('sync state', () => {
     expect([...state.fetchedAt]).toEqual([
       ['2024-03-01', at],
       ['2024-03-03', at],
-      ['2024-03-05', at],
+      ['2024-03-05', midday.getTime()],
     ]);
     expect(await readSyncState(db, 'nobody')).toEqual({
       loadedDays: [],

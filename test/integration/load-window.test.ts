@@ -322,6 +322,7 @@ describe('a crash in the middle of a load', () => {
       'src/load/sql.ts',
       'src/load/append.ts',
       'src/load/batch-loader.ts',
+      'src/load/window-batch.ts',
       'src/load/window-loader.ts',
       'src/util/day.ts',
     ]);

@@ -1,0 +1,187 @@
+import {
+  BIGINT,
+  BOOLEAN,
+  DATE,
+  INTEGER,
+  TIMESTAMPTZ,
+  VARCHAR,
+  listValue,
+  type DuckDBConnection,
+  type DuckDBValue,
+} from '@duckdb/node-api';
+import { EtlError, InternalError } from '../errors.js';
+import { appendColumns, withAppender } from './append.js';
+import type { Database } from './database.js';
+import { inTransaction, toDateValue, toTimestampValue } from './sql.js';
+
+/** What every window of every stream records in sync_windows, whatever its tables hold. */
+export interface WindowMeta {
+  readonly projectId: string;
+  readonly stream: string;
+  /** window_start: 'YYYY-MM-DD' (UTC). */
+  readonly day: string;
+  /** window_end, exclusive like the API's dateTo. */
+  readonly dateTo: string;
+  /** The window was not over when fetched (--include-today). */
+  readonly partial: boolean;
+  readonly pagesFetched: number;
+  readonly attempts: number;
+  readonly runId: string;
+  readonly fetchedAt: Date;
+  /** The API's own total for the window where it gives one (visitors: totals.total). */
+  readonly apiTotalsTotal: number | null;
+  /** A --max-pages cap cut the window short: loaded, but never counted as complete. */
+  readonly truncated: boolean;
+}
+
+export type BatchStep = 'delete' | 'site' | 'pages' | 'window';
+
+export interface BatchLoadOptions {
+  /**
+   * Fault-injection seam for tests: called inside the transaction after each step. Throwing (or
+   * killing the process) here shows what a failure at that instant leaves behind.
+   */
+  onStep?: (step: BatchStep) => void | Promise<void>;
+}
+
+/**
+ * A window checked by its stream and turned into compact load data at once: a window may wait
+ * for the writer's next commit, and a few strings per window are a fraction of the memory (and
+ * of the garbage V8 must trace) that thousands of row objects are.
+ */
+export interface PreparedWindow {
+  readonly w: WindowMeta;
+  /** Rows the stream's tables receive (what sync_windows.rows records). */
+  readonly rows: number;
+  readonly tables: TableLoader;
+  /** The stream's own load data, read only by `tables`. */
+  readonly data: unknown;
+}
+
+/** A stream's tables: how a batch of its windows replaces their rows. */
+export interface TableLoader {
+  /**
+   * Inside the batch's transaction: deletes every row of these windows from the stream's tables
+   * and inserts the new ones (each window replaced as a set). Calls `onStep` after its deletes
+   * ('delete') and after each table it fills.
+   */
+  replace(
+    conn: DuckDBConnection,
+    windows: readonly PreparedWindow[],
+    ctx: { readonly loadedAt: DuckDBValue; readonly onStep: (step: BatchStep) => Promise<void> },
+  ): Promise<void>;
+}
+
+/** sync_windows in its column order. */
+const WINDOW_COLUMNS = [
+  VARCHAR, // project_id
+  VARCHAR, // stream
+  DATE, // window_start
+  DATE, // window_end
+  VARCHAR, // status
+  INTEGER, // pages
+  INTEGER, // rows
+  BOOLEAN, // truncated
+  BIGINT, // api_totals_total
+  INTEGER, // attempts
+  TIMESTAMPTZ, // fetched_at
+  VARCHAR, // run_id
+  VARCHAR, // error
+];
+
+const DELETE_WINDOWS = `DELETE FROM sync_windows USING (
+  SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::VARCHAR[]) AS stream, unnest($3::DATE[]) AS day) AS k
+WHERE sync_windows.project_id = k.project_id AND sync_windows.stream = k.stream AND sync_windows.window_start = k.day`;
+
+/** The last window of a (project, stream, day) wins, as if the windows had been loaded one by one. */
+function lastPerWindow(windows: readonly PreparedWindow[]): PreparedWindow[] {
+  const byKey = new Map<string, PreparedWindow>();
+  for (const p of windows) {
+    const key = `${p.w.projectId}\u0000${p.w.stream}\u0000${p.w.day}`;
+    byKey.delete(key);
+    byKey.set(key, p);
+  }
+  return [...byKey.values()];
+}
+
+async function appendWindowRecords(conn: DuckDBConnection, batch: readonly PreparedWindow[]): Promise<void> {
+  await withAppender(conn, 'sync_windows', (a) =>
+    appendColumns(a, WINDOW_COLUMNS, batch.length, (s, e) => {
+      const part = batch.slice(s, e);
+      return [
+        part.map((b) => b.w.projectId),
+        part.map((b) => b.w.stream),
+        part.map((b) => toDateValue(b.w.day)),
+        part.map((b) => toDateValue(b.w.dateTo)),
+        part.map(() => 'loaded'),
+        part.map((b) => b.w.pagesFetched),
+        part.map((b) => b.rows),
+        part.map((b) => b.w.truncated),
+        part.map((b) => (b.w.apiTotalsTotal === null ? null : BigInt(b.w.apiTotalsTotal))),
+        part.map((b) => b.w.attempts),
+        part.map((b) => toTimestampValue(b.w.fetchedAt)),
+        part.map((b) => b.w.runId),
+        part.map(() => null),
+      ];
+    }),
+  );
+}
+
+async function loadBatchInTransaction(
+  db: Database,
+  batch: readonly PreparedWindow[],
+  opts: BatchLoadOptions,
+): Promise<void> {
+  const conn = db.connection;
+  const loadedAt = toTimestampValue(Date.now());
+  const onStep = async (step: BatchStep): Promise<void> => {
+    await opts.onStep?.(step);
+  };
+  // Streams in the order they first appear: each replaces its windows' rows in its own tables.
+  const byLoader = new Map<TableLoader, PreparedWindow[]>();
+  for (const p of batch) byLoader.set(p.tables, [...(byLoader.get(p.tables) ?? []), p]);
+  await inTransaction(conn, async () => {
+    await conn.run(DELETE_WINDOWS, [
+      listValue(batch.map((b) => b.w.projectId)),
+      listValue(batch.map((b) => b.w.stream)),
+      listValue(batch.map((b) => toDateValue(b.w.day))),
+    ]);
+    for (const [tables, windows] of byLoader) await tables.replace(conn, windows, { loadedAt, onStep });
+    // The window record is the last write of the transaction: a day is marked loaded only
+    // together with its rows, never before and never without them.
+    await appendWindowRecords(conn, batch);
+    await onStep('window');
+  });
+}
+
+/**
+ * Group commit: loads many prepared windows of any streams in ONE transaction (a commit costs
+ * about 15 ms whatever its size, so one per window was the loader's main cost). The batch is
+ * atomic: a failure or a crash leaves every window of it all-old.
+ */
+export async function loadPreparedBatch(
+  db: Database,
+  windows: readonly PreparedWindow[],
+  opts: BatchLoadOptions = {},
+): Promise<void> {
+  if (windows.length === 0) return;
+  try {
+    await loadBatchInTransaction(db, lastPerWindow(windows), opts);
+  } catch (e) {
+    if (e instanceof EtlError) throw e;
+    const first = (windows[0] as PreparedWindow).w;
+    const name = `${first.projectId} ${first.stream === 'visitors' ? '' : `${first.stream} `}${first.day}`;
+    if (windows.length === 1) {
+      throw new InternalError(
+        `loading ${name} into ${db.path} failed (the day keeps its previous data): ${(e as Error).message}`,
+        { projectId: first.projectId, stream: first.stream, day: first.day, path: db.path },
+        { cause: e },
+      );
+    }
+    throw new InternalError(
+      `loading a batch of ${windows.length} window(s) (first ${name}) into ${db.path} failed (every day of it keeps its previous data): ${(e as Error).message}`,
+      { windows: windows.length, path: db.path },
+      { cause: e },
+    );
+  }
+}
