@@ -28,7 +28,18 @@ import {
   type VisitorsPage,
 } from './schemas.js';
 
-export type Endpoint = 'visitors' | 'agent.create' | 'agent.get' | 'agent.message';
+/** The ledger's name for a request: an analytics stream's endpoint (`visitors`, `views`, ...) or an agent call. */
+export type Endpoint = string;
+
+/** One GET of an analytics endpoint, as a stream describes it. */
+export interface AnalyticsRequest<T> {
+  readonly endpoint: string;
+  readonly projectId: string;
+  /** Below /v1/analytics/{projectId}/, e.g. `views` or `assistant/caller-stats`. */
+  readonly path: string;
+  readonly query: Readonly<Record<string, string>>;
+  readonly schema: z.ZodType<T>;
+}
 
 /** One attempt that went out on the wire (the request ledger and progress displays use these). */
 export interface RequestEvent {
@@ -195,6 +206,20 @@ export class MintlifyClient {
       path: `/v1/analytics/${encodeURIComponent(projectId)}/visitors`,
       query,
       schema: VisitorsResponseSchema,
+      signal: o.signal,
+      priority: o.priority,
+    });
+  }
+
+  /** One page of any analytics endpoint: the streams describe their requests with this. */
+  getAnalytics<T>(r: AnalyticsRequest<T>, o: CallOptions = {}): Promise<T> {
+    return this.call({
+      method: 'GET',
+      endpoint: r.endpoint,
+      projectId: r.projectId,
+      path: `/v1/analytics/${encodeURIComponent(r.projectId)}/${r.path}`,
+      query: new URLSearchParams({ ...r.query }).toString(),
+      schema: r.schema,
       signal: o.signal,
       priority: o.priority,
     });

@@ -7,6 +7,7 @@ import { EXIT, isEtlError } from '../errors.js';
 import { openDatabase } from '../load/database.js';
 import { queryRows } from '../load/sql.js';
 import { runSync, type SyncSummary } from '../pipeline/sync.js';
+import { DEFAULT_STREAMS, parseStreams, STREAMS } from '../streams/index.js';
 import { parseDay } from '../util/day.js';
 import { formatDuration, parseDuration, parseRateLimit } from '../util/duration.js';
 import { createLogger } from '../util/log.js';
@@ -16,6 +17,7 @@ import type { CommandResult } from './result.js';
 
 interface SyncFlags {
   project?: string[];
+  streams?: string;
   from?: string;
   to?: string;
   lookback: number;
@@ -55,6 +57,10 @@ export function registerSync(
       '-p, --project <id>',
       'project id (repeatable, or comma-separated; env MINTLIFY_PROJECT_ID)',
       collect,
+    )
+    .option(
+      '--streams <list>',
+      `streams to sync, comma-separated (env MINTLIFY_ETL_STREAMS; default ${DEFAULT_STREAMS.join(',')}; known: ${STREAMS.map((s) => s.name).join(', ')})`,
     )
     .option('--from <YYYY-MM-DD>', 'first day to load (inclusive, UTC); omit for incremental')
     .option('--to <YYYY-MM-DD>', 'day to stop before (exclusive, UTC); default today')
@@ -112,6 +118,9 @@ Exit codes: 0 done (or deferred by the budget), 2 bad usage, 3 key refused,
 async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   // Every check that can fail on input happens before the lock or the database file exists.
   const projects = projectIds(flags.project);
+  const streams = parseStreams(
+    flags.streams ?? process.env['MINTLIFY_ETL_STREAMS'] ?? DEFAULT_STREAMS.join(','),
+  );
   const from = flags.from !== undefined ? parseDay(flags.from, '--from') : undefined;
   const to = flags.to !== undefined ? parseDay(flags.to, '--to') : undefined;
   const rateLimit = parseRateLimit(flags.rateLimit);
@@ -159,6 +168,7 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
     summary = await runSync({
       signal: interrupt.signal,
       projects,
+      streams,
       from,
       to,
       lookback: flags.lookback,

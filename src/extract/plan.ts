@@ -7,6 +7,8 @@ export type WindowReason =
 
 export interface PlannedWindow {
   readonly projectId: string;
+  /** The stream whose window this is (visitors, views, ...). */
+  readonly stream: string;
   /** The day; the request is [day, day + 1). */
   readonly day: Day;
   readonly dateTo: Day;
@@ -46,6 +48,7 @@ export interface PlanOptions {
 /** A day the plan leaves out on purpose, and why (--dry-run shows them). */
 export interface SkippedWindow {
   readonly projectId: string;
+  readonly stream: string;
   readonly day: Day;
   readonly reason: 'settled';
   /** When it was last fetched (epoch ms). */
@@ -72,7 +75,12 @@ export function isSettled(day: Day, fetchedAt: number | undefined, lookback: num
  * Turns flags and the database's state into one window per UTC day. Per-day windows only:
  * unique visitors are not additive, so a multi-day request could never be split back into days.
  */
-export function planProject(projectId: string, state: ProjectState, opts: PlanOptions): ProjectPlan {
+export function planProject(
+  projectId: string,
+  state: ProjectState,
+  opts: PlanOptions,
+  stream = 'visitors',
+): ProjectPlan {
   const limit = opts.includeToday ? addDays(opts.today, 1) : opts.today;
   if (opts.to !== undefined && opts.to > addDays(opts.today, 1)) {
     throw new UsageError(
@@ -97,14 +105,15 @@ export function planProject(projectId: string, state: ProjectState, opts: PlanOp
     const skipped: SkippedWindow[] = [];
     const days = dayRange(opts.from, to).filter((d) => {
       const settled = settledFetch(state, d, opts);
-      if (settled !== undefined) skipped.push({ projectId, day: d, reason: 'settled', fetchedAt: settled });
+      if (settled !== undefined)
+        skipped.push({ projectId, stream, day: d, reason: 'settled', fetchedAt: settled });
       return settled === undefined;
     });
     return {
       projectId,
       from: opts.from,
       to,
-      windows: windowsOf(projectId, days, 'range', opts.today),
+      windows: days.map((d) => window(projectId, stream, d, 'range', opts.today)),
       skipped,
     };
   }
@@ -130,7 +139,7 @@ export function planProject(projectId: string, state: ProjectState, opts: PlanOp
     for (const d of dayRange(start, addDays(last, 1))) {
       const settled = settledFetch(state, d, opts);
       if (settled === undefined) add(d, 'lookback');
-      else skipped.push({ projectId, day: d, reason: 'settled', fetchedAt: settled });
+      else skipped.push({ projectId, stream, day: d, reason: 'settled', fetchedAt: settled });
     }
     for (const d of dayRange(addDays(last, 1), to)) add(d, 'new');
     const have = new Set(loaded);
@@ -141,7 +150,7 @@ export function planProject(projectId: string, state: ProjectState, opts: PlanOp
   for (const d of state.partialDays) add(d, 'partial');
 
   const days = [...chosen.keys()].sort();
-  const windows = days.map((day) => window(projectId, day, chosen.get(day) ?? 'range', opts.today));
+  const windows = days.map((day) => window(projectId, stream, day, chosen.get(day) ?? 'range', opts.today));
   return { projectId, from: days[0] ?? to, to, windows, skipped };
 }
 
@@ -152,12 +161,22 @@ function settledFetch(state: ProjectState, day: Day, opts: PlanOptions): number 
   return isSettled(day, fetched, opts.lookback) ? fetched : undefined;
 }
 
-function windowsOf(projectId: string, days: Day[], reason: WindowReason, today: Day): PlannedWindow[] {
-  return days.map((d) => window(projectId, d, reason, today));
+function window(
+  projectId: string,
+  stream: string,
+  day: Day,
+  reason: WindowReason,
+  today: Day,
+): PlannedWindow {
+  return { projectId, stream, day, dateTo: addDays(day, 1), reason, partial: day >= today };
 }
 
-function window(projectId: string, day: Day, reason: WindowReason, today: Day): PlannedWindow {
-  return { projectId, day, dateTo: addDays(day, 1), reason, partial: day >= today };
+/**
+ * The window's name in run records (sync_runs.deferred_days) and summaries:
+ * `project:day` for visitors (as before streams), `project:stream:day` for the others.
+ */
+export function windowKey(w: { projectId: string; stream: string; day: Day }): string {
+  return w.stream === 'visitors' ? `${w.projectId}:${w.day}` : `${w.projectId}:${w.stream}:${w.day}`;
 }
 
 /**
@@ -167,5 +186,11 @@ function window(projectId: string, day: Day, reason: WindowReason, today: Day): 
 export function mergePlans(plans: readonly ProjectPlan[]): PlannedWindow[] {
   return plans
     .flatMap((p) => p.windows)
-    .sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : a.projectId < b.projectId ? -1 : 1));
+    .sort(
+      (a, b) => compare(a.day, b.day) || compare(a.projectId, b.projectId) || compare(a.stream, b.stream),
+    );
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -162,7 +162,11 @@ function dataOf(p: PreparedWindow): SitePageData {
   return p.data as SitePageData;
 }
 
-async function insertPages(conn: DuckDBConnection, table: string, batch: readonly PreparedWindow[]): Promise<void> {
+async function insertPages(
+  conn: DuckDBConnection,
+  table: string,
+  batch: readonly PreparedWindow[],
+): Promise<void> {
   const sql = pageRowsSql(table);
   const chunks = batch.flatMap((p) => dataOf(p).chunks.map((c) => ({ w: p.w, ...c })));
   for (let i = 0; i < chunks.length;) {
@@ -247,5 +251,9 @@ export async function loadWindowBatch(
   windows: readonly WindowLoad[],
   opts: BatchLoadOptions = {},
 ): Promise<void> {
-  await loadPreparedBatch(db, windows.map((w) => prepareWindow(w)), opts);
+  await loadPreparedBatch(
+    db,
+    windows.map((w) => prepareWindow(w)),
+    opts,
+  );
 }

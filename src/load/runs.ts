@@ -280,7 +280,11 @@ export async function readLedgerSince(
   return rows.map((r) => Number(r['ms']));
 }
 
-export async function readSyncState(db: Database, projectId: string, stream = 'visitors'): Promise<SyncState> {
+export async function readSyncState(
+  db: Database,
+  projectId: string,
+  stream = 'visitors',
+): Promise<SyncState> {
   const [loaded, partial, failed] = [
     await read(
       db,
@@ -317,7 +321,11 @@ export async function readSyncState(db: Database, projectId: string, stream = 'v
  * deferred when it ends, so the plan of a run that was killed (marked 'failed' by the next
  * one) or died before finishing still tells which days it never loaded.
  */
-export async function readDeferredDays(db: Database, projectId: string, stream = 'visitors'): Promise<string[]> {
+export async function readDeferredDays(
+  db: Database,
+  projectId: string,
+  stream = 'visitors',
+): Promise<string[]> {
   const rows = await read(
     db,
     `WITH deferred AS (

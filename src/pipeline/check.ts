@@ -8,6 +8,7 @@ import { acquireLock } from '../load/lock.js';
 import { appendLedger, readLedgerSince, type LedgerRow } from '../load/runs.js';
 import { addDays, todayUtc } from '../util/day.js';
 import type { RateLimitSpec } from '../util/duration.js';
+import { ANALYTICS_ENDPOINTS } from '../streams/index.js';
 import { explainNotFound } from './not-found.js';
 
 export interface CheckOptions {
@@ -131,7 +132,7 @@ async function checkProject(
 async function ledger(opts: CheckOptions, nowMs: number): Promise<number[]> {
   const db = await openDatabase(opts.dbPath, { readOnly: true });
   try {
-    return await readLedgerSince(db, nowMs - opts.rateLimit.windowMs, { endpoints: ['visitors'] });
+    return await readLedgerSince(db, nowMs - opts.rateLimit.windowMs, { endpoints: ANALYTICS_ENDPOINTS });
   } finally {
     db.close();
   }

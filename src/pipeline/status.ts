@@ -1,6 +1,7 @@
 import { RequestBudget } from '../api/budget.js';
 import type { Database } from '../load/database.js';
 import { syncHolder } from '../load/lock.js';
+import { ANALYTICS_ENDPOINTS } from '../streams/index.js';
 import {
   readDeferredDays,
   readLedgerSince,
@@ -142,7 +143,7 @@ async function coverageByProject(db: Database): Promise<Map<string, Coverage>> {
 }
 
 async function budgetStatus(db: Database, spec: RateLimitSpec, now: number): Promise<BudgetStatus> {
-  const spent = await readLedgerSince(db, now - spec.windowMs, { endpoints: ['visitors'] });
+  const spent = await readLedgerSince(db, now - spec.windowMs, { endpoints: ANALYTICS_ENDPOINTS });
   const budget = new RequestBudget(spec, { spent, now: () => now });
   const inWindow = budget.spentInWindow(now);
   const wait = budget.waitTimeMs(now);

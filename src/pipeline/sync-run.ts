@@ -9,9 +9,8 @@ import {
   UnreachableError,
   UsageError,
 } from '../errors.js';
-import { mergePlans, type PlannedWindow } from '../extract/plan.js';
+import { mergePlans, windowKey, type PlannedWindow } from '../extract/plan.js';
 import type { QualityKind } from '../extract/quality.js';
-import { fetchWindow, type FetchedWindow } from '../extract/window-pager.js';
 import { openDatabase } from '../load/database.js';
 import { LedgerJournal } from '../load/ledger-journal.js';
 import { finishRun, type LedgerRow } from '../load/runs.js';
@@ -22,8 +21,21 @@ import { explainNotFound } from './not-found.js';
 import { RunBudget, stopReasonOf, type StopReason } from './limits.js';
 import { ProjectGate } from './project-gate.js';
 import { noProgress, type ProgressSink, type ProgressState } from './progress.js';
-import type { StateRead, SyncOptions, SyncStatus, SyncSummary, WindowFailure } from './sync.js';
+import {
+  admissionKey,
+  type StateRead,
+  type SyncOptions,
+  type SyncStatus,
+  type SyncSummary,
+  type WindowFailure,
+} from './sync.js';
 import { WindowWriter } from './writer.js';
+import { streamByName, type StreamFetched } from '../streams/index.js';
+
+/** A window as logs name it: `project day` for visitors, `project stream day` for the others. */
+function label(w: { projectId: string; stream: string; day: string }): string {
+  return w.stream === 'visitors' ? `${w.projectId} ${w.day}` : `${w.projectId} ${w.stream} ${w.day}`;
+}
 
 /** Fetched page rows that may wait for the writer before fetchers pause (a few MB of memory). */
 const MAX_PENDING_ROWS = 60_000;
@@ -215,7 +227,8 @@ export class SyncRun {
     if (this.#stopping()) return void this.#deferred.push(w);
     if (!(await this.#gate.enter(w.projectId))) return void this.#dropped++;
     if (this.#stopping()) return void this.#deferred.push(w);
-    const admitted = await this.#admission.admit(w.projectId, () => this.#stopping());
+    const key = admissionKey(w.projectId, w.stream);
+    const admitted = await this.#admission.admit(key, () => this.#stopping());
     if (admitted === undefined || 'refused' in admitted) {
       if (admitted) this.#stopReason ??= admitted.refused;
       this.#gate.open(w.projectId);
@@ -231,15 +244,15 @@ export class SyncRun {
     } finally {
       // Whatever the probe's outcome, windows waiting behind it go on (a 404 closed the gate first).
       this.#gate.open(w.projectId);
-      this.#admission.finish(admitted, w.projectId, fetchedPages);
+      this.#admission.finish(admitted, key, fetchedPages);
       this.#p.windowsDone++;
       this.#progress.update(this.#p);
     }
   }
 
   /** A window's pages, checked for consistency; data-quality findings are counted and logged once per kind. */
-  async #fetch(w: PlannedWindow, flight: Flight): Promise<FetchedWindow> {
-    const fetched = await fetchWindow(this.#client, w.projectId, w.day, w.dateTo, {
+  async #fetch(w: PlannedWindow, flight: Flight): Promise<StreamFetched> {
+    const fetched = await streamByName(w.stream).fetch(this.#client, w, {
       signal: this.#signal,
       // The oldest day in flight gets the next request when the budget is short.
       priority: this.#order.get(w) ?? 0,
@@ -248,14 +261,13 @@ export class SyncRun {
         this.#gate.open(w.projectId);
       },
     });
-    if (fetched.emptyPageWithMore)
-      this.#log.info(`${w.projectId} ${w.day}: a page said hasMore but had no rows; the day ends there`);
+    for (const note of fetched.notes) this.#log.info(`${label(w)}: ${note}`);
     for (const q of fetched.warnings) {
       this.#warnings++;
       this.#byKind[q.kind] = (this.#byKind[q.kind] ?? 0) + 1;
       this.#log.warnOnce(
         q.kind,
-        `data quality (${q.kind}), loaded as the API sent it: ${w.projectId} ${w.day} ${q.detail} (further cases are counted in the run record)`,
+        `data quality (${q.kind}), loaded as the API sent it: ${label(w)} ${q.detail} (further cases are counted in the run record)`,
       );
     }
     return fetched;
@@ -266,22 +278,12 @@ export class SyncRun {
    * next day meanwhile (waiting here left every worker idle for a transaction per day). Windows
    * waiting for a commit are capped in rows, so memory stays bounded, never by the range.
    */
-  async #handOff(w: PlannedWindow, fetched: FetchedWindow): Promise<void> {
-    const n = fetched.pages.length;
+  async #handOff(w: PlannedWindow, fetched: StreamFetched): Promise<void> {
+    const n = fetched.rows;
     this.#pendingRows += n;
+    const fetchedAt = new Date(this.#now());
     const load = this.#writer
-      .load({
-        projectId: w.projectId,
-        day: w.day,
-        site: fetched.site,
-        pages: fetched.pages,
-        partial: w.partial,
-        pagesFetched: fetched.pagesFetched,
-        attempts: fetched.attempts,
-        runId: this.#runId,
-        fetchedAt: new Date(this.#now()),
-        apiTotalsTotal: fetched.site.total,
-      })
+      .loadPrepared(() => fetched.prepare({ runId: this.#runId, fetchedAt }))
       .then(
         () => {
           this.#loaded++;
@@ -292,11 +294,12 @@ export class SyncRun {
           const message = e instanceof Error ? e.message : String(e);
           this.#failures.push({
             projectId: w.projectId,
+            stream: w.stream,
             day: w.day,
             code: e instanceof EtlError ? e.code : 'E_LOAD',
             message: `load failed: ${message}`,
           });
-          this.#log.error(`${w.projectId} ${w.day}: load failed, the day is unchanged: ${message}`);
+          this.#log.error(`${label(w)}: load failed, the day is unchanged: ${message}`);
         },
       );
     this.#pendingLoads.add(load);
@@ -366,12 +369,14 @@ export class SyncRun {
   async #fail(w: PlannedWindow, e: unknown): Promise<void> {
     const err = e instanceof Error ? e : new Error(String(e));
     const code = e instanceof EtlError ? e.code : 'E_INTERNAL';
-    this.#failures.push({ projectId: w.projectId, day: w.day, code, message: err.message });
-    this.#log.error(`${w.projectId} ${w.day}: ${err.message}`);
+    this.#failures.push({ projectId: w.projectId, stream: w.stream, day: w.day, code, message: err.message });
+    this.#log.error(`${label(w)}: ${err.message}`);
     try {
       await this.#writer.recordFailure({
         projectId: w.projectId,
+        stream: w.stream,
         day: w.day,
+        dateTo: w.dateTo,
         runId: this.#runId,
         error: `${code}: ${err.message}`,
         attempts: 1,
@@ -410,7 +415,7 @@ export class SyncRun {
   }
 
   #deferredDays(): string[] {
-    return this.#deferred.map((w) => `${w.projectId}:${w.day}`).sort();
+    return this.#deferred.map(windowKey).sort();
   }
 
   async #record(): Promise<void> {
@@ -429,9 +434,7 @@ export class SyncRun {
         error: this.#error(),
         // Failed days go in too: a failure that could not be recorded in sync_windows (the
         // database refused the load) must still reach the next run's plan.
-        deferredDays: [
-          ...new Set([...this.#deferredDays(), ...this.#failures.map((f) => `${f.projectId}:${f.day}`)]),
-        ].sort(),
+        deferredDays: [...new Set([...this.#deferredDays(), ...this.#failures.map(windowKey)])].sort(),
         finishedAt: new Date(this.#now()),
       });
     } finally {

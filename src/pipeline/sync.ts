@@ -7,6 +7,7 @@ import { EXIT, UsageError } from '../errors.js';
 import {
   mergePlans,
   planProject,
+  windowKey,
   type PlanOptions,
   type ProjectPlan,
   type SkippedWindow,
@@ -30,9 +31,12 @@ import { estimateRun } from './estimate.js';
 import { RunBudget, type StopReason } from './limits.js';
 import type { ProgressSink } from './progress.js';
 import { freesAtIso, SyncRun } from './sync-run.js';
+import { ANALYTICS_ENDPOINTS, DEFAULT_STREAMS, streamByName, type DayStream } from '../streams/index.js';
 
 export interface SyncOptions {
   readonly projects: readonly string[];
+  /** The streams to sync (default DEFAULT_STREAMS). */
+  readonly streams?: readonly DayStream[];
   readonly from?: Day | undefined;
   readonly to?: Day | undefined;
   readonly lookback: number;
@@ -67,6 +71,7 @@ export type SyncStatus = 'succeeded' | 'incomplete' | 'failed' | 'dry-run';
 
 export interface WindowFailure {
   readonly projectId: string;
+  readonly stream: string;
   readonly day: Day;
   readonly code: string;
   readonly message: string;
@@ -94,7 +99,13 @@ export interface SyncSummary {
   readonly failures: readonly WindowFailure[];
   readonly deferredDays: readonly string[];
   readonly plan?: {
-    readonly days: readonly { projectId: string; day: Day; reason: string; partial: boolean }[];
+    readonly days: readonly {
+      projectId: string;
+      stream: string;
+      day: Day;
+      reason: string;
+      partial: boolean;
+    }[];
     /** Loaded days left out because they were settled when fetched (--refresh fetches them). */
     readonly skipped: readonly SkippedWindow[];
     readonly estimatedRequests: number;
@@ -126,6 +137,7 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
   // Planning against an empty state checks the range (from < to, no future) before the lock
   // or the database file exist: a usage error must leave nothing behind.
   planProject('check', { loadedDays: [], partialDays: [], deferredDays: [] }, planOptions(opts, now()));
+  streamsOf(opts);
   if (opts.dryRun) return dryRun(opts, started);
 
   checkDbPath(opts.dbPath);
@@ -155,7 +167,8 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
         dateFrom: state.range.from,
         dateTo: state.range.to,
         windowsPlanned: windows.length,
-        plannedDays: windows.map((w) => `${w.projectId}:${w.day}`),
+        plannedDays: windows.map(windowKey),
+        streams: streamsOf(opts).map((s) => s.name),
         startedAt: new Date(started),
       });
     } finally {
@@ -178,30 +191,33 @@ function planOptions(opts: SyncOptions, nowMs: number): PlanOptions {
   };
 }
 
+/** Each project and stream is planned on its own: the incremental rule applies per stream. */
 async function readState(db: Database, opts: SyncOptions, nowMs: number): Promise<StateRead> {
   const plans: ProjectPlan[] = [];
   const pagesPerWindow = new Map<string, number | undefined>();
   for (const projectId of opts.projects) {
-    const s = await readSyncState(db, projectId);
-    const deferredDays = await readDeferredDays(db, projectId);
-    plans.push(
-      planProject(
-        projectId,
-        {
-          loadedDays: s.loadedDays,
-          partialDays: s.partialDays,
-          deferredDays,
-          failedDays: s.failedDays,
-          fetchedAt: s.fetchedAt,
-        },
-        planOptions(opts, nowMs),
-      ),
-    );
-    pagesPerWindow.set(projectId, await averagePagesPerWindow(db, projectId));
+    for (const { name } of streamsOf(opts)) {
+      const s = await readSyncState(db, projectId, name);
+      const deferredDays = await readDeferredDays(db, projectId, name);
+      const state = { ...s, deferredDays };
+      plans.push(planProject(projectId, state, planOptions(opts, nowMs), name));
+      pagesPerWindow.set(admissionKey(projectId, name), await averagePagesPerWindow(db, projectId, name));
+    }
   }
-  // Agent calls have their own limit at the service; only analytics requests share this one.
-  const ledger = await readLedgerSince(db, nowMs - opts.rateLimit.windowMs, { endpoints: ['visitors'] });
+  // Agent calls have their own limit at the service; every analytics endpoint shares this one.
+  const ledger = await readLedgerSince(db, nowMs - opts.rateLimit.windowMs, {
+    endpoints: ANALYTICS_ENDPOINTS,
+  });
   return { plans, ledger, pagesPerWindow, range: rangeOf(plans) };
+}
+
+export function streamsOf(opts: SyncOptions): readonly DayStream[] {
+  return opts.streams ?? DEFAULT_STREAMS.map(streamByName);
+}
+
+/** Pages per window are a property of a project's stream: admission and estimates key them so. */
+export function admissionKey(projectId: string, stream: string): string {
+  return `${projectId}\u0000${stream}`;
 }
 
 function rangeOf(plans: readonly ProjectPlan[]): { from: Day | null; to: Day | null } {
@@ -224,8 +240,9 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
       db.close();
     }
   } else {
-    const plans = opts.projects.map((p) =>
-      planProject(p, { loadedDays: [], partialDays: [], deferredDays: [] }, planOptions(opts, now())),
+    const empty = { loadedDays: [], partialDays: [], deferredDays: [] };
+    const plans = opts.projects.flatMap((p) =>
+      streamsOf(opts).map((s) => planProject(p, empty, planOptions(opts, now()), s.name)),
     );
     state = { plans, ledger: [], pagesPerWindow: new Map(), range: rangeOf(plans) };
   }
@@ -233,7 +250,7 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
   let requests = 0;
   let fromHistory = true;
   for (const w of windows) {
-    const avg = state.pagesPerWindow.get(w.projectId);
+    const avg = state.pagesPerWindow.get(admissionKey(w.projectId, w.stream));
     if (avg === undefined) fromHistory = false;
     requests += Math.max(1, Math.round(avg ?? 1));
   }
@@ -249,6 +266,7 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
     plan: {
       days: windows.map((w) => ({
         projectId: w.projectId,
+        stream: w.stream,
         day: w.day,
         reason: w.reason,
         partial: w.partial,

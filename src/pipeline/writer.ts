@@ -7,6 +7,8 @@ import { markWindowFailed, type WindowLoad } from '../load/window-loader.js';
 
 export interface FailedWindowRecord {
   readonly projectId: string;
+  readonly stream?: string;
+  readonly dateTo?: string;
   readonly day: string;
   readonly runId: string;
   readonly error: string;
@@ -115,9 +117,17 @@ export class WindowWriter {
    * that its row objects are garbage before it waits for a commit.
    */
   load(window: WindowLoad): Promise<void> {
+    return this.loadPrepared(() => prepareWindow(window));
+  }
+
+  /**
+   * A window of any stream, prepared when it reaches the writer (a window that `prepare`
+   * refuses fails alone): resolves once committed, like `load`.
+   */
+  loadPrepared(prepare: () => PreparedWindow): Promise<void> {
     let load: PreparedWindow;
     try {
-      load = prepareWindow(window);
+      load = prepare();
     } catch (e) {
       return Promise.reject(e instanceof Error ? e : new Error('load failed', { cause: e }));
     }

@@ -87,7 +87,7 @@ describe('a day that fails in the writer', () => {
 
     const next = await runSync(options(apiUrl, db, { dryRun: true }));
     expect(next.plan?.days).toEqual([
-      { projectId: PROJECT, day: BAD_DAY, reason: 'deferred', partial: false },
+      { projectId: PROJECT, stream: 'visitors', day: BAD_DAY, reason: 'deferred', partial: false },
     ]);
   });
 });

@@ -150,8 +150,20 @@ describe('settled days inside an explicit range', () => {
     const p = planProject('p', state, range);
     expect(p.windows.map((w) => w.day)).toEqual(['2026-11-02', '2026-11-04']);
     expect(p.skipped).toEqual([
-      { projectId: 'p', day: '2026-11-01', reason: 'settled', fetchedAt: at('2026-11-05T00:00:00Z') },
-      { projectId: 'p', day: '2026-11-03', reason: 'settled', fetchedAt: at('2026-11-20T00:00:00Z') },
+      {
+        projectId: 'p',
+        stream: 'visitors',
+        day: '2026-11-01',
+        reason: 'settled',
+        fetchedAt: at('2026-11-05T00:00:00Z'),
+      },
+      {
+        projectId: 'p',
+        stream: 'visitors',
+        day: '2026-11-03',
+        reason: 'settled',
+        fetchedAt: at('2026-11-20T00:00:00Z'),
+      },
     ]);
   });
 

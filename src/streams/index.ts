@@ -1,0 +1,41 @@
+import { UsageError } from '../errors.js';
+import type { DayStream } from './types.js';
+import { visitors } from './visitors.js';
+
+export type { DayStream, StreamFetched, StreamFetchOptions, StreamWindow } from './types.js';
+
+/** Every stream this version knows, in the order a run lists them. */
+export const STREAMS: readonly DayStream[] = [visitors];
+
+/** What a run syncs when --streams / MINTLIFY_ETL_STREAMS does not say. */
+export const DEFAULT_STREAMS: readonly string[] = ['visitors'];
+
+/**
+ * Every analytics endpoint shares the service's one budget, whether this run syncs it or not:
+ * the ledger's requests of all of them count.
+ */
+export const ANALYTICS_ENDPOINTS: readonly string[] = STREAMS.map((s) => s.endpoint);
+
+export function streamByName(name: string): DayStream {
+  const s = STREAMS.find((x) => x.name === name);
+  if (!s) {
+    throw new UsageError(
+      `unknown stream "${name}": the streams are ${STREAMS.map((x) => x.name).join(', ')}`,
+      { stream: name },
+    );
+  }
+  return s;
+}
+
+/** --streams LIST (comma-separated, repeatable names collapse) into known streams, in STREAMS order. */
+export function parseStreams(list: string): DayStream[] {
+  const names = new Set(
+    list
+      .split(',')
+      .map((n) => n.trim())
+      .filter((n) => n !== ''),
+  );
+  if (names.size === 0) throw new UsageError('--streams is empty: give at least one stream, e.g. visitors');
+  for (const n of names) streamByName(n);
+  return STREAMS.filter((s) => names.has(s.name));
+}

@@ -1,0 +1,59 @@
+import type { MintlifyClient } from '../api/client.js';
+import type { QualityWarning } from '../extract/quality.js';
+import type { PreparedWindow } from '../load/window-batch.js';
+import type { Day } from '../util/day.js';
+
+/** One window of one stream for one project: the request range [day, dateTo). */
+export interface StreamWindow {
+  readonly projectId: string;
+  readonly stream: string;
+  readonly day: Day;
+  readonly dateTo: Day;
+  /** The window is not over yet (--include-today): its counts are still growing. */
+  readonly partial: boolean;
+}
+
+export interface StreamFetchOptions {
+  readonly signal?: AbortSignal;
+  /** The request budget serves lower numbers first (the plan's order). */
+  readonly priority?: number;
+  /** Called after every page that arrived (progress, admission, the project gate). */
+  readonly onPage?: () => void;
+  /** --max-pages for this stream: stop after this many pages and record the window truncated. */
+  readonly maxPages?: number;
+}
+
+/** A fetched, consistent window, ready to become load data. */
+export interface StreamFetched {
+  readonly pagesFetched: number;
+  /** Passes over the window (more than 1 when the data shifted under pagination). */
+  readonly attempts: number;
+  /** Rows fetched (distinct keys). */
+  readonly rows: number;
+  readonly warnings: readonly QualityWarning[];
+  /** Things worth one log line (e.g. a page that said hasMore with no rows). */
+  readonly notes: readonly string[];
+  /** A --max-pages cap cut it short. */
+  readonly truncated: boolean;
+  /**
+   * Checks the rows and turns them into the stream's load data (throws to refuse this window
+   * alone); called when the window reaches the writer, so that row objects die young.
+   */
+  prepare(meta: { readonly runId: string; readonly fetchedAt: Date }): PreparedWindow;
+}
+
+/**
+ * A day stream: one endpoint of the analytics API fetched one UTC day at a time and loaded into
+ * its own tables, each day replaced as a set. The pipeline knows streams only through this.
+ */
+export interface DayStream {
+  /** The name users give in --streams and that sync_windows.stream records. */
+  readonly name: string;
+  /** The ledger's name of its requests (api_requests.endpoint). */
+  readonly endpoint: string;
+  /** The tables it fills (export, status). */
+  readonly tables: readonly string[];
+  /** Most rows one page can hold (for estimates). */
+  readonly pageSize: number;
+  fetch(client: MintlifyClient, w: StreamWindow, o: StreamFetchOptions): Promise<StreamFetched>;
+}
