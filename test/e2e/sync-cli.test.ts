@@ -7,7 +7,8 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { addDays, dayRange, todayUtc } from '../../src/util/day.js';
 import { runCli } from '../helpers/cli.js';
 import { readData, readRows, tempDbPath } from '../helpers/db.js';
-import { expectedRows } from '../helpers/truth.js';
+import { expectedRows, minimumRequests } from '../helpers/truth.js';
+import { waitFor } from '../helpers/wait.js';
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -39,23 +40,44 @@ describe('mintlify-etl sync as a process', () => {
     expect(readFileSync(db).includes(Buffer.from(emu.apiKey))).toBe(false);
   });
 
-  it('converges on the truth after being killed with SIGKILL five times at random moments', async () => {
-    const db = tempDbPath();
-    const from = addDays(today, -40);
-    const args = ['sync', '--db', db, '--from', from, '--concurrency', '4', '--rate-limit', '100000/1h'];
-    let seed = 12345;
-    const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-    for (let i = 0; i < 5; i++) {
-      const run = runCli(args, env());
-      await new Promise((r) => setTimeout(r, 150 + rand() * 900));
-      run.child.kill('SIGKILL');
-      const res = await run;
-      expect(res.signal === 'SIGKILL' || res.code === 0).toBe(true);
+  it('converges on the truth after being killed with SIGKILL five times, each after observed requests', async () => {
+    // Its own emulator with 150 days (about 430 requests): room for every kill to land mid-work.
+    const big = await startEmulator({ seed: 3, days: 150, paths: 800, latencyMs: 2 });
+    try {
+      const db = tempDbPath();
+      const from = addDays(today, -150);
+      const days = dayRange(from, today);
+      const need = minimumRequests(big.dataset, days);
+      const bigEnv = { ...env(), MINTLIFY_API_URL: big.url };
+      const args = ['sync', '--db', db, '--from', from, '--concurrency', '4', '--rate-limit', '100000/1h'];
+      // Requests each run must have sent when it is killed. Together they are about half the work,
+      // so even with requests sent between the observation and the kill, every run has more to do.
+      const ks = [10, 40, 90, 25, 60];
+      expect(ks.reduce((a, b) => a + b, 0) * 1.8).toBeLessThan(need);
+      for (const k of ks) {
+        const before = big.stats.requests;
+        const run = runCli(args, bigEnv);
+        let exited: string | undefined;
+        void run.then((r) => (exited = `the run exited by itself (code ${r.code}, signal ${r.signal})`));
+        await waitFor(() => big.stats.requests - before >= k, {
+          what: `${k} requests of this run`,
+          intervalMs: 2,
+          abortIf: () => exited,
+        });
+        expect(run.child.kill('SIGKILL')).toBe(true);
+        const res = await run;
+        // Killed mid-work: by the signal, not finished (a finished run exits 0 on its own).
+        expect(res.signal, `k=${k}: ${res.stderr}`).toBe('SIGKILL');
+        expect(res.code).toBeNull();
+        expect(big.stats.requests - before).toBeGreaterThanOrEqual(k);
+      }
+      const final = await runCli(args, bigEnv);
+      expect(final.code, final.stderr).toBe(0);
+      const got = await readData(db);
+      expect(got).toEqual(expectedRows(big.dataset, days));
+    } finally {
+      await big.close();
     }
-    const final = await runCli(args, env());
-    expect(final.code).toBe(0);
-    const got = await readData(db);
-    expect(got).toEqual(expectedRows(emu.dataset, dayRange(from, today)));
   }, 120_000);
 });
 
@@ -68,9 +90,15 @@ describe('the request budget across a kill', () => {
       ['sync', '--db', db, '--from', from, '--concurrency', '4', '--rate-limit', '1000/1h'],
       env(),
     );
-    while (emu.stats.requests < 25) await new Promise((r) => setTimeout(r, 5));
+    let exited: string | undefined;
+    void run.then((r) => (exited = `the run exited by itself (code ${r.code})`));
+    await waitFor(() => emu.stats.requests >= 25, {
+      what: '25 requests',
+      intervalMs: 2,
+      abortIf: () => exited,
+    });
     run.child.kill('SIGKILL');
-    await run;
+    expect((await run).signal).toBe('SIGKILL');
     const sent = emu.stats.requests;
     const next = await runCli(
       ['sync', '--db', db, '--from', from, '--rate-limit', '1000/1h', '--max-requests', '1', '--json'],
@@ -98,25 +126,50 @@ describe('sharing the database while a sync waits on the budget', () => {
   it('lets a reader query the file between loads, and the sync still finishes with the truth', async () => {
     const db = tempDbPath();
     const from = addDays(today, -12);
-    // 12 days need ~20 requests; 8 per 2 s makes the run wait on the budget twice.
+    const before = emu.stats.requests;
+    // 12 days need 33 requests; 8 per 2 s makes the run wait on the budget four times.
     const sync = runCli(
       ['sync', '--db', db, '--from', from, '--rate-limit', '8/2s', '--concurrency', '2'],
       env(),
     );
-    await new Promise((r) => setTimeout(r, 2_200));
-    const q = await runCli([
-      'query',
-      '--db',
-      db,
-      '--format',
-      'csv',
-      'SELECT count(*) AS days FROM site_daily',
-    ]);
+    let syncExited: string | undefined;
+    void sync.then((r) => (syncExited = `the sync exited (code ${r.code}) before a reader saw a day`));
+    // Once the first request arrives the sync has created the database. From then on readers
+    // query the file until one gets in between loads (no wait) and sees a committed day. A
+    // reader that comes during a load waits for the writer's pause, says so, and succeeds too.
+    await waitFor(() => emu.stats.requests > before, {
+      what: 'the first request of the sync',
+      abortIf: () => syncExited,
+    });
+    const waitNotice = `mintlify-etl: waiting for the database: process ${sync.child.pid} (a sync?) is writing to it and pauses every few seconds; giving up after 15s\n`;
+    const queries: { code: number | null; stderr: string; days: number; syncRunning: boolean }[] = [];
+    const between = await waitFor(
+      async () => {
+        const q = await runCli([
+          'query',
+          '--db',
+          db,
+          '--format',
+          'csv',
+          'SELECT count(*) AS days FROM site_daily',
+        ]);
+        const days = Number(q.stdout.trim().split('\n')[1]);
+        const seen = { code: q.code, stderr: q.stderr, days, syncRunning: syncExited === undefined };
+        queries.push(seen);
+        return q.code === 0 && q.stderr === '' && days > 0 ? seen : undefined;
+      },
+      {
+        what: 'a reader between loads to see a day',
+        intervalMs: 20,
+        timeoutMs: 45_000,
+        abortIf: () => syncExited,
+      },
+    );
     const done = await sync;
-    expect(q.stderr).toBe('');
-    expect(q.code).toBe(0);
-    const days = Number(q.stdout.trim().split('\n')[1]);
-    expect(days).toBeGreaterThan(0);
+    // That reader got in while the sync was still running (waiting on the budget).
+    expect(between.syncRunning).toBe(true);
+    expect(between.days).toBeGreaterThan(0);
+    expect(queries.filter((q) => q.code !== 0 || (q.stderr !== '' && q.stderr !== waitNotice))).toEqual([]);
     expect(done.code).toBe(0);
     expect(await readData(db)).toEqual(expectedRows(emu.dataset, dayRange(from, today)));
   }, 60_000);
@@ -126,8 +179,16 @@ describe('interrupting a sync', () => {
   it('stops on SIGINT after loading the fetched days, exits 130, and the next run finishes the rest', async () => {
     const db = tempDbPath();
     const from = addDays(today, -10);
+    const before = emu.stats.requests;
     const sync = runCli(['sync', '--db', db, '--from', from, '--rate-limit', '6/3s', '--json'], env());
-    await new Promise((r) => setTimeout(r, 1_500));
+    // 27 requests are needed; once the first window's 6 arrived, the run waits on the budget.
+    let exited: string | undefined;
+    void sync.then((r) => (exited = `the sync exited (code ${r.code}) before SIGINT`));
+    await waitFor(() => emu.stats.requests - before >= 6, {
+      what: '6 requests of the sync',
+      intervalMs: 5,
+      abortIf: () => exited,
+    });
     sync.child.kill('SIGINT');
     const r = await sync;
     expect(r.code).toBe(130);

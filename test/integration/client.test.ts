@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RequestBudget } from '../../src/api/budget.js';
+import { RequestBudget, type AcquireOptions } from '../../src/api/budget.js';
+import type { Sleep } from '../../src/api/retry.js';
 import {
   MintlifyClient,
   type ClientRetryEvent,
@@ -79,6 +80,55 @@ const resetMidBody: Handler = (_req, res) => {
 const resetBeforeResponse: Handler = (req) => {
   req.socket.destroy();
 };
+
+/** Answers with `handler` after `ms` (unless the connection is gone by then). */
+const later =
+  (ms: number, handler: Handler): Handler =>
+  (req, res, body) => {
+    const timer = setTimeout(() => handler(req, res, body), ms);
+    res.on('close', () => clearTimeout(timer));
+  };
+
+interface SleepSeen {
+  ms: number;
+  /** Requests the server had seen when the sleep began. */
+  afterRequests: number;
+}
+
+/**
+ * A clock for the budget and the client that moves only when one of them sleeps: sleeps return
+ * at once and advance it, so waits are asserted by their length, not by the wall clock.
+ */
+function virtualClock(requestsSeen: () => number) {
+  let offset = 0;
+  const clientSleeps: SleepSeen[] = [];
+  const budgetSleeps: SleepSeen[] = [];
+  const sleeper =
+    (into: SleepSeen[]): Sleep =>
+    async (ms, signal) => {
+      signal?.throwIfAborted();
+      into.push({ ms, afterRequests: requestsSeen() });
+      offset += ms;
+      await Promise.resolve();
+    };
+  return {
+    now: () => Date.now() + offset,
+    clientSleep: sleeper(clientSleeps),
+    budgetSleep: sleeper(budgetSleeps),
+    clientSleeps,
+    budgetSleeps,
+  };
+}
+
+/** A budget that remembers its grant times. */
+class GrantRecordingBudget extends RequestBudget {
+  readonly grants: number[] = [];
+  override async acquire(opts?: AcquireOptions): Promise<number> {
+    const at = await super.acquire(opts);
+    this.grants.push(at);
+    return at;
+  }
+}
 
 let servers: Server[] = [];
 let clients: MintlifyClient[] = [];
@@ -167,17 +217,20 @@ describe('MintlifyClient', () => {
     expect(server.seen[0]?.url.startsWith('/api/v1/analytics/p/visitors?')).toBe(true);
   });
 
-  it('retries a 429 with Retry-After once, after waiting roughly the hint', async () => {
+  it('retries a 429 with Retry-After once, after waiting exactly the hint, and the budget pause adds no second wait', async () => {
     const server = await scripted(
       json(429, { error: 'rate limited' }, { 'retry-after': '1' }),
       json(200, PAGE),
     );
-    const { client, budget, retries, requests } = setup(server.url);
+    const clock = virtualClock(() => server.seen.length);
+    const budget = new RequestBudget(rateLimit(1_000, 1_000), { now: clock.now, sleep: clock.budgetSleep });
+    const { client, retries, requests } = setup(server.url, { budget, sleep: clock.clientSleep });
     await expect(client.getVisitors('p', Q)).resolves.toEqual(PAGE);
     expect(server.seen).toHaveLength(2);
-    const gap = (server.seen[1]?.at ?? 0) - (server.seen[0]?.at ?? 0);
-    expect(gap).toBeGreaterThanOrEqual(950);
-    expect(gap).toBeLessThan(2_000);
+    // One wait of the hint, between the two requests; the budget's pause (also 1 s from the
+    // 429) is over by then, so the budget does not wait on top of it.
+    expect(clock.clientSleeps).toEqual([{ ms: 1_000, afterRequests: 1 }]);
+    expect(clock.budgetSleeps).toEqual([]);
     expect(retries.map((r) => [r.attempt, r.delayMs, r.endpoint])).toEqual([[1, 1_000, 'visitors']]);
     expect(requests.map((r) => r.status)).toEqual([429, 200]);
     expect(budget.waitTimeMs()).toBe(0);
@@ -195,10 +248,21 @@ describe('MintlifyClient', () => {
 
   it('pauses the whole budget on a 429 without a hint until the oldest request ages out', async () => {
     const server = await scripted(json(429, { error: 'rate limited' }), json(200, PAGE));
-    const { client } = setup(server.url, { budget: new RequestBudget(rateLimit(5, 400)) });
+    const clock = virtualClock(() => server.seen.length);
+    const budget = new GrantRecordingBudget(rateLimit(5, 400), { now: clock.now, sleep: clock.budgetSleep });
+    const { client } = setup(server.url, { budget, sleep: clock.clientSleep });
     await expect(client.getVisitors('p', Q)).resolves.toEqual(PAGE);
     expect(server.seen).toHaveLength(2);
-    expect((server.seen[1]?.at ?? 0) - (server.seen[0]?.at ?? 0)).toBeGreaterThanOrEqual(380);
+    // One request of five in the window, yet the budget held the retry until that request was a
+    // window (400 ms) old: after the backoff, it waited the rest of the pause.
+    const [first, second] = budget.grants;
+    expect((second ?? 0) - (first ?? 0)).toBeGreaterThanOrEqual(400);
+    expect(clock.clientSleeps).toHaveLength(1);
+    expect(clock.clientSleeps[0]?.ms).toBeLessThan(400);
+    expect(clock.budgetSleeps).toHaveLength(1);
+    expect(clock.budgetSleeps[0]?.afterRequests).toBe(1);
+    // Together the waits are the pause and no more (the clock also moved a little on its own).
+    expect((clock.clientSleeps[0]?.ms ?? 0) + (clock.budgetSleeps[0]?.ms ?? 0)).toBeLessThanOrEqual(400);
   });
 
   it('turns a hint-less 429 whose pause outlasts maxWaitMs into RateLimitError', async () => {
@@ -386,19 +450,32 @@ describe('MintlifyClient', () => {
   });
 
   it('reports every attempt through onRequest, with a null status when no response arrived', async () => {
-    const server = await scripted(resetBeforeResponse, json(500, { error: 'x' }), json(200, PAGE));
+    const server = await scripted(
+      resetBeforeResponse,
+      later(150, json(500, { error: 'x' })),
+      later(100, json(200, PAGE)),
+    );
     const { client, requests } = setup(server.url);
     await client.getVisitors('p', Q);
     expect(requests.map((r) => r.status)).toEqual([null, 500, 200]);
     expect(requests[0]?.errorCode).toMatch(/^(ECONNRESET|UND_ERR_SOCKET)$/);
+    expect(requests[0]?.reached).toBe(true);
     expect(requests[1]?.errorCode).toBe('E_HTTP');
     expect(requests[2]?.errorCode).toBeUndefined();
     for (const r of requests) {
       expect(r.endpoint).toBe('visitors');
       expect(r.projectId).toBe('p');
-      expect(r.durationMs).toBeGreaterThanOrEqual(0);
     }
+    // The duration covers the server's delay: the timer started before the request was sent.
+    // (A timer may fire up to 1 ms early by the clock that measures it.)
+    expect(requests[1]?.durationMs).toBeGreaterThanOrEqual(149);
+    expect(requests[2]?.durationMs).toBeGreaterThanOrEqual(99);
     expect(requests.map((r) => r.at)).toEqual([...requests.map((r) => r.at)].sort((a, b) => a - b));
+    // Attempts follow one another: each is sent after the previous one ended.
+    for (let i = 1; i < requests.length; i++) {
+      const prev = requests[i - 1];
+      expect(requests[i]?.at).toBeGreaterThanOrEqual((prev?.at ?? 0) + (prev?.durationMs ?? 0) - 2);
+    }
   });
 
   it('sends every attempt through the budget', async () => {
@@ -410,11 +487,19 @@ describe('MintlifyClient', () => {
 
   it('stops retrying when the caller aborts', async () => {
     const server = await scripted(json(503, { error: 'down' }));
-    const { client } = setup(server.url, { maxAttempts: 50, backoff: { minMs: 50, maxMs: 100 } });
     const ac = new AbortController();
-    setTimeout(() => ac.abort(new Error('user cancelled')), 120);
+    let attempts = 0;
+    const { client } = setup(server.url, {
+      maxAttempts: 50,
+      backoff: { minMs: 50, maxMs: 100 },
+      // The caller aborts as the second attempt ends: no third may be sent.
+      onRequest: () => {
+        if (++attempts === 2) ac.abort(new Error('user cancelled'));
+      },
+    });
     await expect(client.getVisitors('p', Q, { signal: ac.signal })).rejects.toThrow('user cancelled');
-    expect(server.seen.length).toBeLessThan(10);
+    expect(server.seen).toHaveLength(2);
+    expect(attempts).toBe(2);
   });
 
   it('gives a refused connection back to the budget: 3 attempts, none counted, none in the ledger events', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator, EmulatorOptions } from '../../src/emulator/index.js';
 import { addDays, emulatorBanner, FAULT_KINDS, startEmulator } from '../../src/emulator/index.js';
+import { untilEpoch } from '../helpers/wait.js';
 
 const TODAY = '2025-03-15';
 const BASE: EmulatorOptions = { seed: 11, days: 30, paths: 600, today: TODAY };
@@ -230,8 +231,9 @@ describe('emulator: options', () => {
     expect([second.visitors.length, second.hasMore]).toEqual([0, false]);
   });
 
-  it('answers 429 without Retry-After once N requests arrived in the window, and 200 again after it', async () => {
-    e = await startEmulator({ ...BASE, rateLimit: '3/700ms' });
+  it('answers 429 without Retry-After once N requests arrived in the window', async () => {
+    // A window of an hour: every one of these arrives inside it, however slow the machine.
+    e = await startEmulator({ ...BASE, rateLimit: '3/1h' });
     const statuses: number[] = [];
     let last: Reply | undefined;
     for (let i = 0; i < 5; i++) {
@@ -242,7 +244,23 @@ describe('emulator: options', () => {
     expect(last?.body).toEqual({ error: 'Rate limit exceeded' });
     expect(last?.headers.get('retry-after')).toBeNull();
     expect(e.stats.rateLimited).toBe(2);
-    await new Promise((r) => setTimeout(r, 750));
+  });
+
+  it('decides by the arrivals of the last window, refused ones included, and answers 200 once they are a window old', async () => {
+    const windowMs = 300;
+    e = await startEmulator({ ...BASE, rateLimit: `3/${windowMs}ms` });
+    // Back-to-back requests until one is refused (the hang guard is the count, not a time).
+    for (let i = 0; i < 50 && e.stats.rateLimited === 0; i++) await visitors(e, { limit: 1 });
+    expect(e.stats.rateLimited).toBeGreaterThan(0);
+    // Every answer follows from the arrival times the emulator logged: 429 when 3 requests
+    // (answered or refused) arrived in the half-open window before it.
+    const log = e.stats.log;
+    const expected = log.map((l, i) =>
+      log.slice(0, i).filter((o) => o.at > l.at - windowMs).length < 3 ? 200 : 429,
+    );
+    expect(log.map((l) => l.status)).toEqual(expected);
+    // Once the last arrival is a window old, nothing counts any more.
+    await untilEpoch(Math.max(...log.map((l) => l.at)) + windowMs);
     expect((await visitors(e, { limit: 1 })).status).toBe(200);
   });
 
@@ -317,6 +335,9 @@ describe('emulator: faults', () => {
   afterAll(() => e.close());
 
   interface Attempt {
+    /** Epoch ms just before the request was sent and just after its headers arrived. */
+    sentAt: number;
+    answeredAt: number;
     status: number;
     retryAfter: string | null;
     contentType: string | null;
@@ -325,8 +346,11 @@ describe('emulator: faults', () => {
   }
 
   async function attempt(path: string): Promise<Attempt> {
+    const sentAt = Date.now();
     const res = await fetch(`${e.url}${path}`, { headers: { authorization: `Bearer ${e.apiKey}` } });
     const head = {
+      sentAt,
+      answeredAt: Date.now(),
       status: res.status,
       retryAfter: res.headers.get('retry-after'),
       contentType: res.headers.get('content-type'),
@@ -362,9 +386,11 @@ describe('emulator: faults', () => {
     );
     expect(rateSeconds).toBeDefined();
     expect(rateDate).toBeDefined();
-    const dateWait = Date.parse(rateDate!.retryAfter!) - Date.now();
-    expect(dateWait).toBeGreaterThan(0);
-    expect(dateWait).toBeLessThanOrEqual(3_000);
+    // 2 s after the answer was made (between send and answer), rounded up to a whole second.
+    const date = Date.parse(rateDate!.retryAfter!);
+    expect(date % 1_000).toBe(0);
+    expect(date).toBeGreaterThanOrEqual(rateDate!.sentAt + 2_000);
+    expect(date).toBeLessThanOrEqual(rateDate!.answeredAt + 3_000);
     expect(seen.find((a) => a.status === 500)?.text).toBe('{"error":"Internal server error"}');
     expect(seen.find((a) => a.status === 502)?.contentType).toContain('text/html');
     expect(seen.some((a) => a.status === 503)).toBe(true);

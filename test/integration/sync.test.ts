@@ -10,6 +10,7 @@ import { startRun } from '../../src/load/runs.js';
 import { markWindowFailed } from '../../src/load/window-loader.js';
 import { readData, readRows, tempDbPath } from '../helpers/db.js';
 import { expectedRows, minimumRequests } from '../helpers/truth.js';
+import { untilEpoch } from '../helpers/wait.js';
 
 const emulators: Emulator[] = [];
 afterEach(async () => {
@@ -217,8 +218,9 @@ describe('sync against the emulator', () => {
     const db = tempDbPath();
     const days = sixtyDays.slice(-20);
     await runSync(options(emu, db, { from: days[0], to: days[2] }));
-    // The history says how many pages a day takes; let the first run's requests age out.
-    await new Promise((r) => setTimeout(r, 1_100));
+    // The history says how many pages a day takes. The next run counts the first run's requests
+    // (sent before they arrived) against 20/1s: wait until the last arrival is a window old.
+    await untilEpoch(Math.max(...emu.stats.log.map((l) => l.at)) + 1_000);
     emu.resetStats();
     const s = await runSync(
       options(emu, db, { from: days[2], rateLimit: parseRateLimit('20/1s'), maxWaitMs: 200 }),
@@ -236,31 +238,52 @@ describe('sync against the emulator', () => {
     const db = tempDbPath();
     const days = sixtyDays.slice(-45);
     const need = minimumRequests(emu.dataset, days);
-    const t0 = Date.now();
     const s = await runSync(options(emu, db, { from: days[0], rateLimit: parseRateLimit('40/4s') }));
-    const wall = Date.now() - t0;
     expect(emu.stats.rateLimited).toBe(0);
     expect(s.status).toBe('succeeded');
-    // The floor: after the first 40, each further 40 needs another 4 s window.
+    expect(s.requests).toBe(need);
+    const arrivals = emu.stats.log.map((l) => l.at).sort((a, b) => a - b);
+    expect(arrivals).toHaveLength(need);
+    // The budget's floor, seen by the server: any 41 arrivals span at least one 4 s window, so
+    // after the first 40, each further 40 needs another window.
+    for (let i = 40; i < arrivals.length; i++) {
+      expect((arrivals[i] ?? 0) - (arrivals[i - 40] ?? 0)).toBeGreaterThanOrEqual(4_000);
+    }
     const floor = Math.floor((need - 1) / 40) * 4_000;
-    expect(wall).toBeGreaterThanOrEqual(floor - 100);
-    expect(wall).toBeLessThan(floor + 4_000);
+    const span = (arrivals.at(-1) ?? 0) - (arrivals[0] ?? 0);
+    expect(span).toBeGreaterThanOrEqual(floor);
+    // Close to the floor: no window wasted. Measured on the server's arrivals, so start-up and
+    // loading are not in it; only the pacing is.
+    expect(span).toBeLessThan(floor + 4_000);
     expect(await readData(db)).toEqual(expectedRows(emu.dataset, days));
   }, 60_000);
 
   it('starts with the budget the previous run spent, from the request ledger', async () => {
-    const emu = await emulator({ rateLimit: '30/3s' });
+    const emu = await emulator({ rateLimit: '20/3s' });
     const db = tempDbPath();
     const days = sixtyDays.slice(-10);
+    const firstDays = dayRange(days[0] ?? '', days[5] ?? '');
+    const t1 = Date.now();
     await runSync(
-      options(emu, db, { from: days[0], to: days[5], rateLimit: parseRateLimit('30/3s'), concurrency: 1 }),
+      options(emu, db, { from: days[0], to: days[5], rateLimit: parseRateLimit('20/3s'), concurrency: 1 }),
     );
     const spent = emu.stats.requests;
+    // The state is known: the first run fits in the window, the two together do not.
+    expect(spent).toBe(minimumRequests(emu.dataset, firstDays));
+    expect(spent).toBeLessThan(20);
     // A second run right away: the ledger says `spent` are still in the window.
-    const t0 = Date.now();
-    const s = await runSync(options(emu, db, { from: days[0], rateLimit: parseRateLimit('30/3s') }));
+    const t2 = Date.now();
+    const s = await runSync(options(emu, db, { from: days[0], rateLimit: parseRateLimit('20/3s') }));
     expect(s.budget.spentBefore).toBe(spent);
     expect(emu.stats.rateLimited).toBe(0);
-    if (spent + s.requests > 30) expect(Date.now() - t0).toBeGreaterThan(1_000);
+    expect(spent + s.requests).toBeGreaterThan(20);
+    // Its (21 - spent)-th request would make 21 in a window with the first run's, all sent after
+    // t1: it cannot have been granted, so cannot have arrived, before t1 + 3 s.
+    const second = emu.stats.log
+      .map((l) => l.at)
+      .filter((at) => at >= t2)
+      .sort((a, b) => a - b);
+    expect(second).toHaveLength(s.requests);
+    expect(second[20 - spent]).toBeGreaterThanOrEqual(t1 + 3_000);
   }, 30_000);
 });
