@@ -234,7 +234,7 @@ describe('the day streams as a whole', () => {
   it('hands out copies, so editing a result cannot change the ground truth', () => {
     const day = data.days[10]!;
     const count = data.searches(day).searches.length;
-    data.views(day).views[0]!.path = 'edited';
+    (data.views(day).views[0] as { path: string }).path = 'edited';
     data.searches(day).searches.pop();
     expect(data.views(day).views[0]!.path).not.toBe('edited');
     expect(data.searches(day).searches).toHaveLength(count);
