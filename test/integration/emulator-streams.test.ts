@@ -291,6 +291,21 @@ describe('emulator: the day streams refuse what the service refuses', () => {
     },
   );
 
+  it('answers 405 with Allow: GET for another method, and 404 for analytics paths it does not serve', async () => {
+    const post = await fetch(`${e.url}/v1/analytics/${e.projectId}/searches`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${e.apiKey}` },
+    });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET');
+    for (const path of ['assistant', 'feedback', 'assistant/caller-stats/x', 'views/extra']) {
+      const r = await fetch(`${e.url}/v1/analytics/${e.projectId}/${path}`, {
+        headers: { authorization: `Bearer ${e.apiKey}` },
+      });
+      expect(r.status).toBe(404);
+    }
+  });
+
   it('refuses a garbage cursor, a tampered one and one issued for another range with a 400', async () => {
     const range = oneDay(e.dataset.days[20]!);
     const first = await ok(e, 'searches', SearchesResponseSchema, { ...range, limit: 10 });
