@@ -48,12 +48,68 @@ export const AgentJobSchema = z.object({
   archivedAt: z.string().nullable().optional(),
 });
 
+/** GET /views: view events, not people, so every field is additive and total = human + ai. */
+export const ViewsTotalsSchema = z.object({ human: count, ai: count, total: count });
+
+export const ViewRowSchema = z.object({ path: z.string(), human: count, ai: count, total: count });
+
+export const ViewsResponseSchema = z.object({
+  totals: ViewsTotalsSchema,
+  views: z.array(ViewRowSchema),
+  hasMore: z.boolean(),
+});
+
+/**
+ * One row of GET /searches. The service documents ctr only as a number, not as a fraction or
+ * a percentage, so only a negative or non-finite rate is refused; a top page is null when
+ * nobody clicked.
+ */
+export const SearchRowSchema = z.object({
+  searchQuery: z.string(),
+  hits: count,
+  ctr: z.number().nonnegative(),
+  topClickedPage: z.string().nullable(),
+  lastSearchedAt: z.string(),
+});
+
+/** GET /searches: cursor paging, so no hasMore; nextCursor is null on the last page and must be present. */
+export const SearchesResponseSchema = z.object({
+  searches: z.array(SearchRowSchema),
+  totalSearches: count,
+  nextCursor: z.string().nullable(),
+});
+
+/** GET /assistant/caller-stats: one object for the whole range, no paging. */
+export const CallerStatsResponseSchema = z.object({ web: count, api: count, other: count, total: count });
+
+export const FeedbackPageRowSchema = z.object({
+  path: z.string(),
+  thumbsUp: count,
+  thumbsDown: count,
+  code: count,
+  total: count,
+});
+
+/** GET /feedback/by-page: no cursor or offset, so hasMore means rows exist that cannot be fetched. */
+export const FeedbackByPageResponseSchema = z.object({
+  feedback: z.array(FeedbackPageRowSchema),
+  hasMore: z.boolean(),
+});
+
 export type Totals = z.infer<typeof TotalsSchema>;
 export type PageRow = z.infer<typeof PageRowSchema>;
 export type VisitorsPage = z.infer<typeof VisitorsResponseSchema>;
 export type AnalyticsErrorBody = z.infer<typeof AnalyticsErrorSchema>;
 export type AgentJob = z.infer<typeof AgentJobSchema>;
 export type AgentJobStatus = z.infer<typeof AgentJobStatusSchema>;
+export type ViewsTotals = z.infer<typeof ViewsTotalsSchema>;
+export type ViewRow = z.infer<typeof ViewRowSchema>;
+export type ViewsPage = z.infer<typeof ViewsResponseSchema>;
+export type SearchRow = z.infer<typeof SearchRowSchema>;
+export type SearchesPage = z.infer<typeof SearchesResponseSchema>;
+export type CallerStats = z.infer<typeof CallerStatsResponseSchema>;
+export type FeedbackPageRow = z.infer<typeof FeedbackPageRowSchema>;
+export type FeedbackByPage = z.infer<typeof FeedbackByPageResponseSchema>;
 
 /** A page of 250 broken rows would otherwise produce a message nobody can read. */
 const MAX_ISSUES_IN_MESSAGE = 10;

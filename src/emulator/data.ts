@@ -5,6 +5,10 @@ import type { Day } from './days.js';
 import { addDays, dayFromNumber, dayNumber, utcToday } from './days.js';
 import { buildProfiles, generateDay } from './generate.js';
 import { mixSeed, mulberry32 } from './prng.js';
+import type { StreamGroundTruth } from './stream-truth.js';
+import { streamGroundTruth } from './stream-truth.js';
+import type { Streams } from './streams.js';
+import { buildStreams } from './streams.js';
 
 export type { Day } from './days.js';
 export { comparePageRows } from './aggregate.js';
@@ -50,7 +54,7 @@ export interface DatasetOptions {
   projectId?: string;
 }
 
-export interface Dataset {
+export interface Dataset extends StreamGroundTruth {
   readonly projectId: string;
   readonly seed: number;
   /** The partial current day: served and in site()/pages(), not in `days`. */
@@ -64,6 +68,8 @@ export interface Dataset {
   pages(day: Day): PageRow[];
   /** [dateFrom, dateTo): one day gives exactly that day; several days are de-duplicated, not summed. */
   query(dateFrom: Day, dateTo: Day): { totals: Totals; rows: PageRow[] };
+  /** The day streams (views, searches, caller stats, feedback) as the server reads them. */
+  readonly streams: Streams;
 }
 
 /**
@@ -134,12 +140,26 @@ export function buildDataset(opts: DatasetOptions): Dataset {
     return hit;
   };
 
+  const paths = Object.freeze(profiles.map((p) => p.path));
+  const streams = buildStreams({
+    seed,
+    today,
+    days: opts.days,
+    paths,
+    visitorsEmpty: edgeDays.empty,
+    visitorsWidest: edgeDays.rows500,
+    visitorRows: (day) => data.get(day)?.rows ?? [],
+    fraction: (day) => (day === today ? TODAY_FRACTION : 1),
+  });
+
   return Object.freeze({
+    ...streamGroundTruth(streams),
+    streams,
     projectId: opts.projectId ?? DEFAULT_PROJECT_ID,
     seed,
     today,
     days: Object.freeze(days),
-    paths: Object.freeze(profiles.map((p) => p.path)),
+    paths,
     edgeDays,
     site: (day: Day): Totals => ({ ...(data.get(day)?.site ?? ZERO) }),
     // Copies, so a caller that edits what it got cannot change the ground truth.

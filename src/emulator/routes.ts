@@ -1,5 +1,7 @@
+import type { AnalyticsKind } from './analytics.js';
+
 export type Route =
-  | { kind: 'visitors'; projectId: string }
+  | { kind: AnalyticsKind; projectId: string }
   | { kind: 'create'; projectId: string }
   | { kind: 'get'; projectId: string; jobId: string }
   | { kind: 'message'; projectId: string; jobId: string };
@@ -18,8 +20,9 @@ export function matchRoute(method: string, pathname: string): Match {
   if (empty !== '' || projectId === undefined || projectId === '' || rest.length > 0) return undefined;
   let route: Route | undefined;
   let allow = 'GET';
-  if (version === 'v1' && area === 'analytics' && a === 'visitors' && b === undefined) {
-    route = { kind: 'visitors', projectId };
+  if (version === 'v1' && area === 'analytics') {
+    const kind = analyticsKind(a, b, c);
+    if (kind) route = { kind, projectId };
   } else if (version === 'v2' && area === 'agent' && a === 'job') {
     if (b === undefined) {
       route = { kind: 'create', projectId };
@@ -33,4 +36,17 @@ export function matchRoute(method: string, pathname: string): Match {
   }
   if (!route) return undefined;
   return method === allow ? { route } : { allow };
+}
+
+/** `/v1/analytics/{projectId}/` followed by `a/b/c`: which analytics operation, if any. */
+function analyticsKind(
+  a: string | undefined,
+  b: string | undefined,
+  c: string | undefined,
+): AnalyticsKind | undefined {
+  if (c !== undefined) return undefined;
+  if (b === undefined) return a === 'visitors' || a === 'views' || a === 'searches' ? a : undefined;
+  if (a === 'assistant' && b === 'caller-stats') return 'caller-stats';
+  if (a === 'feedback' && b === 'by-page') return 'feedback-by-page';
+  return undefined;
 }

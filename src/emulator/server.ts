@@ -2,6 +2,8 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AgentJobStore, parsePrompt } from './agent.js';
+import type { AnalyticsKind } from './analytics.js';
+import { ANALYTICS_KINDS, prepareAnalytics, refusal } from './analytics.js';
 import type { Dataset } from './data.js';
 import { buildDataset, DEFAULT_PROJECT_ID } from './data.js';
 import type { Day } from './days.js';
@@ -13,7 +15,7 @@ import type { Answer } from './responses.js';
 import { faultAnswer, json, writeAnswer, writeTruncated } from './responses.js';
 import type { Route } from './routes.js';
 import { matchRoute } from './routes.js';
-import { parseVisitorsQuery, visitorsPage } from './visitors.js';
+import { SearchCursors } from './search-cursor.js';
 
 export const DEFAULT_API_KEY = 'mint_emulator_demo_key';
 /** The request log keeps this many most recent entries, so a long-running demo does not grow without bound. */
@@ -92,6 +94,10 @@ function emptyStats(): EmulatorStats {
   return { requests: 0, byStatus: {}, faults: 0, faultsByKind: {}, slow: 0, rateLimited: 0, log: [] };
 }
 
+function isAnalytics(kind: string): kind is AnalyticsKind {
+  return (ANALYTICS_KINDS as readonly string[]).includes(kind);
+}
+
 function displayHost(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';
   if (host === '::') return '[::1]';
@@ -140,6 +146,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (!l) agentLimiters.set(projectId, (l = new SlidingWindowLimiter(opts.agentRateLimit)));
     return l;
   };
+  const analytics = { dataset, cursors: new SearchCursors(seed, projectId), hasMoreOnFullPages };
   const faults = new FaultInjector({ probability: opts.faults ?? 0, seed: opts.faultSeed ?? seed + 1 });
   const jobs = new AgentJobStore(pollsToFinish);
   const stats = emptyStats();
@@ -163,17 +170,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (auth[1] !== apiKey) return { refusal: json(401, { error: 'Invalid API key' }) };
     if (route.projectId !== projectId)
       return { refusal: json(404, { error: `Project ${route.projectId} not found` }) };
-    if (route.kind === 'visitors') {
-      const parsed = parseVisitorsQuery(params, dataset.today);
-      if (!parsed.ok) {
-        return {
-          refusal: json(400, {
-            error: 'Invalid query parameters',
-            details: parsed.details.map((message) => ({ message })),
-          }),
-        };
-      }
-      return { visitors: parsed.query };
+    if (isAnalytics(route.kind)) {
+      const prepared = prepareAnalytics(route.kind, params, analytics);
+      return prepared.ok ? { respond: prepared.respond } : { refusal: refusal(prepared) };
     }
     if (route.kind === 'create' || route.kind === 'message') {
       const prompt = parsePrompt(body);
@@ -216,14 +215,13 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     const checked = check(req, route, new URLSearchParams(entry.query), body);
     if (checked.refusal) return answer(checked.refusal);
     // A limit belongs to an organization or a project, so it counts requests the key and the
-    // route let through: a typo'd URL or a bad key does not use up the budget. Analytics and
-    // agent jobs are limited separately, as at the service; polling a job is not limited.
-    const bucket =
-      route.kind === 'visitors'
-        ? limiter
-        : route.kind === 'create' || route.kind === 'message'
-          ? agentLimiter(route.projectId)
-          : undefined;
+    // route let through: a typo'd URL or a bad key does not use up the budget. Every analytics
+    // operation draws on one budget, agent jobs on another, as at the service; polling a job is not limited.
+    const bucket = isAnalytics(route.kind)
+      ? limiter
+      : route.kind === 'create' || route.kind === 'message'
+        ? agentLimiter(route.projectId)
+        : undefined;
     if (bucket && !bucket.hit(at)) {
       stats.rateLimited++;
       return answer(json(429, { error: 'Rate limit exceeded' }));
@@ -240,8 +238,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     }
 
     let result: Answer;
-    if (route.kind === 'visitors' && checked.visitors) {
-      result = json(200, visitorsPage(dataset, checked.visitors, hasMoreOnFullPages));
+    if (checked.respond) {
+      result = json(200, checked.respond());
     } else if (route.kind === 'create' && checked.prompt !== undefined) {
       result = json(201, jobs.create(route.projectId, checked.prompt));
     } else {

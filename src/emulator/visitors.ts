@@ -1,11 +1,10 @@
 import type { Dataset, PageRow, Totals } from './data.js';
 import type { Day } from './days.js';
-import { addDays, parseApiDate } from './days.js';
+import { dateRange, integer, single } from './query-params.js';
 
+export { DEFAULT_RANGE_DAYS } from './query-params.js';
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 250;
-/** Window the emulator serves when dateFrom is omitted (the service does not document its default). */
-export const DEFAULT_RANGE_DAYS = 30;
 
 export interface VisitorsQuery {
   dateFrom: Day;
@@ -22,55 +21,17 @@ export interface VisitorsBody {
 
 export type Parsed = { ok: true; query: VisitorsQuery } | { ok: false; details: string[] };
 
-const UNSIGNED = /^\d+$/;
-
-function single(params: URLSearchParams, name: string, details: string[]): string | undefined {
-  const all = params.getAll(name);
-  if (all.length > 1) details.push(`${name} must be given at most once, got ${all.length} values`);
-  return all[0];
-}
-
-function integer(text: string | undefined, name: string, min: number, max: number, details: string[]) {
-  if (text === undefined) return undefined;
-  const value = UNSIGNED.test(text) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    const range =
-      max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer from ${min} to ${max}`;
-    details.push(`${name} must be ${range}, got "${text}"`);
-    return undefined;
-  }
-  return value;
-}
-
-function date(text: string | undefined, name: string, details: string[]): Day | undefined {
-  if (text === undefined) return undefined;
-  const day = parseApiDate(text);
-  if (day === undefined)
-    details.push(`${name} must be a date in YYYY-MM-DD or ISO 8601 format, got "${text}"`);
-  return day;
-}
-
 /**
  * Validates every parameter of GET /visitors and reports all problems at once, each message
- * naming its parameter. Defaults (undocumented by the service, chosen here): dateTo is the
- * day after `today`, so the partial current day is included; dateFrom is 30 days before dateTo.
+ * naming its parameter; dates default as `dateRange` says.
  */
 export function parseVisitorsQuery(params: URLSearchParams, today: Day): Parsed {
   const details: string[] = [];
   const limit = integer(single(params, 'limit', details), 'limit', 1, MAX_LIMIT, details);
   const offset = integer(single(params, 'offset', details), 'offset', 0, Number.MAX_SAFE_INTEGER, details);
-  const from = date(single(params, 'dateFrom', details), 'dateFrom', details);
-  const to = date(single(params, 'dateTo', details), 'dateTo', details);
-  if (details.length > 0) return { ok: false, details };
-  const dateTo = to ?? addDays(today, 1);
-  const dateFrom = from ?? addDays(dateTo, -DEFAULT_RANGE_DAYS);
-  if (dateFrom >= dateTo) {
-    return {
-      ok: false,
-      details: [`dateFrom (${dateFrom}) must be before dateTo (${dateTo}): dateTo is exclusive`],
-    };
-  }
-  return { ok: true, query: { dateFrom, dateTo, limit: limit ?? DEFAULT_LIMIT, offset: offset ?? 0 } };
+  const range = dateRange(params, today, details);
+  if (!range) return { ok: false, details };
+  return { ok: true, query: { ...range, limit: limit ?? DEFAULT_LIMIT, offset: offset ?? 0 } };
 }
 
 /**
