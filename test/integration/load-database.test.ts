@@ -45,7 +45,7 @@ describe('openDatabase (read-write)', () => {
     const path = join(dir, 'nested', 'deeper', 'a.duckdb');
     const db = await openTracked(path);
     const first = await queryRows(db.connection, 'SELECT version, applied_at FROM schema_migrations');
-    expect(first.map((r) => r['version'])).toEqual([1, 2, 3]);
+    expect(first.map((r) => r['version'])).toEqual([1, 2, 3, 4]);
     const tables = await queryRows(
       db.connection,
       'SELECT table_name FROM duckdb_tables() ORDER BY table_name',
@@ -53,9 +53,15 @@ describe('openDatabase (read-write)', () => {
     expect(tables.map((r) => r['table_name'])).toEqual([
       'agent_jobs',
       'api_requests',
+      'assistant_callers_daily',
+      'feedback_page_daily',
       'page_daily',
+      'page_views_daily',
       'schema_migrations',
+      'search_daily',
+      'search_totals_daily',
       'site_daily',
+      'site_views_daily',
       'sync_runs',
       'sync_windows',
     ]);
@@ -97,7 +103,7 @@ describe('openDatabase (read-write)', () => {
 
     const db = await openTracked(path, { readOnly: true });
     const versions = await queryRows(db.connection, 'SELECT version FROM schema_migrations ORDER BY version');
-    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 100]);
+    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 4, 100]);
     expect(await queryRows(db.connection, 'SELECT a FROM extra')).toEqual([{ a: 7 }]);
     const halfDone = await queryRows(
       db.connection,
@@ -185,7 +191,7 @@ describe('openDatabase (read-write)', () => {
 
     const db = await openTracked(path);
     const versions = await queryRows(db.connection, 'SELECT version FROM schema_migrations ORDER BY version');
-    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3]);
+    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 4]);
     expect(
       await queryRows(
         db.connection,
@@ -233,7 +239,7 @@ describe('openDatabase (read-write)', () => {
     db.close();
     const err = await openDatabase(path).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UsageError);
-    expect((err as Error).message).toMatch(/schema version 999, newer than this mintlify-etl knows \(3\)/);
+    expect((err as Error).message).toMatch(/schema version 999, newer than this mintlify-etl knows \(4\)/);
   });
 
   it('lets go of the file on close, so another process can open it at once', async () => {
