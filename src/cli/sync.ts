@@ -7,7 +7,8 @@ import { EXIT, isEtlError } from '../errors.js';
 import { openDatabase } from '../load/database.js';
 import { queryRows } from '../load/sql.js';
 import { runSync, type SyncSummary } from '../pipeline/sync.js';
-import { DEFAULT_STREAMS, parseStreams, STREAMS } from '../streams/index.js';
+import { DEFAULT_STREAMS, parseStreams, streamByName, STREAMS, type DayStream } from '../streams/index.js';
+import { UsageError } from '../errors.js';
 import { parseDay } from '../util/day.js';
 import { formatDuration, parseDuration, parseRateLimit } from '../util/duration.js';
 import { createLogger } from '../util/log.js';
@@ -18,6 +19,7 @@ import type { CommandResult } from './result.js';
 interface SyncFlags {
   project?: string[];
   streams?: string;
+  maxPages?: string[];
   from?: string;
   to?: string;
   lookback: number;
@@ -61,6 +63,11 @@ export function registerSync(
     .option(
       '--streams <list>',
       `streams to sync, comma-separated (env MINTLIFY_ETL_STREAMS; default ${DEFAULT_STREAMS.join(',')}; known: ${STREAMS.map((s) => s.name).join(', ')})`,
+    )
+    .option(
+      '--max-pages <STREAM=N>',
+      'at most N pages per window of STREAM (repeatable); a capped window is loaded and recorded truncated, never complete',
+      collect,
     )
     .option('--from <YYYY-MM-DD>', 'first day to load (inclusive, UTC); omit for incremental')
     .option('--to <YYYY-MM-DD>', 'day to stop before (exclusive, UTC); default today')
@@ -169,6 +176,7 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
       signal: interrupt.signal,
       projects,
       streams,
+      maxPages: parseMaxPages(flags.maxPages ?? [], streams),
       from,
       to,
       lookback: flags.lookback,
@@ -213,6 +221,31 @@ async function dropEmptyFirstDatabase(db: string, existed: boolean, exitCode: nu
   if (existed || (exitCode !== EXIT.usage && exitCode !== EXIT.auth) || (await holdsData(db))) return;
   await rm(db, { force: true });
   await rm(`${db}.wal`, { force: true });
+}
+
+/** `--max-pages searches=2` (repeatable) into a cap per stream; the stream must be one the run syncs. */
+function parseMaxPages(values: readonly string[], streams: readonly DayStream[]): Map<string, number> {
+  const caps = new Map<string, number>();
+  for (const v of values) {
+    const m = /^([a-z_]+)=([1-9]\d{0,5})$/.exec(v.trim());
+    if (!m) {
+      throw new UsageError(
+        `--max-pages "${v}" must be STREAM=N with N from 1 to 999999, e.g. --max-pages searches=2`,
+        {
+          value: v,
+        },
+      );
+    }
+    const name = m[1] as string;
+    streamByName(name);
+    if (!streams.some((s) => s.name === name)) {
+      throw new UsageError(
+        `--max-pages ${name}=…: ${name} is not in --streams (${streams.map((s) => s.name).join(',')})`,
+      );
+    }
+    caps.set(name, Number(m[2]));
+  }
+  return caps;
 }
 
 async function holdsData(db: string): Promise<boolean> {

@@ -5,7 +5,10 @@ export type QualityKind =
   | 'total_above_human_plus_ai'
   | 'total_below_max_of_human_ai'
   | 'site_total_below_top_page'
-  | 'site_total_above_sum_of_pages';
+  | 'site_total_above_sum_of_pages'
+  | 'views_total_not_human_plus_ai'
+  | 'callers_total_not_sum'
+  | 'searches_total_below_sum_of_hits';
 
 export interface QualityWarning {
   readonly kind: QualityKind;

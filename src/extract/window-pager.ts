@@ -30,6 +30,20 @@ export interface VisitorsSource {
   ): Promise<VisitorsPageLike>;
 }
 
+/** One page of any offset-paged day endpoint: totals on every page, rows keyed by path. */
+export interface OffsetPage {
+  readonly totals: Totals;
+  readonly rows: readonly PageRow[];
+  readonly hasMore: boolean;
+}
+
+/** Fetches the page at `offset` (the stream knows its endpoint and its rows' field name). */
+export type OffsetPageSource = (
+  offset: number,
+  limit: number,
+  o: { signal?: AbortSignal; priority?: number },
+) => Promise<OffsetPage>;
+
 export interface FetchedWindow {
   readonly projectId: string;
   readonly day: Day;
@@ -42,6 +56,8 @@ export interface FetchedWindow {
   readonly warnings: readonly QualityWarning[];
   /** A page (the first one too) said hasMore but carried no rows: logged, the window ends there. */
   readonly emptyPageWithMore: boolean;
+  /** `capPages` stopped the window while the server still said hasMore. */
+  readonly truncated: boolean;
 }
 
 export interface PagerOptions {
@@ -50,6 +66,10 @@ export interface PagerOptions {
   readonly maxPages?: number;
   /** Passes over a window whose pages disagree before it fails. */
   readonly maxPasses?: number;
+  /** --max-pages: stop after this many pages and report the window truncated (loaded, never complete). */
+  readonly capPages?: number;
+  /** Data-quality checks of the window (default: the unique-visitor invariants). */
+  readonly checks?: (site: Totals, rows: readonly PageRow[]) => QualityWarning[];
   readonly signal?: AbortSignal;
   /** Passed to the request budget: the sync gives each day its place in the plan, oldest first. */
   readonly priority?: number;
@@ -70,12 +90,29 @@ export async function fetchWindow(
   dateTo: Day,
   opts: PagerOptions = {},
 ): Promise<FetchedWindow> {
+  const get: OffsetPageSource = async (offset, limit, o) => {
+    const page = await source.getVisitors(projectId, { dateFrom: day, dateTo, limit, offset }, o);
+    return { totals: page.totals, rows: page.visitors, hasMore: page.hasMore };
+  };
+  return fetchOffsetWindow(get, projectId, day, opts);
+}
+
+/**
+ * `fetchWindow` for any offset-paged day endpoint (visitors, views): the same consistency rules,
+ * the same bounded re-fetch.
+ */
+export async function fetchOffsetWindow(
+  get: OffsetPageSource,
+  projectId: string,
+  day: Day,
+  opts: PagerOptions = {},
+): Promise<FetchedWindow> {
   const limit = opts.limit ?? 250;
   const maxPages = opts.maxPages ?? 10_000;
   const maxPasses = opts.maxPasses ?? 3;
   let lastShift = '';
   for (let pass = 1; pass <= maxPasses; pass++) {
-    const result = await onePass(source, projectId, day, dateTo, limit, maxPages, opts);
+    const result = await onePass(get, projectId, day, limit, maxPages, opts);
     if ('shift' in result) {
       lastShift = result.shift;
       continue;
@@ -91,10 +128,9 @@ export async function fetchWindow(
 type PassResult = Omit<FetchedWindow, 'attempts'> | { shift: string };
 
 async function onePass(
-  source: VisitorsSource,
+  get: OffsetPageSource,
   projectId: string,
   day: Day,
-  dateTo: Day,
   limit: number,
   maxPages: number,
   opts: PagerOptions,
@@ -103,6 +139,7 @@ async function onePass(
   const rows: PageRow[] = [];
   let site: Totals | undefined;
   let emptyPageWithMore = false;
+  let truncated = false;
   let pages = 0;
   for (let offset = 0; ; offset += limit) {
     if (pages >= maxPages) {
@@ -111,28 +148,28 @@ async function onePass(
         { projectId, day, pages },
       );
     }
-    const page = await source.getVisitors(
-      projectId,
-      { dateFrom: day, dateTo, limit, offset },
-      {
-        ...(opts.signal ? { signal: opts.signal } : {}),
-        ...(opts.priority !== undefined ? { priority: opts.priority } : {}),
-      },
-    );
+    const page = await get(offset, limit, {
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(opts.priority !== undefined ? { priority: opts.priority } : {}),
+    });
     pages++;
-    opts.onPage?.({ projectId, day, offset, rows: page.visitors.length });
+    opts.onPage?.({ projectId, day, offset, rows: page.rows.length });
     if (site === undefined) site = page.totals;
     else if (!sameTotals(site, page.totals)) {
       return { shift: `totals changed between offset 0 and offset ${offset}` };
     }
-    for (const row of page.visitors) {
+    for (const row of page.rows) {
       if (seen.has(row.path)) return { shift: `path ${JSON.stringify(row.path)} appeared twice` };
       seen.set(row.path, row);
       rows.push(row);
     }
     if (!page.hasMore) break;
-    if (page.visitors.length === 0) {
+    if (page.rows.length === 0) {
       emptyPageWithMore = true;
+      break;
+    }
+    if (opts.capPages !== undefined && pages >= opts.capPages) {
+      truncated = true;
       break;
     }
   }
@@ -143,8 +180,9 @@ async function onePass(
     site: totals,
     pages: rows,
     pagesFetched: pages,
-    warnings: checkInvariants(totals, rows),
+    warnings: (opts.checks ?? checkInvariants)(totals, rows),
     emptyPageWithMore,
+    truncated,
   };
 }
 

@@ -252,10 +252,12 @@ export class SyncRun {
 
   /** A window's pages, checked for consistency; data-quality findings are counted and logged once per kind. */
   async #fetch(w: PlannedWindow, flight: Flight): Promise<StreamFetched> {
+    const cap = this.#opts.maxPages?.get(w.stream);
     const fetched = await streamByName(w.stream).fetch(this.#client, w, {
       signal: this.#signal,
       // The oldest day in flight gets the next request when the budget is short.
       priority: this.#order.get(w) ?? 0,
+      ...(cap !== undefined ? { maxPages: cap } : {}),
       onPage: () => {
         flight.pages++;
         this.#gate.open(w.projectId);

@@ -37,6 +37,8 @@ export interface SyncOptions {
   readonly projects: readonly string[];
   /** The streams to sync (default DEFAULT_STREAMS). */
   readonly streams?: readonly DayStream[];
+  /** --max-pages STREAM=N: pages per window at most, by stream; a capped window is recorded truncated. */
+  readonly maxPages?: ReadonlyMap<string, number>;
   readonly from?: Day | undefined;
   readonly to?: Day | undefined;
   readonly lookback: number;

@@ -13,14 +13,17 @@ export const visitors: DayStream = {
   tables: ['site_daily', 'page_daily'],
   pageSize: 250,
   async fetch(client, w, o) {
-    const f = await fetchWindow(client, w.projectId, w.day, w.dateTo, o);
+    const f = await fetchWindow(client, w.projectId, w.day, w.dateTo, {
+      ...o,
+      ...(o.maxPages !== undefined ? { capPages: o.maxPages } : {}),
+    });
     return {
       pagesFetched: f.pagesFetched,
       attempts: f.attempts,
       rows: f.pages.length,
       warnings: f.warnings,
       notes: f.emptyPageWithMore ? ['a page said hasMore but had no rows; the day ends there'] : [],
-      truncated: false,
+      truncated: f.truncated,
       prepare: ({ runId, fetchedAt }) =>
         prepareWindow(
           {
@@ -34,6 +37,7 @@ export const visitors: DayStream = {
             runId,
             fetchedAt,
             apiTotalsTotal: f.site.total,
+            truncated: f.truncated,
           },
           'visitors',
           VISITOR_TABLES,

@@ -1,0 +1,175 @@
+import type { MintlifyClient } from '../api/client.js';
+import { SearchesResponseSchema, type SearchRow } from '../api/schemas.js';
+import { DataShiftError, HttpStatusError } from '../errors.js';
+import type { QualityWarning } from '../extract/quality.js';
+import { jsonChunks, jsonTables, type JsonTable } from '../load/json-tables.js';
+import type { DayStream, StreamFetchOptions, StreamWindow } from './types.js';
+
+const TERMS: JsonTable = {
+  table: 'search_daily',
+  columns: [
+    ['query', 'VARCHAR'],
+    ['hits', 'BIGINT'],
+    ['ctr', 'DOUBLE'],
+    ['top_clicked_path', 'VARCHAR'],
+    ['last_searched_at', 'TIMESTAMPTZ'],
+  ],
+};
+const TOTALS: JsonTable = {
+  table: 'search_totals_daily',
+  columns: [
+    ['total_searches', 'BIGINT'],
+    ['terms', 'BIGINT'],
+    ['truncated', 'BOOLEAN'],
+  ],
+};
+const TABLES = jsonTables([TERMS, TOTALS]);
+const LIMIT = 100;
+const MAX_PASSES = 3;
+/** More pages than this for one day is a server that never ends its cursor, not a big site. */
+const MAX_PAGES = 10_000;
+
+interface Pass {
+  readonly rows: SearchRow[];
+  readonly totalSearches: number;
+  readonly pages: number;
+  readonly truncated: boolean;
+}
+
+type PassOutcome = Pass | { shift: string } | { badCursor: HttpStatusError };
+
+/** One pass over a day's cursor sequence; a shift or a refused cursor ends it early. */
+async function onePass(client: MintlifyClient, w: StreamWindow, o: StreamFetchOptions): Promise<PassOutcome> {
+  const seen = new Set<string>();
+  const rows: SearchRow[] = [];
+  let total: number | undefined;
+  let cursor: string | null = null;
+  for (let pages = 1; ; pages++) {
+    if (pages > MAX_PAGES)
+      throw new DataShiftError(`${w.projectId} searches ${w.day}: more than ${MAX_PAGES} pages`);
+    const query: Record<string, string> = { dateFrom: w.day, dateTo: w.dateTo, limit: String(LIMIT) };
+    if (cursor !== null) query['cursor'] = cursor;
+    let page;
+    try {
+      page = await client.getAnalytics(
+        {
+          endpoint: 'searches',
+          projectId: w.projectId,
+          path: 'searches',
+          query,
+          schema: SearchesResponseSchema,
+        },
+        {
+          ...(o.signal ? { signal: o.signal } : {}),
+          ...(o.priority !== undefined ? { priority: o.priority } : {}),
+        },
+      );
+    } catch (e) {
+      if (cursor !== null && e instanceof HttpStatusError && e.status === 400) return { badCursor: e };
+      throw e;
+    }
+    o.onPage?.();
+    if (total === undefined) total = page.totalSearches;
+    else if (total !== page.totalSearches) return { shift: `totalSearches changed on page ${pages}` };
+    for (const r of page.searches) {
+      // The service groups terms case-insensitively: two rows one case apart are a moved snapshot.
+      const key = r.searchQuery.toLowerCase();
+      if (seen.has(key)) return { shift: `term ${JSON.stringify(r.searchQuery)} appeared twice` };
+      seen.add(key);
+      rows.push(r);
+    }
+    cursor = page.nextCursor;
+    if (cursor === null) return { rows, totalSearches: total, pages, truncated: false };
+    if (o.maxPages !== undefined && pages >= o.maxPages)
+      return { rows, totalSearches: total, pages, truncated: true };
+  }
+}
+
+/** Passes until one is consistent: a shift is fetched again (bounded), a refused cursor restarts once. */
+async function fetchDay(
+  client: MintlifyClient,
+  w: StreamWindow,
+  o: StreamFetchOptions,
+): Promise<Pass & { attempts: number }> {
+  let restartedForCursor = false;
+  let last = '';
+  for (let pass = 1; pass <= MAX_PASSES + 1; pass++) {
+    const r = await onePass(client, w, o);
+    if ('rows' in r) return { ...r, attempts: pass };
+    if ('badCursor' in r) {
+      if (restartedForCursor) throw r.badCursor;
+      restartedForCursor = true;
+      continue;
+    }
+    last = r.shift;
+    if (pass >= MAX_PASSES) break;
+  }
+  throw new DataShiftError(
+    `${w.projectId} searches ${w.day}: the data changed while paging, ${MAX_PASSES} times in a row (${last}); the day was not loaded and will be retried by the next run`,
+    { projectId: w.projectId, day: w.day },
+  );
+}
+
+function isoOrNull(s: string): string | null {
+  const t = Date.parse(s);
+  return Number.isFinite(t) ? new Date(t).toISOString() : null;
+}
+
+function checks(pass: Pass): QualityWarning[] {
+  const sum = pass.rows.reduce((n, r) => n + r.hits, 0);
+  return !pass.truncated && sum > pass.totalSearches
+    ? [
+        {
+          kind: 'searches_total_below_sum_of_hits',
+          detail: `totalSearches ${pass.totalSearches} < sum of hits ${sum}`,
+        },
+      ]
+    : [];
+}
+
+/**
+ * Search terms per day (`/searches`): hits, click-through rate, top clicked page and last time
+ * searched per term into search_daily, and the day's total searches, terms and truncation into
+ * search_totals_daily. Cursor paging, 100 terms a page, ordered by hits.
+ */
+export const searches: DayStream = {
+  name: 'searches',
+  endpoint: 'searches',
+  tables: [TERMS.table, TOTALS.table],
+  pageSize: LIMIT,
+  async fetch(client, w, o) {
+    const pass = await fetchDay(client, w, o);
+    return {
+      pagesFetched: pass.pages,
+      attempts: pass.attempts,
+      rows: pass.rows.length,
+      warnings: checks(pass),
+      notes: [],
+      truncated: pass.truncated,
+      prepare: ({ runId, fetchedAt }) => {
+        const terms = pass.rows.map((r) => ({
+          query: r.searchQuery,
+          hits: r.hits,
+          ctr: r.ctr,
+          top_clicked_path: r.topClickedPage,
+          last_searched_at: isoOrNull(r.lastSearchedAt),
+        }));
+        const totals = { total_searches: pass.totalSearches, terms: terms.length, truncated: pass.truncated };
+        return {
+          w: {
+            ...w,
+            pagesFetched: pass.pages,
+            attempts: pass.attempts,
+            runId,
+            fetchedAt,
+            apiTotalsTotal: pass.totalSearches,
+            truncated: pass.truncated,
+          },
+          rows: terms.length,
+          tables: TABLES,
+          data: { [TERMS.table]: jsonChunks(terms, TERMS), [TOTALS.table]: jsonChunks([totals], TOTALS) },
+        };
+      },
+    };
+  },
+};

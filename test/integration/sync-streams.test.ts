@@ -1,0 +1,187 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { validateApiKey } from '../../src/api/key.js';
+import { startEmulator, type Dataset, type Emulator } from '../../src/emulator/index.js';
+import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
+import { parseStreams } from '../../src/streams/index.js';
+import { addDays, dayRange, todayUtc } from '../../src/util/day.js';
+import { parseRateLimit } from '../../src/util/duration.js';
+import { silentLogger } from '../../src/util/log.js';
+import { readRows, tempDbPath } from '../helpers/db.js';
+
+const emulators: Emulator[] = [];
+afterEach(async () => {
+  await Promise.all(emulators.splice(0).map((e) => e.close()));
+});
+
+async function emulator(opts: Parameters<typeof startEmulator>[0] = {}): Promise<Emulator> {
+  const e = await startEmulator({ seed: 11, days: 30, paths: 600, ...opts });
+  emulators.push(e);
+  return e;
+}
+
+const DAY_STREAMS = 'visitors,views,searches,caller_stats';
+
+function options(emu: Emulator, dbPath: string, over: Partial<SyncOptions> = {}): SyncOptions {
+  return {
+    projects: [emu.projectId],
+    streams: parseStreams(DAY_STREAMS),
+    lookback: 3,
+    dbPath,
+    rateLimit: parseRateLimit('100000/1h'),
+    maxWaitMs: 60_000,
+    concurrency: 4,
+    includeToday: false,
+    dryRun: false,
+    apiUrl: emu.url,
+    apiKey: validateApiKey(emu.apiKey, 'test key'),
+    logger: silentLogger,
+    backoff: { minMs: 5, maxMs: 50 },
+    idleCloseMs: 50,
+    ...over,
+  };
+}
+
+const today = todayUtc();
+const days = dayRange(addDays(today, -30), today);
+
+/** What each stream's tables must hold after a complete sync of these days, from the emulator's ground truth. */
+function truth(ds: Dataset, project: string, ds0: readonly string[]) {
+  const sorted = [...ds0].sort();
+  return {
+    siteViews: sorted.map((day) => ({ project_id: project, day, ...ds.views(day).totals })),
+    pageViews: sorted
+      .flatMap((day) => ds.views(day).views.map((r) => ({ project_id: project, day, ...r })))
+      .sort(byKey('day', 'path')),
+    terms: sorted
+      .flatMap((day) =>
+        ds.searches(day).searches.map((s) => ({
+          project_id: project,
+          day,
+          query: s.searchQuery,
+          hits: s.hits,
+          ctr: s.ctr,
+          top_clicked_path: s.topClickedPage,
+          last_searched_at: Date.parse(s.lastSearchedAt),
+        })),
+      )
+      .sort(byKey('day', 'query')),
+    searchTotals: sorted.map((day) => ({
+      project_id: project,
+      day,
+      total_searches: ds.searches(day).totalSearches,
+      terms: ds.searches(day).searches.length,
+      truncated: false,
+    })),
+    callers: sorted.map((day) => ({ project_id: project, day, ...ds.callerStats(day) })),
+  };
+}
+
+function byKey(...keys: string[]) {
+  return (a: Record<string, unknown>, b: Record<string, unknown>): number => {
+    for (const k of keys) {
+      const x = String(a[k]);
+      const y = String(b[k]);
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    return 0;
+  };
+}
+
+async function tables(db: string) {
+  // Counts are BIGINT in the tables; INT here only so that they read back as JSON numbers.
+  const n = (c: string): string => `${c}::INT AS ${c}`;
+  const counts = (...cs: string[]): string => cs.map(n).join(', ');
+  return {
+    siteViews: await readRows(
+      db,
+      `SELECT project_id, day, ${counts('human', 'ai', 'total')} FROM site_views_daily ORDER BY day`,
+    ),
+    pageViews: await readRows(
+      db,
+      `SELECT project_id, day, path, ${counts('human', 'ai', 'total')} FROM page_views_daily`,
+    ),
+    terms: await readRows(
+      db,
+      `SELECT project_id, day, query, ${n('hits')}, ctr, top_clicked_path,
+              epoch_ms(last_searched_at)::DOUBLE AS last_searched_at FROM search_daily`,
+    ),
+    searchTotals: await readRows(
+      db,
+      `SELECT project_id, day, ${counts('total_searches', 'terms')}, truncated FROM search_totals_daily ORDER BY day`,
+    ),
+    callers: await readRows(
+      db,
+      `SELECT project_id, day, ${counts('web', 'api', 'other', 'total')} FROM assistant_callers_daily ORDER BY day`,
+    ),
+  };
+}
+
+function sorted(t: Awaited<ReturnType<typeof tables>>) {
+  return {
+    ...t,
+    pageViews: [...(t.pageViews as Record<string, unknown>[])].sort(byKey('day', 'path')),
+    terms: [...(t.terms as Record<string, unknown>[])].sort(byKey('day', 'query')),
+  };
+}
+
+/** Requests a clean fetch of these days needs at least: offset streams ceil(rows/250), searches ceil(terms/100), caller stats 1. */
+function minimum(ds: Dataset, ds0: readonly string[]): number {
+  return ds0.reduce(
+    (n, d) =>
+      n +
+      Math.max(1, Math.ceil(ds.pages(d).length / 250)) +
+      Math.max(1, Math.ceil(ds.views(d).views.length / 250)) +
+      Math.max(1, Math.ceil(ds.searches(d).searches.length / 100)) +
+      1,
+    0,
+  );
+}
+
+describe('the day streams', () => {
+  it('load 30 days of views, searches and caller stats equal to the ground truth, at the minimum of requests', async () => {
+    const emu = await emulator();
+    const db = tempDbPath();
+    const s = await runSync(options(emu, db, { from: days[0] }));
+    expect(s.status).toBe('succeeded');
+    expect(s.windows).toMatchObject({ planned: 4 * days.length, loaded: 4 * days.length, failed: 0 });
+    expect(sorted(await tables(db))).toEqual(truth(emu.dataset, emu.projectId, days));
+    expect(s.requests).toBe(minimum(emu.dataset, days));
+    expect(emu.stats.requests).toBe(s.requests);
+  });
+
+  it('load the same truth through faults 0.3 (resets, 5xx, 429s), and a re-run changes nothing', async () => {
+    // Eight days: every 429 pauses the whole budget for its Retry-After (1 s), which is the cost.
+    const emu = await emulator({ faults: 0.3 });
+    const db = tempDbPath();
+    const week = days.slice(-8);
+    const s = await runSync(options(emu, db, { from: week[0] }));
+    expect(s.status).toBe('succeeded');
+    expect(s.retries).toBeGreaterThan(0);
+    const first = sorted(await tables(db));
+    expect(first).toEqual(truth(emu.dataset, emu.projectId, week));
+    const again = await runSync(options(emu, db, { from: week[0], refresh: true }));
+    expect(again.status).toBe('succeeded');
+    expect(sorted(await tables(db))).toEqual(first);
+  }, 120_000);
+
+  it('records a searches day cut by --max-pages as truncated, in sync_windows and search_totals_daily', async () => {
+    const emu = await emulator();
+    const db = tempDbPath();
+    const big = emu.dataset.streamEdgeDays.searches101;
+    const s = await runSync(
+      options(emu, db, {
+        streams: parseStreams('searches'),
+        from: big,
+        to: addDays(big, 1),
+        maxPages: new Map([['searches', 1]]),
+      }),
+    );
+    expect(s.status).toBe('succeeded');
+    expect(await readRows(db, 'SELECT stream, truncated, rows FROM sync_windows')).toEqual([
+      { stream: 'searches', truncated: true, rows: 100 },
+    ]);
+    expect(await readRows(db, 'SELECT terms::INT AS terms, truncated FROM search_totals_daily')).toEqual([
+      { terms: 100, truncated: true },
+    ]);
+  });
+});
