@@ -1,6 +1,7 @@
 import { UsageError } from '../errors.js';
 import type { DayStream } from './types.js';
 import { callerStats } from './caller-stats.js';
+import { feedbackByPage } from './feedback-by-page.js';
 import { searches } from './searches.js';
 import { views } from './views.js';
 import { visitors } from './visitors.js';
@@ -8,7 +9,7 @@ import { visitors } from './visitors.js';
 export type { DayStream, StreamFetched, StreamFetchOptions, StreamWindow } from './types.js';
 
 /** Every stream this version knows, in the order a run lists them. */
-export const STREAMS: readonly DayStream[] = [visitors, views, searches, callerStats];
+export const STREAMS: readonly DayStream[] = [visitors, views, searches, callerStats, feedbackByPage];
 
 /** What a run syncs when --streams / MINTLIFY_ETL_STREAMS does not say. */
 export const DEFAULT_STREAMS: readonly string[] = ['visitors'];

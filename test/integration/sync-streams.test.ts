@@ -184,4 +184,34 @@ describe('the day streams', () => {
       { terms: 100, truncated: true },
     ]);
   });
+
+  it('load feedback by page (opt-in) with a day of more than 100 pages recorded truncated', async () => {
+    const emu = await emulator();
+    const db = tempDbPath();
+    const s = await runSync(options(emu, db, { streams: parseStreams('feedback_by_page'), from: days[0] }));
+    expect(s.status).toBe('succeeded');
+    expect(s.requests).toBe(days.length);
+    const want = days.flatMap((day) =>
+      emu.dataset.feedbackByPage(day).feedback.map((r) => ({
+        day,
+        path: r.path,
+        thumbs_up: r.thumbsUp,
+        thumbs_down: r.thumbsDown,
+        code: r.code,
+        total: r.total,
+      })),
+    );
+    const got = await readRows(
+      db,
+      `SELECT day, path, thumbs_up::INT AS thumbs_up, thumbs_down::INT AS thumbs_down, code::INT AS code,
+              total::INT AS total FROM feedback_page_daily`,
+    );
+    expect([...(got as Record<string, unknown>[])].sort(byKey('day', 'path'))).toEqual(
+      [...want].sort(byKey('day', 'path')),
+    );
+    const big = emu.dataset.streamEdgeDays.feedbackOver100;
+    expect(await readRows(db, 'SELECT window_start AS day FROM sync_windows WHERE truncated')).toEqual([
+      { day: big },
+    ]);
+  });
 });
