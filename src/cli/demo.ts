@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { DEFAULT_STREAMS } from '../streams/index.js';
 import { validateApiKey } from '../api/key.js';
 import { startEmulator } from '../emulator/index.js';
 import { runSync } from '../pipeline/sync.js';
@@ -63,8 +64,9 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
   } finally {
     await emu.close();
   }
+  const streams = DEFAULT_STREAMS.length;
   log.info(
-    `synced ${summary.windows.loaded} days (${summary.rows} page rows) with ${summary.requests} requests in ${formatDuration(summary.durationMs)}\n`,
+    `synced ${Math.round(summary.windows.loaded / streams)} days of ${DEFAULT_STREAMS.join(', ')} (${summary.windows.loaded} windows, ${summary.rows} rows) with ${summary.requests} requests in ${formatDuration(summary.durationMs)}\n`,
   );
 
   const db = await openExistingReadOnly(flags.db);

@@ -12,7 +12,7 @@ export type { DayStream, StreamFetched, StreamFetchOptions, StreamWindow } from 
 export const STREAMS: readonly DayStream[] = [visitors, views, searches, callerStats, feedbackByPage];
 
 /** What a run syncs when --streams / MINTLIFY_ETL_STREAMS does not say. */
-export const DEFAULT_STREAMS: readonly string[] = ['visitors'];
+export const DEFAULT_STREAMS: readonly string[] = ['visitors', 'views', 'searches', 'caller_stats'];
 
 /**
  * Every analytics endpoint shares the service's one budget, whether this run syncs it or not:

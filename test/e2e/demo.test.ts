@@ -7,7 +7,9 @@ describe('mintlify-etl demo as a process', () => {
     const db = tempDbPath('demo.duckdb');
     const r = await runCli(['demo', '--db', db, '--days', '14']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/synced 14 days \(\d+ page rows\) with \d+ requests/);
+    expect(r.stderr).toMatch(
+      /synced 14 days of visitors, views, searches, caller_stats \(56 windows, \d+ rows\) with \d+ requests/,
+    );
     expect(r.stdout).toContain('Unique visitors per day');
     expect(r.stdout).toContain('Top pages, last 7 days');
     expect(r.stdout).toContain(`report --db ${db} --html`);

@@ -22,6 +22,8 @@ const env = (): Record<string, string> => ({
   MINTLIFY_API_URL: emu.url,
   MINTLIFY_API_KEY: emu.apiKey,
   MINTLIFY_PROJECT_ID: emu.projectId,
+  // These tests pin the visitors stream's behaviour (requests per day, its tables).
+  MINTLIFY_ETL_STREAMS: 'visitors',
 });
 
 const today = todayUtc();

@@ -20,6 +20,8 @@ const env = (over: Record<string, string> = {}): Record<string, string> => ({
   MINTLIFY_API_URL: emu.url,
   MINTLIFY_API_KEY: emu.apiKey,
   MINTLIFY_PROJECT_ID: emu.projectId,
+  // These tests pin the visitors stream's behaviour (requests per day, its tables).
+  MINTLIFY_ETL_STREAMS: 'visitors',
   ...over,
 });
 const today = todayUtc();
@@ -207,6 +209,7 @@ describe('readers during a busy sync', () => {
       MINTLIFY_API_URL: big.url,
       MINTLIFY_API_KEY: big.apiKey,
       MINTLIFY_PROJECT_ID: big.projectId,
+      MINTLIFY_ETL_STREAMS: 'visitors',
     };
     const sync = runCli(['sync', '--db', db, '--from', from, '--rate-limit', '100000/1h'], bigEnv);
     // The first days are committed once this many pages have arrived; the sync has ~1,000 to go.

@@ -5,6 +5,7 @@ import { validateApiKey } from '../../src/api/key.js';
 import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
 import { parseRateLimit } from '../../src/util/duration.js';
 import { silentLogger } from '../../src/util/log.js';
+import { visitors } from '../../src/streams/visitors.js';
 import { readRows, tempDbPath } from '../helpers/db.js';
 
 const KEY = 'mint_sync_writer_failure_key_0123';
@@ -63,6 +64,7 @@ function options(apiUrl: string, dbPath: string, over: Partial<SyncOptions> = {}
     apiUrl,
     apiKey: validateApiKey(KEY, 'test key'),
     logger: silentLogger,
+    streams: [visitors],
     now: () => NOW,
     backoff: { minMs: 5, maxMs: 50 },
     idleCloseMs: 50,

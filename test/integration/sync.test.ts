@@ -5,6 +5,7 @@ import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
 import { addDays, dayRange, todayUtc } from '../../src/util/day.js';
 import { parseRateLimit } from '../../src/util/duration.js';
 import { silentLogger } from '../../src/util/log.js';
+import { visitors } from '../../src/streams/visitors.js';
 import { openDatabase, type Database } from '../../src/load/database.js';
 import { startRun } from '../../src/load/runs.js';
 import { markWindowFailed } from '../../src/load/window-loader.js';
@@ -36,6 +37,7 @@ function options(emu: Emulator, dbPath: string, over: Partial<SyncOptions> = {})
     apiUrl: emu.url,
     apiKey: validateApiKey(emu.apiKey, 'test key'),
     logger: silentLogger,
+    streams: [visitors],
     backoff: { minMs: 5, maxMs: 50 },
     idleCloseMs: 50,
     ...over,
