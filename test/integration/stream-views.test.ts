@@ -73,9 +73,15 @@ async function siteDay(
   );
 }
 
-async function searchDay(project: string, day: string, truncated = false, partial = false): Promise<void> {
+/** A loaded search day: truncated in search_totals_daily; `window` sets the sync_windows row. */
+async function searchDay(
+  project: string,
+  day: string,
+  truncated = false,
+  window: WindowOpts = {},
+): Promise<void> {
   await run(`INSERT INTO search_totals_daily VALUES ('${project}', DATE '${day}', 0, 0, ${truncated})`);
-  await windowRow(project, 'searches', day, { partial });
+  await windowRow(project, 'searches', day, window);
 }
 
 async function term(
@@ -132,7 +138,9 @@ beforeAll(async () => {
   // --- sr: search days 06-30..07-28 all loaded (L = 07-28), 07-10 truncated. Last 7 =
   // 07-22..07-28, previous 7 = 07-15..07-21, last 28 = 07-01..07-28; 06-30 is outside.
   await searchDay('sr', '2024-06-30');
-  for (const day of days('2024-07', 1, 28)) await searchDay('sr', day, day === '2024-07-10');
+  // 07-28 was fetched exactly when it ended: complete.
+  for (const day of days('2024-07', 1, 27)) await searchDay('sr', day, day === '2024-07-10');
+  await searchDay('sr', '2024-07-28', false, { fetchedAt: '2024-07-29 00:00:00+00' });
   await term('sr', '2024-06-30', 'auth', 100, 0.5, '/old');
   await term('sr', '2024-07-01', 'auth', 30, 0, null);
   await term('sr', '2024-07-10', 'auth', 20, 0.5, '/auth');
@@ -143,11 +151,11 @@ beforeAll(async () => {
   await term('sr', '2024-07-18', 'deprecated', 5, 0, null);
   await term('sr', '2024-07-25', 'zero', 0, 0, '/z');
   await term('sr', '2024-07-28', 'new', 3, 1, '/new');
-  // sr2: 07-15..07-28 but 07-16 missing (previous 7 days incomplete).
-  // sr3: 07-15..07-28 all loaded, 07-28 partial (last 7 days incomplete).
+  // sr2: 07-15..07-28 but 07-16 missing (previous 7 days incomplete); 07-20 truncated in
+  // sync_windows only. sr3: 07-15..07-28 all loaded, 07-28 partial (last 7 days incomplete).
   for (const day of days('2024-07', 15, 28)) {
-    if (day !== '2024-07-16') await searchDay('sr2', day);
-    await searchDay('sr3', day, false, day === '2024-07-28');
+    if (day !== '2024-07-16') await searchDay('sr2', day, false, { truncated: day === '2024-07-20' });
+    await searchDay('sr3', day, false, { partial: day === '2024-07-28' });
   }
   for (const p of ['sr2', 'sr3']) {
     await term(p, '2024-07-15', 'x', 2, 0.5, '/x');
@@ -405,16 +413,30 @@ describe('v_search_terms', () => {
 
   it('gives no change when either 7-day period is incomplete (a missing day, a partial last day)', async () => {
     const r = await rows(
-      `SELECT project_id, last_day, last_day_partial, days_loaded_7d, days_loaded_prev_7d, hits_7d, hits_prev_7d,
-              hits_change_pct
+      `SELECT project_id, last_day, last_day_partial, days_loaded_7d, days_loaded_prev_7d, truncated_days_28d,
+              hits_7d, hits_prev_7d, hits_change_pct
        FROM v_search_terms WHERE project_id IN ('sr2', 'sr3') ORDER BY project_id`,
     );
     const x = { last_day: '2024-07-28', hits_7d: 4, hits_prev_7d: 2, hits_change_pct: null };
     expect(r).toEqual([
-      // 07-16 missing: 6 days before.
-      { ...x, project_id: 'sr2', last_day_partial: false, days_loaded_7d: 7, days_loaded_prev_7d: 6 },
+      // 07-16 missing: 6 days before (07-20 truncated too).
+      {
+        ...x,
+        project_id: 'sr2',
+        last_day_partial: false,
+        days_loaded_7d: 7,
+        days_loaded_prev_7d: 6,
+        truncated_days_28d: 1,
+      },
       // 07-28 partial: 7 days loaded, but half of one.
-      { ...x, project_id: 'sr3', last_day_partial: true, days_loaded_7d: 7, days_loaded_prev_7d: 7 },
+      {
+        ...x,
+        project_id: 'sr3',
+        last_day_partial: true,
+        days_loaded_7d: 7,
+        days_loaded_prev_7d: 7,
+        truncated_days_28d: 0,
+      },
     ]);
   });
 });
