@@ -7,7 +7,9 @@
 -- searches_landing: hits of the search terms whose top_clicked_path is this path, summed over the
 -- terms' days (search_daily): searches whose most clicked result was this page.
 -- thumbs_up / thumbs_down / code: feedback on the page (feedback_page_daily; code = feedback on
--- code snippets).
+-- its code snippets); feedback_total: all feedback on the page, kinds without a column of their own
+-- included. feedback_by_page keeps the first 100 pages by feedback per day: a truncated day
+-- (v_coverage.truncated_days) may leave a page's feedback out.
 -- A stream's columns are NULL when that stream has no loaded day in the 28 days (e.g. the opt-in
 -- feedback_by_page never synced): NULL means "not known", 0 means "loaded, none".
 -- days_loaded / views_days_loaded / search_days_loaded / feedback_days_loaded: the loaded days of
@@ -56,7 +58,8 @@ feedback AS (
     f.path,
     sum(f.thumbs_up)::BIGINT AS thumbs_up,
     sum(f.thumbs_down)::BIGINT AS thumbs_down,
-    sum(f.code)::BIGINT AS code
+    sum(f.code)::BIGINT AS code,
+    sum(f.total)::BIGINT AS feedback_total
   FROM feedback_page_daily AS f
   JOIN latest AS l ON l.project_id = f.project_id AND f.day > l.last_day - 28 AND f.day <= l.last_day
   GROUP BY f.project_id, f.path
@@ -81,7 +84,8 @@ health AS (
     CASE WHEN l.search_days_loaded > 0 THEN coalesce(s.searches_landing, 0)::BIGINT END AS searches_landing,
     CASE WHEN l.feedback_days_loaded > 0 THEN coalesce(f.thumbs_up, 0)::BIGINT END AS thumbs_up,
     CASE WHEN l.feedback_days_loaded > 0 THEN coalesce(f.thumbs_down, 0)::BIGINT END AS thumbs_down,
-    CASE WHEN l.feedback_days_loaded > 0 THEN coalesce(f.code, 0)::BIGINT END AS code
+    CASE WHEN l.feedback_days_loaded > 0 THEN coalesce(f.code, 0)::BIGINT END AS code,
+    CASE WHEN l.feedback_days_loaded > 0 THEN coalesce(f.feedback_total, 0)::BIGINT END AS feedback_total
   FROM paths AS p
   JOIN loaded AS l ON l.project_id = p.project_id
   LEFT JOIN visitors AS v ON v.project_id = p.project_id AND v.path = p.path
@@ -90,7 +94,20 @@ health AS (
   LEFT JOIN feedback AS f ON f.project_id = p.project_id AND f.path = p.path
 )
 SELECT
-  *,
-  row_number() OVER (PARTITION BY project_id ORDER BY visitor_days DESC, path) AS rank
+  project_id,
+  path,
+  row_number() OVER (PARTITION BY project_id ORDER BY visitor_days DESC, path) AS rank,
+  visitor_days,
+  views,
+  searches_landing,
+  thumbs_up,
+  thumbs_down,
+  code,
+  feedback_total,
+  last_day,
+  days_loaded,
+  views_days_loaded,
+  search_days_loaded,
+  feedback_days_loaded
 FROM health
 ORDER BY project_id, rank;

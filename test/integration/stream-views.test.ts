@@ -185,7 +185,7 @@ beforeAll(async () => {
   await term('ph', '2024-08-11', 'q2', 4, 0.5, '/a');
   await term('ph', '2024-08-11', 'q3', 2, 0, null);
   await term('ph', '2024-08-12', 'q4', 6, 1, '/d');
-  // ph2: visitors 08-28 only; feedback_by_page windows 08-27 and 08-28, feedback on /x only.
+  // ph2: visitors 08-28 only; feedback_by_page windows 08-27 and 08-28, feedback on /x only (total 8: 2 of them of a kind without a column, e.g. agent).
   await siteDay('site_daily', 'ph2', '2024-08-28', 10, 0, 10);
   await windowRow('ph2', 'visitors', '2024-08-28');
   await run(`INSERT INTO page_daily VALUES
@@ -193,7 +193,7 @@ beforeAll(async () => {
     ('ph2', DATE '2024-08-28', '/y', 1, 0, 1)`);
   await windowRow('ph2', 'feedback_by_page', '2024-08-27');
   await windowRow('ph2', 'feedback_by_page', '2024-08-28');
-  await run(`INSERT INTO feedback_page_daily VALUES ('ph2', DATE '2024-08-28', '/x', 3, 1, 2, 6)`);
+  await run(`INSERT INTO feedback_page_daily VALUES ('ph2', DATE '2024-08-28', '/x', 3, 1, 2, 8)`);
 
   // --- ac: 09-01 (fetched exactly at its window_end), 09-02 all zero, 09-03 partial.
   await run(`INSERT INTO assistant_callers_daily VALUES
@@ -456,6 +456,7 @@ describe('v_page_health', () => {
       thumbs_up: null,
       thumbs_down: null,
       code: null,
+      feedback_total: null,
     };
     // In the order of the view (by visitor-days).
     expect(r).toEqual([
@@ -471,13 +472,31 @@ describe('v_page_health', () => {
 
   it('gives feedback when feedback_by_page is loaded, and NULL for streams not loaded', async () => {
     const r = await rows(
-      `SELECT path, visitor_days, views, searches_landing, feedback_days_loaded, thumbs_up, thumbs_down, code, rank
+      `SELECT path, visitor_days, views, searches_landing, feedback_days_loaded, thumbs_up, thumbs_down, code, feedback_total, rank
        FROM v_page_health WHERE project_id = 'ph2'`,
     );
     const none = { views: null, searches_landing: null, feedback_days_loaded: 2 };
     expect(r).toEqual([
-      { ...none, path: '/x', visitor_days: 9, thumbs_up: 3, thumbs_down: 1, code: 2, rank: 1 },
-      { ...none, path: '/y', visitor_days: 1, thumbs_up: 0, thumbs_down: 0, code: 0, rank: 2 },
+      {
+        ...none,
+        path: '/x',
+        visitor_days: 9,
+        thumbs_up: 3,
+        thumbs_down: 1,
+        code: 2,
+        feedback_total: 8,
+        rank: 1,
+      },
+      {
+        ...none,
+        path: '/y',
+        visitor_days: 1,
+        thumbs_up: 0,
+        thumbs_down: 0,
+        code: 0,
+        feedback_total: 0,
+        rank: 2,
+      },
     ]);
   });
 });
