@@ -185,7 +185,8 @@ beforeAll(async () => {
   await term('ph', '2024-08-11', 'q2', 4, 0.5, '/a');
   await term('ph', '2024-08-11', 'q3', 2, 0, null);
   await term('ph', '2024-08-12', 'q4', 6, 1, '/d');
-  // ph2: visitors 08-28 only; feedback_by_page windows 08-27 and 08-28, feedback on /x only (total 8: 2 of them of a kind without a column, e.g. agent).
+  // ph2: visitors 08-28 only; feedback_by_page windows 08-27 and 08-28, feedback on /x only
+  // (total 8: 2 of them of a kind without a column, e.g. agent).
   await siteDay('site_daily', 'ph2', '2024-08-28', 10, 0, 10);
   await windowRow('ph2', 'visitors', '2024-08-28');
   await run(`INSERT INTO page_daily VALUES
