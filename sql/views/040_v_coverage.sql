@@ -2,7 +2,7 @@
 -- calendar days between the first and the last loaded window of that stream are loaded, read from
 -- sync_windows (status = 'loaded'; a window's day is its window_start). One row per stream that
 -- has at least one loaded window. For the visitors numbers of earlier versions, filter
--- stream = 'visitors'.
+-- stream = 'visitors'. days_loaded counts loaded windows: one per day for the day streams.
 -- missing_days lists the calendar days in [first_day, last_day] that no loaded window of the
 -- stream covers (a window covers [window_start, window_end)); empty list when none.
 -- partial_days: loaded windows fetched before they ended (fetched_at < window_end, in UTC), e.g.
