@@ -1,30 +1,58 @@
--- Per project: which calendar days between the first and the last loaded day are loaded.
--- missing_days lists the days with no site_daily row (empty list when none); partial_days the
--- loaded days that were not over when fetched (re-fetched by the next sync).
+-- Per project AND stream (visitors, views, searches, caller_stats, feedback_by_page, ...): which
+-- calendar days between the first and the last loaded window of that stream are loaded, read from
+-- sync_windows (status = 'loaded'; a window's day is its window_start). One row per stream that
+-- has at least one loaded window. For the visitors numbers of earlier versions, filter
+-- stream = 'visitors'. days_loaded counts loaded windows: one per day for the day streams.
+-- missing_days lists the calendar days in [first_day, last_day] that no loaded window of the
+-- stream covers (a window covers [window_start, window_end)); empty list when none.
+-- partial_days: loaded windows fetched before they ended (fetched_at < window_end, in UTC), e.g.
+-- today with --include-today; the next sync fetches them again.
+-- truncated_days: loaded windows that a page cap (--max-pages, or the API's own limit for
+-- feedback_by_page) cut short: their rows are incomplete.
+-- last_loaded_at: when the newest of those windows was fetched.
 CREATE OR REPLACE VIEW v_coverage AS
-WITH bounds AS (
+WITH loaded AS (
   SELECT
     project_id,
+    stream,
+    window_start AS day,
+    window_end,
+    fetched_at < window_end::TIMESTAMPTZ AS partial,
+    truncated,
+    fetched_at
+  FROM sync_windows
+  WHERE status = 'loaded'
+),
+bounds AS (
+  SELECT
+    project_id,
+    stream,
     min(day) AS first_day,
     max(day) AS last_day,
     count(*)::BIGINT AS days_loaded,
     coalesce(list(day ORDER BY day) FILTER (WHERE partial), []::DATE[]) AS partial_days,
-    max(loaded_at) AS last_loaded_at
-  FROM site_daily
-  GROUP BY project_id
+    coalesce(list(day ORDER BY day) FILTER (WHERE truncated), []::DATE[]) AS truncated_days,
+    max(fetched_at) AS last_loaded_at
+  FROM loaded
+  GROUP BY project_id, stream
 ),
 calendar AS (
-  SELECT b.project_id, unnest(generate_series(b.first_day::TIMESTAMP, b.last_day::TIMESTAMP, INTERVAL 1 DAY))::DATE AS day
+  SELECT
+    b.project_id,
+    b.stream,
+    unnest(generate_series(b.first_day::TIMESTAMP, b.last_day::TIMESTAMP, INTERVAL 1 DAY))::DATE AS day
   FROM bounds AS b
 ),
 missing AS (
-  SELECT c.project_id, list(c.day ORDER BY c.day) AS missing_days
+  SELECT c.project_id, c.stream, list(c.day ORDER BY c.day) AS missing_days
   FROM calendar AS c
-  ANTI JOIN site_daily AS s ON s.project_id = c.project_id AND s.day = c.day
-  GROUP BY c.project_id
+  ANTI JOIN loaded AS l
+    ON l.project_id = c.project_id AND l.stream = c.stream AND c.day >= l.day AND c.day < l.window_end
+  GROUP BY c.project_id, c.stream
 )
 SELECT
   b.project_id,
+  b.stream,
   b.first_day,
   b.last_day,
   b.days_loaded,
@@ -32,6 +60,8 @@ SELECT
   coalesce(m.missing_days, []::DATE[]) AS missing_days,
   len(b.partial_days)::BIGINT AS days_partial,
   b.partial_days,
+  len(b.truncated_days)::BIGINT AS days_truncated,
+  b.truncated_days,
   b.last_loaded_at
 FROM bounds AS b
-LEFT JOIN missing AS m ON m.project_id = b.project_id;
+LEFT JOIN missing AS m ON m.project_id = b.project_id AND m.stream = b.stream;

@@ -37,7 +37,8 @@ function window(
     pagesFetched: 1,
     attempts: 1,
     runId: 'views',
-    fetchedAt: new Date('2024-02-01T00:00:00Z'),
+    // A partial day was fetched before it ended: v_coverage reads that from sync_windows.
+    fetchedAt: new Date(partial ? `${dayText}T12:00:00Z` : '2024-02-01T00:00:00Z'),
     apiTotalsTotal: site.total,
   };
 }
