@@ -33,7 +33,7 @@ export function registerQuery(
     .command('query')
     .summary('run SQL on the database (read-only) and print the rows')
     .description(
-      `Runs SQL against the DuckDB database, opened read-only: nothing can be changed, and a sync may keep loading while you read. Tables and views: site_daily, page_daily, sync_runs, sync_windows, api_requests, agent_jobs, v_site_daily, v_site_weekly, v_page_trends, v_coverage.
+      `Runs SQL against the DuckDB database, opened read-only: nothing can be changed, and a sync may keep loading while you read. Tables: site_daily, page_daily, site_views_daily, page_views_daily, search_daily, search_totals_daily, assistant_callers_daily, feedback_page_daily, sync_runs, sync_windows, api_requests, agent_jobs. Views: v_site_daily, v_site_weekly, v_page_trends, v_views_daily, v_search_terms, v_page_health, v_assistant_callers_daily, v_coverage.
 
 --format table (the default, also when piped) aligns columns, right-aligns numbers, cuts cells past 40 characters with … and fits the terminal width (120 when not a terminal); it shows at most the first 10,000 rows and says so. csv (RFC 4180, header row), json (an array of objects) and jsonl (one object per line) never cut anything: BIGINT as JSON numbers when exact (else strings), DATE as YYYY-MM-DD, timestamps as ISO 8601, lists as arrays. Pass - as the SQL to read it from stdin.`,
     )

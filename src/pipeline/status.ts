@@ -126,7 +126,7 @@ async function projectIds(db: Database): Promise<string[]> {
 async function coverageByProject(db: Database): Promise<Map<string, Coverage>> {
   const rows = await read(
     db,
-    'SELECT project_id, first_day, last_day, days_loaded, days_missing, missing_days, last_loaded_at FROM v_coverage',
+    "SELECT project_id, first_day, last_day, days_loaded, days_missing, missing_days, last_loaded_at FROM v_coverage WHERE stream = 'visitors'",
   );
   const out = new Map<string, Coverage>();
   for (const r of rows) {

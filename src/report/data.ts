@@ -46,7 +46,10 @@ function str(row: Row, col: string): string {
 }
 
 export async function listProjects(conn: DuckDBConnection): Promise<string[]> {
-  const rows = await queryRows(conn, 'SELECT project_id FROM v_coverage ORDER BY project_id');
+  const rows = await queryRows(
+    conn,
+    "SELECT project_id FROM v_coverage WHERE stream = 'visitors' ORDER BY project_id",
+  );
   return rows.map((r) => str(r, 'project_id'));
 }
 
@@ -74,7 +77,7 @@ async function gatherProject(
     `WITH l AS (SELECT max(day) AS last_day FROM site_daily WHERE project_id = $1 AND NOT partial)
      SELECT c.first_day, l.last_day, c.days_loaded, c.days_missing, c.days_partial,
             strftime(greatest(l.last_day - (CAST($2 AS INTEGER) - 1), c.first_day), '%Y-%m-%d') AS window_from
-       FROM v_coverage c, l WHERE c.project_id = $1`,
+       FROM v_coverage c, l WHERE c.project_id = $1 AND c.stream = 'visitors'`,
     [projectId, opts.days],
   );
   if (!anchor || anchor['last_day'] === null || anchor['last_day'] === undefined) return undefined;

@@ -99,12 +99,20 @@ export async function buildReportFixture(file: string, opts: FixtureOptions = {}
     const days = dayRange(FIXTURE_FIRST_DAY, addDays(FIXTURE_LAST_DAY, 1));
     const site: string[] = [];
     const pages: string[] = [];
+    const windows: string[] = [];
     days.forEach((day, i) => {
       if (opts.skip?.includes(i)) return;
       const s = siteCounts(i);
       const partial = opts.partialLast === true && i === days.length - 1;
       site.push(
         `(${sqlString(FIXTURE_PROJECT)}, DATE '${day}', ${s.human}, ${s.ai}, ${s.total}, ${partial}, now(), 'fixture')`,
+      );
+      // What the loader records with each day: fetched after it ended, or during it when partial.
+      const fetched = partial
+        ? `TIMESTAMPTZ '${day} 12:00:00+00'`
+        : `TIMESTAMPTZ '${day} 00:00:00+00' + INTERVAL 2 DAY`;
+      windows.push(
+        `(${sqlString(FIXTURE_PROJECT)}, 'visitors', DATE '${day}', DATE '${day}' + 1, 'loaded', 1, 1, ${s.total}, 1, ${fetched}, 'fixture')`,
       );
       for (const path of PAGES) {
         const c = pageCounts(path, i);
@@ -119,6 +127,10 @@ export async function buildReportFixture(file: string, opts: FixtureOptions = {}
     );
     await db.connection.run(
       `INSERT INTO page_daily (project_id, day, path, human, ai, total) VALUES ${pages.join(',\n')}`,
+    );
+    await db.connection.run(
+      `INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows, api_totals_total, attempts, fetched_at, run_id)
+       VALUES ${windows.join(',\n')}`,
     );
   } finally {
     db.close();

@@ -70,10 +70,14 @@ describe('openDatabase (read-write)', () => {
       'SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY view_name',
     );
     expect(views.map((r) => r['view_name'])).toEqual([
+      'v_assistant_callers_daily',
       'v_coverage',
+      'v_page_health',
       'v_page_trends',
+      'v_search_terms',
       'v_site_daily',
       'v_site_weekly',
+      'v_views_daily',
     ]);
     db.close();
 
@@ -118,6 +122,8 @@ describe('openDatabase (read-write)', () => {
     for (const name of readdirSync(join(v2, 'schema'))) {
       if (!/^00[12]_/.test(name)) rmSync(join(v2, 'schema', name));
     }
+    // Today's views need today's tables; the old database only has to hold the old rows.
+    rmSync(join(v2, 'views'), { recursive: true });
     const path = join(dir, 'v2.duckdb');
     const old = await openTracked(path, { sqlDir: v2 });
     await old.connection.run(
@@ -180,6 +186,7 @@ describe('openDatabase (read-write)', () => {
     for (const name of readdirSync(join(v1, 'schema'))) {
       if (!name.startsWith('001_')) rmSync(join(v1, 'schema', name));
     }
+    rmSync(join(v1, 'views'), { recursive: true });
     const path = join(dir, 'v1.duckdb');
     const old = await openTracked(path, { sqlDir: v1 });
     await old.connection.run(
