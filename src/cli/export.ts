@@ -40,7 +40,7 @@ export function registerExport(
 
   OUT/<table>/project_id=<id>/year=<YYYY>/month=<MM>/data_0.parquet
 
-${EXPORT_TABLES.map((t) => `  ${t.table.padEnd(24)} ${t.columns.join(', ')}${t.personal === true ? ' (personal data: only with --include-personal-data)' : ''}`).join('\n')}
+${EXPORT_TABLES.map((t) => `  ${t.table}: ${t.columns.join(', ')}${t.personal === true ? ' (personal data: only with --include-personal-data)' : ''}`).join('\n')}
 
 project_id, year and month come from the folder names (hive partitioning); the bookkeeping columns loaded_at and run_id are left out. site_daily and page_daily (visitors) are always written; another table when it holds rows, when its stream has loaded days, or when OUT already holds its files, so a stream never synced gets no folder. --json lists each table written and each skipped (reason empty or personal).
 
