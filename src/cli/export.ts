@@ -9,6 +9,7 @@ import {
   STAGING_PREFIX,
   type ExportFormat,
   type ExportSummary,
+  type SkipReason,
 } from '../load/export.js';
 import { parseDay } from '../util/day.js';
 import { formatDuration } from '../util/duration.js';
@@ -24,6 +25,7 @@ interface ExportFlags {
   to?: string;
   db?: string;
   json?: boolean;
+  includePersonalData?: boolean;
 }
 
 export function registerExport(
@@ -32,22 +34,27 @@ export function registerExport(
 ): void {
   program
     .command('export')
-    .summary('write site_daily and page_daily as hive-partitioned Parquet (or CSV) files')
+    .summary("write every loaded stream's tables as hive-partitioned Parquet (or CSV) files")
     .description(
-      `Writes the loaded data for BI tools, Spark, BigQuery and friends:
+      `Writes the loaded data for BI tools, Spark, BigQuery and friends, one folder per table:
 
-  OUT/site_daily/project_id=<id>/year=<YYYY>/month=<MM>/data_0.parquet
-  OUT/page_daily/project_id=<id>/year=<YYYY>/month=<MM>/data_0.parquet
+  OUT/<table>/project_id=<id>/year=<YYYY>/month=<MM>/data_0.parquet
 
-site_daily files hold day, human, ai, total, partial; page_daily files hold day, path, human, ai, total; project_id, year and month come from the folder names (hive partitioning).
+${EXPORT_TABLES.map((t) => `  ${t.table}: ${t.columns.join(', ')}${t.personal === true ? ' (personal data: only with --include-personal-data)' : ''}`).join('\n')}
 
-Exporting again over the same folder replaces files, it never duplicates them: both tables are staged in OUT/.export-*, then renamed over the old files, and files of months in scope that have no data any more are deleted. All or nothing: if writing fails (a full disk) no old file has been touched, and the staging folder of an export that was killed is removed by the next export into OUT. --from/--to limit the export to the whole months they touch (--to is exclusive, like sync); files of other months are left alone. The database is opened read-only, and an OUT whose table folders would hold it is refused.`,
+project_id, year and month come from the folder names (hive partitioning); the bookkeeping columns loaded_at and run_id are left out. site_daily and page_daily (visitors) are always written; another table when it holds rows, when its stream has loaded days, or when OUT already holds its files, so a stream never synced gets no folder. --json lists each table written and each skipped (reason empty or personal).
+
+Exporting again over the same folder replaces files, it never duplicates them: every table is staged in OUT/.export-*, then renamed over the old files, and files of months in scope that have no data any more are deleted. All or nothing: if writing fails (a full disk) no old file has been touched, and the staging folder of an export that was killed is removed by the next export into OUT. --from/--to limit the export to the whole months they touch (--to is exclusive, like sync); files of other months are left alone. The database is opened read-only, and an OUT whose table folders would hold it is refused.`,
     )
     .requiredOption('--out <dir>', 'export folder (created if missing)')
     .addOption(new Option('--format <format>', 'file format').choices(EXPORT_FORMATS).default('parquet'))
     .option('--from <YYYY-MM-DD>', 'export the months from the one holding this day')
     .option('--to <YYYY-MM-DD>', 'export the months up to the one holding the day before this one')
     .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
+    .option(
+      '--include-personal-data',
+      'also export the tables marked as holding personal data (such as feedback with emails)',
+    )
     .option('--json', 'print one JSON summary on stdout')
     .addHelpText(
       'after',
@@ -70,7 +77,13 @@ async function exportCommand(flags: ExportFlags): Promise<CommandResult> {
   const db = await openExistingReadOnly(dbPath(flags.db));
   let summary: ExportSummary;
   try {
-    summary = await exportTables(db.connection, { outDir: out, format: flags.format, from, to });
+    summary = await exportTables(db.connection, {
+      outDir: out,
+      format: flags.format,
+      from,
+      to,
+      includePersonalData: flags.includePersonalData ?? false,
+    });
   } finally {
     db.close();
   }
@@ -114,11 +127,20 @@ export function describeExport(s: ExportSummary): string {
       ? 'all months'
       : `months ${s.range.from?.slice(0, 7) ?? 'start'} to ${s.range.to ? `before ${s.range.to.slice(0, 7)}` : 'end'}`;
   const lines = [`exported ${scope} as ${s.format} to ${s.out} in ${formatDuration(s.durationMs)}`];
+  const width = Math.max(10, ...s.tables.map((t) => t.table.length));
   for (const t of s.tables) {
     const removed = t.removedFiles > 0 ? `, ${t.removedFiles} stale file(s) removed` : '';
     lines.push(
-      `  ${t.table.padEnd(10)}  ${t.rows} row(s) in ${t.files} file(s), ${t.partitions} partition(s)${removed}`,
+      `  ${t.table.padEnd(width)}  ${t.rows} row(s) in ${t.files} file(s), ${t.partitions} partition(s)${removed}`,
     );
+  }
+  const skipped = (reason: SkipReason): string[] =>
+    s.skipped.filter((t) => t.reason === reason).map((t) => t.table);
+  const empty = skipped('empty');
+  if (empty.length > 0) lines.push(`  skipped (no data): ${empty.join(', ')}`);
+  const personal = skipped('personal');
+  if (personal.length > 0) {
+    lines.push(`  skipped (personal data, add --include-personal-data): ${personal.join(', ')}`);
   }
   return lines.join('\n');
 }

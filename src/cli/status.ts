@@ -18,11 +18,11 @@ export function registerStatus(
 ): void {
   program
     .command('status')
-    .summary('show coverage, gaps, recent runs and the request budget left')
+    .summary('show coverage and gaps per stream, recent runs and the request budget left')
     .description(
-      `Shows, from the database alone (no API call, opened read-only): the request budget spent in the current window and when the next slot frees up, and per project: the days covered, the days missing inside that range, partial days, failed days, days deferred by a budget- or time-bounded run, and the last 5 runs with their outcome.
+      `Shows, from the database alone (no API call, opened read-only): the request budget spent in the current window and when the next slot frees up, and per project and stream (visitors first): the days covered, the days missing inside that range, partial days, days cut short by --max-pages (truncated), failed days, days deferred by a budget- or time-bounded run; then the project's last 5 runs with their outcome.
 
---json prints the same as one object, for monitoring (e.g. alert when .projects[].coverage.daysMissing > 0 or the last run failed).`,
+--json prints the same as one object, for monitoring: .projects[].streams[] holds each stream's {stream, coverage, partialDays, truncatedDays, failedDays, deferredDays}; .projects[].coverage, .partialDays, .failedDays and .deferredDays are the visitors stream's, as before streams (e.g. alert when .projects[].coverage.daysMissing > 0 or the last run failed).`,
     )
     .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
     .option(
@@ -36,7 +36,8 @@ export function registerStatus(
       `
 Examples:
   $ mintlify-etl status
-  $ mintlify-etl status --json | jq '.projects[] | {projectId, missing: .coverage.daysMissing}'`,
+  $ mintlify-etl status --json | jq '.projects[] | {projectId, missing: .coverage.daysMissing}'
+  $ mintlify-etl status --json | jq '.projects[].streams[] | {stream, missing: .coverage.daysMissing, truncated: (.truncatedDays | length)}'`,
     )
     .action((flags: StatusFlags) => run(() => statusCommand(flags)));
 }

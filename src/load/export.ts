@@ -14,6 +14,10 @@ export interface ExportOptions {
   readonly from?: Day | undefined;
   /** Day to stop before (exclusive, like sync --to); widened to the end of its month. */
   readonly to?: Day | undefined;
+  /** Export the tables marked `personal` too (--include-personal-data). */
+  readonly includePersonalData?: boolean | undefined;
+  /** The tables to consider (default EXPORT_TABLES); a test seam. */
+  readonly tables?: readonly TableSpec[] | undefined;
 }
 
 export interface TableExport {
@@ -28,28 +32,105 @@ export interface TableExport {
   readonly removedFiles: number;
 }
 
+/**
+ * Why a table was not exported: `empty`: no rows, its stream has no loaded window and OUT holds
+ * none of its files (a stream never synced); `personal`: it holds personal data and
+ * --include-personal-data was not given (its files in OUT, if any, are left alone).
+ */
+export type SkipReason = 'empty' | 'personal';
+
+export interface SkippedTable {
+  readonly table: string;
+  readonly reason: SkipReason;
+}
+
 export interface ExportSummary {
   readonly out: string;
   readonly format: ExportFormat;
   /** The whole months exported, [from, to) as days; null when the whole table was exported. */
   readonly range: { readonly from: Day | null; readonly to: Day | null } | null;
   readonly tables: readonly TableExport[];
+  readonly skipped: readonly SkippedTable[];
   readonly durationMs: number;
 }
 
-interface TableSpec {
+export interface TableSpec {
   readonly table: string;
+  /** The stream that fills it (sync_windows.stream). */
+  readonly stream: string;
   readonly columns: readonly string[];
   readonly order: string;
+  /**
+   * Holds personal data (e.g. the emails of a feedback table): exported only with
+   * --include-personal-data, so that an export folder shared with a BI tool never gets it by
+   * default.
+   */
+  readonly personal?: boolean;
+  /**
+   * Exported even when empty: site_daily and page_daily were exported unconditionally before
+   * there were streams, and scripts reading --json expect to find them.
+   */
+  readonly always?: boolean;
 }
 
 /**
- * What is exported: the loaded data, without the bookkeeping columns (loaded_at, run_id).
- * The partition columns project_id, year and month are in the folder names, not in the files.
+ * What is exported: the loaded data of every stream's tables, without the bookkeeping columns
+ * (loaded_at, run_id). The partition columns project_id, year and month are in the folder names,
+ * not in the files. A table added to a stream must be added here (a test checks that every
+ * registered stream's tables are, and that every column but the bookkeeping ones is exported);
+ * mark it `personal` if it holds data about people.
  */
 export const EXPORT_TABLES: readonly TableSpec[] = [
-  { table: 'site_daily', columns: ['day', 'human', 'ai', 'total', 'partial'], order: 'project_id, day' },
-  { table: 'page_daily', columns: ['day', 'path', 'human', 'ai', 'total'], order: 'project_id, day, path' },
+  {
+    table: 'site_daily',
+    stream: 'visitors',
+    columns: ['day', 'human', 'ai', 'total', 'partial'],
+    order: 'project_id, day',
+    always: true,
+  },
+  {
+    table: 'page_daily',
+    stream: 'visitors',
+    columns: ['day', 'path', 'human', 'ai', 'total'],
+    order: 'project_id, day, path',
+    always: true,
+  },
+  {
+    table: 'site_views_daily',
+    stream: 'views',
+    columns: ['day', 'human', 'ai', 'total', 'partial'],
+    order: 'project_id, day',
+  },
+  {
+    table: 'page_views_daily',
+    stream: 'views',
+    columns: ['day', 'path', 'human', 'ai', 'total'],
+    order: 'project_id, day, path',
+  },
+  {
+    table: 'search_daily',
+    stream: 'searches',
+    columns: ['day', 'query', 'hits', 'ctr', 'top_clicked_path', 'last_searched_at'],
+    order: 'project_id, day, query',
+  },
+  {
+    table: 'search_totals_daily',
+    stream: 'searches',
+    columns: ['day', 'total_searches', 'terms', 'truncated'],
+    order: 'project_id, day',
+  },
+  {
+    table: 'assistant_callers_daily',
+    stream: 'caller_stats',
+    columns: ['day', 'web', 'api', 'other', 'total'],
+    order: 'project_id, day',
+  },
+  {
+    table: 'feedback_page_daily',
+    stream: 'feedback_by_page',
+    columns: ['day', 'path', 'thumbs_up', 'thumbs_down', 'code', 'total'],
+    order: 'project_id, day, path',
+  },
 ];
 
 const DATA_FILE = /^data_\d+\.(?:parquet|csv)$/;
@@ -226,8 +307,51 @@ async function removeLeftovers(out: string): Promise<void> {
   }
 }
 
+async function scalar(conn: DuckDBConnection, sql: string): Promise<unknown> {
+  return (await conn.runAndReadAll(sql)).getRows()[0]?.[0];
+}
+
 /**
- * Writes site_daily and page_daily as hive-partitioned files:
+ * Splits the tables into those to export and those skipped. A table is exported when it holds
+ * rows, when its stream has loaded windows (a stream synced over days without data still gets
+ * its files of those months replaced), or when OUT already holds its files (so that stale ones
+ * are removed); site_daily and page_daily always. A table an older database does not have is empty.
+ */
+async function selectTables(
+  conn: DuckDBConnection,
+  specs: readonly TableSpec[],
+  out: string,
+  includePersonal: boolean,
+): Promise<{ chosen: TableSpec[]; skipped: SkippedTable[] }> {
+  const existing = await conn.runAndReadAll(
+    "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main'",
+  );
+  const tables = new Set(existing.getRows().map((r) => String(r[0])));
+  const loaded = tables.has('sync_windows')
+    ? await conn.runAndReadAll("SELECT DISTINCT stream FROM sync_windows WHERE status = 'loaded'")
+    : undefined;
+  const streams = new Set((loaded?.getRows() ?? []).map((r) => String(r[0])));
+  const chosen: TableSpec[] = [];
+  const skipped: SkippedTable[] = [];
+  for (const spec of specs) {
+    if (spec.personal === true && !includePersonal) {
+      skipped.push({ table: spec.table, reason: 'personal' });
+      continue;
+    }
+    const has =
+      tables.has(spec.table) &&
+      (spec.always === true ||
+        streams.has(spec.stream) ||
+        (await scalar(conn, `SELECT EXISTS (SELECT 1 FROM ${spec.table})`)) === true ||
+        (await listDataFiles(join(out, spec.table))).length > 0);
+    if (has) chosen.push(spec);
+    else skipped.push({ table: spec.table, reason: 'empty' });
+  }
+  return { chosen, skipped };
+}
+
+/**
+ * Writes the tables of the loaded streams (EXPORT_TABLES) as hive-partitioned files:
  * OUT/<table>/project_id=<id>/year=<YYYY>/month=<MM>/data_<n>.<parquet|csv>.
  *
  * Re-running over the same folder replaces, never adds: every table is first written to a
@@ -244,14 +368,16 @@ export async function exportTables(conn: DuckDBConnection, opts: ExportOptions):
   const range = monthRange(opts.from, opts.to);
   await mkdir(out, { recursive: true });
   await removeLeftovers(out);
+  const specs = opts.tables ?? EXPORT_TABLES;
+  const { chosen, skipped } = await selectTables(conn, specs, out, opts.includePersonalData ?? false);
   // Inside OUT so that the final renames never cross a file system.
   const staging = await mkdtemp(join(out, `${STAGING_PREFIX}${process.pid}-`));
   try {
     const staged: StagedTable[] = [];
-    for (const spec of EXPORT_TABLES) staged.push(await stageTable(conn, spec, opts, range, staging));
+    for (const spec of chosen) staged.push(await stageTable(conn, spec, opts, range, staging));
     const tables: TableExport[] = [];
     for (const table of staged) tables.push(await swapTable(table, out, range));
-    return { out, format: opts.format, range, tables, durationMs: Date.now() - started };
+    return { out, format: opts.format, range, tables, skipped, durationMs: Date.now() - started };
   } finally {
     await rm(staging, { recursive: true, force: true });
   }

@@ -1,6 +1,6 @@
 import { formatTable, type Column, type JsonValue } from '../query/format.js';
 import { formatDuration } from '../util/duration.js';
-import type { BudgetStatus, ProjectStatus, StatusReport } from './status.js';
+import type { BudgetStatus, ProjectStatus, StatusReport, StreamStatus } from './status.js';
 
 /** Days listed in full up to this many; longer lists show the first ones and a count. */
 const MAX_LISTED_DAYS = 10;
@@ -59,29 +59,68 @@ const RUN_COLUMNS: Column[] = [
   { name: 'error', key: 'error', numeric: false },
 ];
 
+function describeCoverage(s: StreamStatus): string {
+  const c = s.coverage;
+  if (c === null) return 'nothing loaded yet';
+  const missing =
+    c.daysMissing === 0 ? 'no gaps' : `${plural(c.daysMissing, 'day')} missing: ${listDays(c.missingDays)}`;
+  return `${c.firstDay} to ${c.lastDay}: ${plural(c.daysLoaded, 'day')} loaded, ${missing}`;
+}
+
+/** The day lists of a stream, each with what the next sync does about it. */
+const DAY_LISTS: readonly { label: string; text: (s: StreamStatus) => string | undefined }[] = [
+  { label: 'coverage', text: describeCoverage },
+  {
+    label: 'partial',
+    text: (s) =>
+      s.partialDays.length > 0 ? `${listDays(s.partialDays)} (fetched again by the next sync)` : undefined,
+  },
+  {
+    label: 'truncated',
+    text: (s) =>
+      s.truncatedDays.length > 0
+        ? `${plural(s.truncatedDays.length, 'day')} cut short by --max-pages: ${listDays(s.truncatedDays)}`
+        : undefined,
+  },
+  {
+    label: 'failed',
+    text: (s) =>
+      s.failedDays.length > 0
+        ? `${plural(s.failedDays.length, 'day')}: ${listDays(s.failedDays)} (retried by the next sync)`
+        : undefined,
+  },
+  {
+    label: 'deferred',
+    text: (s) =>
+      s.deferredDays.length > 0
+        ? `${plural(s.deferredDays.length, 'day')} pending: ${listDays(s.deferredDays)}`
+        : undefined,
+  },
+];
+
+/**
+ * One line per stream and kind of day, grouped by kind: every stream's coverage first (visitors
+ * first), then the partial, truncated, failed and deferred days of the streams that have some.
+ * The label is printed once per group and the stream names are padded alike, so the days line up.
+ */
+function describeStreams(streams: readonly StreamStatus[]): string[] {
+  if (streams.length === 0) return ['  coverage  nothing loaded yet'];
+  const nameWidth = Math.max(...streams.map((s) => s.stream.length));
+  const lines: string[] = [];
+  for (const { label, text } of DAY_LISTS) {
+    let first = true;
+    for (const s of streams) {
+      const t = text(s);
+      if (t === undefined) continue;
+      lines.push(`  ${(first ? label : '').padEnd(9)} ${s.stream.padEnd(nameWidth)}  ${t}`);
+      first = false;
+    }
+  }
+  return lines;
+}
+
 function describeProject(p: ProjectStatus, maxWidth: number): string[] {
-  const lines = [`project ${p.projectId}`];
-  const c = p.coverage;
-  if (c === null) {
-    lines.push('  coverage  nothing loaded yet');
-  } else {
-    const missing =
-      c.daysMissing === 0 ? 'no gaps' : `${plural(c.daysMissing, 'day')} missing: ${listDays(c.missingDays)}`;
-    lines.push(
-      `  coverage  ${c.firstDay} to ${c.lastDay}: ${plural(c.daysLoaded, 'day')} loaded, ${missing}`,
-    );
-  }
-  if (p.partialDays.length > 0) {
-    lines.push(`  partial   ${listDays(p.partialDays)} (fetched again by the next sync)`);
-  }
-  if (p.failedDays.length > 0) {
-    lines.push(
-      `  failed    ${plural(p.failedDays.length, 'day')}: ${listDays(p.failedDays)} (retried by the next sync)`,
-    );
-  }
-  if (p.deferredDays.length > 0) {
-    lines.push(`  deferred  ${plural(p.deferredDays.length, 'day')} pending: ${listDays(p.deferredDays)}`);
-  }
+  const lines = [`project ${p.projectId}`, ...describeStreams(p.streams)];
   if (p.runs.length === 0) {
     lines.push('  runs      none yet');
     return lines;

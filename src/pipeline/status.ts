@@ -1,7 +1,7 @@
 import { RequestBudget } from '../api/budget.js';
 import type { Database } from '../load/database.js';
 import { syncHolder } from '../load/lock.js';
-import { ANALYTICS_ENDPOINTS } from '../streams/index.js';
+import { ANALYTICS_ENDPOINTS, STREAMS } from '../streams/index.js';
 import {
   readDeferredDays,
   readLedgerSince,
@@ -10,7 +10,7 @@ import {
   STALE_RUN_ERROR,
   type RunRecord,
 } from '../load/runs.js';
-import { exclusive, queryRows } from '../load/sql.js';
+import { exclusive, queryRows, type SqlParams } from '../load/sql.js';
 import type { Day } from '../util/day.js';
 import type { RateLimitSpec } from '../util/duration.js';
 
@@ -39,16 +39,38 @@ export interface Coverage {
   readonly lastLoadedAt: string | null;
 }
 
-export interface ProjectStatus {
-  readonly projectId: string;
-  /** null when nothing is loaded yet. */
+/** One stream of one project: what its loaded windows cover and which days are owed. */
+export interface StreamStatus {
+  readonly stream: string;
+  /** null when the stream has failed or deferred days but no loaded one yet. */
   readonly coverage: Coverage | null;
   /** Loaded days that were not over when fetched (the next sync fetches them again). */
   readonly partialDays: Day[];
+  /** Loaded days a --max-pages cap cut short (their data is incomplete). */
+  readonly truncatedDays: Day[];
   /** Days whose last attempt failed and that hold no data. */
   readonly failedDays: Day[];
   /** Days a budget- or time-bounded run left for the next one, not loaded since. */
   readonly deferredDays: Day[];
+}
+
+export interface ProjectStatus {
+  readonly projectId: string;
+  /*
+   * coverage, partialDays, failedDays and deferredDays are the visitors stream's, as they were
+   * before there were streams: monitoring scripts read them (e.g. .projects[].coverage.daysMissing),
+   * so they stay, whatever else `streams` lists.
+   */
+  /** The visitors stream's coverage; null when no visitors day is loaded yet. */
+  readonly coverage: Coverage | null;
+  /** The visitors stream's partial days. */
+  readonly partialDays: Day[];
+  /** The visitors stream's failed days. */
+  readonly failedDays: Day[];
+  /** The visitors stream's deferred days. */
+  readonly deferredDays: Day[];
+  /** Every stream with loaded, failed or deferred days: visitors first, then the others. */
+  readonly streams: StreamStatus[];
   /** Most recent first. */
   readonly runs: RunSummary[];
 }
@@ -107,8 +129,8 @@ function summarizeRun(r: RunRecord, now: number): RunSummary {
   };
 }
 
-async function read(db: Database, sql: string): Promise<Record<string, unknown>[]> {
-  return exclusive(db.connection, () => queryRows(db.connection, sql));
+async function read(db: Database, sql: string, params?: SqlParams): Promise<Record<string, unknown>[]> {
+  return exclusive(db.connection, () => queryRows(db.connection, sql, params));
 }
 
 async function projectIds(db: Database): Promise<string[]> {
@@ -123,23 +145,115 @@ async function projectIds(db: Database): Promise<string[]> {
   return rows.map((r) => String(r['project_id']));
 }
 
-async function coverageByProject(db: Database): Promise<Map<string, Coverage>> {
+interface StreamCoverage {
+  readonly coverage: Coverage;
+  readonly truncatedDays: Day[];
+}
+
+function dayList(value: unknown): Day[] {
+  return ((value as unknown[] | null) ?? []).map(String);
+}
+
+/** v_coverage by project, then stream. */
+async function coverageByStream(db: Database): Promise<Map<string, Map<string, StreamCoverage>>> {
   const rows = await read(
     db,
-    "SELECT project_id, first_day, last_day, days_loaded, days_missing, missing_days, last_loaded_at FROM v_coverage WHERE stream = 'visitors'",
+    `SELECT project_id, stream, first_day, last_day, days_loaded, days_missing, missing_days,
+       truncated_days, last_loaded_at FROM v_coverage`,
   );
-  const out = new Map<string, Coverage>();
+  const out = new Map<string, Map<string, StreamCoverage>>();
   for (const r of rows) {
-    out.set(String(r['project_id']), {
-      firstDay: String(r['first_day']),
-      lastDay: String(r['last_day']),
-      daysLoaded: Number(r['days_loaded']),
-      daysMissing: Number(r['days_missing']),
-      missingDays: ((r['missing_days'] as unknown[] | null) ?? []).map(String),
-      lastLoadedAt: typeof r['last_loaded_at'] === 'string' ? r['last_loaded_at'] : null,
+    const projectId = String(r['project_id']);
+    const streams = out.get(projectId) ?? new Map<string, StreamCoverage>();
+    out.set(projectId, streams);
+    streams.set(String(r['stream']), {
+      coverage: {
+        firstDay: String(r['first_day']),
+        lastDay: String(r['last_day']),
+        daysLoaded: Number(r['days_loaded']),
+        daysMissing: Number(r['days_missing']),
+        missingDays: dayList(r['missing_days']),
+        lastLoadedAt: typeof r['last_loaded_at'] === 'string' ? r['last_loaded_at'] : null,
+      },
+      truncatedDays: dayList(r['truncated_days']),
     });
   }
   return out;
+}
+
+/**
+ * The streams a project has anything about: those with windows (loaded or failed), and those
+ * named by the deferred days of unfinished runs ('project:day' is visitors',
+ * 'project:stream:day' another stream's).
+ */
+async function projectStreams(db: Database, projectId: string): Promise<string[]> {
+  const rows = await read(
+    db,
+    `SELECT DISTINCT stream FROM sync_windows WHERE project_id = $1
+     UNION
+     SELECT DISTINCT CASE WHEN length(e.entry) - length($1) = 11 THEN 'visitors'
+                          ELSE e.entry[length($1) + 2 : length(e.entry) - 11] END AS stream
+     FROM sync_runs r, unnest(r.deferred_days) AS e(entry)
+     WHERE r.status IN ('incomplete', 'failed') AND starts_with(e.entry, $1 || ':')`,
+    [projectId],
+  );
+  return sortStreams(rows.map((r) => String(r['stream'])).filter((s) => s !== ''));
+}
+
+/** Visitors first, then the registry's order, then streams this version does not know, by name. */
+export function sortStreams(names: readonly string[]): string[] {
+  const rank = (name: string): number => {
+    const i = STREAMS.findIndex((s) => s.name === name);
+    return name === 'visitors' ? -1 : i < 0 ? STREAMS.length : i;
+  };
+  return [...new Set(names)].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+async function streamStatus(
+  db: Database,
+  projectId: string,
+  stream: string,
+  covered: StreamCoverage | undefined,
+): Promise<StreamStatus> {
+  const state = await readSyncState(db, projectId, stream);
+  const failed = new Set(state.failedDays);
+  return {
+    stream,
+    coverage: covered?.coverage ?? null,
+    partialDays: state.partialDays,
+    truncatedDays: covered?.truncatedDays ?? [],
+    failedDays: state.failedDays,
+    // A failed day is also left for the next run; it is listed once, as failed.
+    deferredDays: (await readDeferredDays(db, projectId, stream)).filter((d) => !failed.has(d)),
+  };
+}
+
+/** A stream is shown when it has something to show: a loaded, failed or deferred day. */
+function hasDays(s: StreamStatus): boolean {
+  return s.coverage !== null || s.failedDays.length > 0 || s.deferredDays.length > 0;
+}
+
+async function projectStatus(
+  db: Database,
+  projectId: string,
+  covered: Map<string, StreamCoverage> | undefined,
+  runs: RunSummary[],
+): Promise<ProjectStatus> {
+  const streams: StreamStatus[] = [];
+  for (const stream of await projectStreams(db, projectId)) {
+    const s = await streamStatus(db, projectId, stream, covered?.get(stream));
+    if (hasDays(s)) streams.push(s);
+  }
+  const visitors = streams.find((s) => s.stream === 'visitors');
+  return {
+    projectId,
+    coverage: visitors?.coverage ?? null,
+    partialDays: visitors?.partialDays ?? [],
+    failedDays: visitors?.failedDays ?? [],
+    deferredDays: visitors?.deferredDays ?? [],
+    streams,
+    runs,
+  };
 }
 
 async function budgetStatus(db: Database, spec: RateLimitSpec, now: number): Promise<BudgetStatus> {
@@ -162,13 +276,13 @@ async function budgetStatus(db: Database, spec: RateLimitSpec, now: number): Pro
 
 /**
  * Everything `status` shows, read from the database alone (no API call): coverage and gaps per
- * project, partial, failed and deferred days, the last runs, and the request budget as the
+ * project and stream, partial, truncated, failed and deferred days, the last runs, and the request budget as the
  * ledger has it, judged against `rateLimit` (the same sliding window sync uses).
  */
 export async function gatherStatus(db: Database, opts: StatusOptions): Promise<StatusReport> {
   const now = opts.now ?? Date.now();
   const perProject = opts.runs ?? 5;
-  const coverage = await coverageByProject(db);
+  const coverage = await coverageByStream(db);
   // A run left 'running' by a process that died is shown as what it is, not as still going.
   const live = await syncHolder(db.path);
   const runs = (await readRecentRuns(db, RUN_HISTORY)).map((r) =>
@@ -178,20 +292,11 @@ export async function gatherStatus(db: Database, opts: StatusOptions): Promise<S
   );
   const projects: ProjectStatus[] = [];
   for (const projectId of await projectIds(db)) {
-    const state = await readSyncState(db, projectId);
-    const failed = new Set(state.failedDays);
-    projects.push({
-      projectId,
-      coverage: coverage.get(projectId) ?? null,
-      partialDays: state.partialDays,
-      failedDays: state.failedDays,
-      // A failed day is also left for the next run; it is listed once, as failed.
-      deferredDays: (await readDeferredDays(db, projectId)).filter((d) => !failed.has(d)),
-      runs: runs
-        .filter((r) => r.projectIds.includes(projectId))
-        .slice(0, perProject)
-        .map((r) => summarizeRun(r, now)),
-    });
+    const recent = runs
+      .filter((r) => r.projectIds.includes(projectId))
+      .slice(0, perProject)
+      .map((r) => summarizeRun(r, now));
+    projects.push(await projectStatus(db, projectId, coverage.get(projectId), recent));
   }
   return {
     db: db.path,

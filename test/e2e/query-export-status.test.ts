@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/load/database.js';
+import { openDatabase, type Database } from '../../src/load/database.js';
 import { queryRows } from '../../src/load/sql.js';
 import { CLI, runCli } from '../helpers/cli.js';
 
@@ -11,7 +11,10 @@ const PATHS = ['/docs/intro', '/say "hi", then\nleave', '/文档/快速开始'];
 let dir: string;
 let dbFile: string;
 
-/** Two projects, three days in two months, page paths with quotes, commas, a newline and CJK. */
+/**
+ * Two projects, three days in two months, page paths with quotes, commas, a newline and CJK; a
+ * second stream (searches) for docs-a with a day cut short by --max-pages and a deferred day.
+ */
 async function buildFixture(): Promise<void> {
   const db = await openDatabase(dbFile);
   try {
@@ -27,6 +30,7 @@ async function buildFixture(): Promise<void> {
           `INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows, api_totals_total, attempts, fetched_at, run_id, error) VALUES ($1, 'visitors', $2::DATE, $2::DATE + 1, 'loaded', 1, 3, $3, 1, TIMESTAMPTZ '2026-03-03 02:00:00+00', 'r1', NULL)`,
           [project, day, base + d + 2],
         );
+        if (project === 'docs-a') await insertSearchDay(db, day, d);
         for (const [i, path] of PATHS.entries()) {
           await db.connection.run('INSERT INTO page_daily VALUES ($1, $2::DATE, $3, $4, $5, $6)', [
             project,
@@ -41,11 +45,33 @@ async function buildFixture(): Promise<void> {
     }
     await db.connection.run(
       `INSERT INTO sync_runs (run_id, project_ids, started_at, finished_at, status, windows_planned, windows_loaded, requests)
-       VALUES ('r1', ['docs-a', 'docs-b'], TIMESTAMPTZ '2026-03-03 02:00:00+00', TIMESTAMPTZ '2026-03-03 02:00:42+00', 'succeeded', 6, 6, 6)`,
+       VALUES ('r1', ['docs-a', 'docs-b'], TIMESTAMPTZ '2026-03-03 02:00:00+00', TIMESTAMPTZ '2026-03-03 02:00:42+00', 'incomplete', 6, 6, 6)`,
+    );
+    await db.connection.run(
+      "UPDATE sync_runs SET deferred_days = ['docs-a:searches:2026-03-03'], streams = ['visitors', 'searches']",
     );
   } finally {
     db.close();
   }
+}
+
+/** One day of the searches stream: its window (2026-02-28 truncated), two terms and the day's total. */
+async function insertSearchDay(db: Database, day: string, d: number): Promise<void> {
+  await db.connection.run(
+    `INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows, truncated, attempts, fetched_at, run_id)
+     VALUES ('docs-a', 'searches', $1::DATE, $1::DATE + 1, 'loaded', 1, 2, $2::BOOLEAN, 1, TIMESTAMPTZ '2026-03-03 02:00:00+00', 'r1')`,
+    [day, day === '2026-02-28' ? 'true' : 'false'],
+  );
+  for (const [i, query] of ['install', 'say "hi", then\nleave'].entries()) {
+    await db.connection.run(
+      "INSERT INTO search_daily VALUES ('docs-a', $1::DATE, $2, $3, 0.5, $4, TIMESTAMPTZ '2026-03-03 01:00:00+00')",
+      [day, query, 10 + d + i, PATHS[i] ?? null],
+    );
+  }
+  await db.connection.run("INSERT INTO search_totals_daily VALUES ('docs-a', $1::DATE, $2, 2, false)", [
+    day,
+    30 + d,
+  ]);
 }
 
 async function readBack(sql: string): Promise<Record<string, unknown>[]> {
@@ -237,6 +263,8 @@ describe('mintlify-etl export', () => {
     expect(summary.tables.map((t) => [t.table, t.rows, t.files])).toEqual([
       ['site_daily', 6, 4],
       ['page_daily', 18, 4],
+      ['search_daily', 6, 2],
+      ['search_totals_daily', 3, 2],
     ]);
     expect(readdirSync(join(out, 'page_daily', 'project_id=docs-a', 'year=2026')).sort()).toEqual([
       'month=02',
@@ -257,6 +285,28 @@ describe('mintlify-etl export', () => {
     expect(site).toEqual(
       await tableRows('SELECT project_id, day, human, ai, total, partial FROM site_daily ORDER BY ALL'),
     );
+    const cols = 'project_id, day, query, hits, ctr, top_clicked_path, last_searched_at';
+    const search = await readBack(
+      `SELECT ${cols} FROM read_parquet('${join(out, 'search_daily', '**', '*.parquet')}', hive_partitioning = true) ORDER BY ALL`,
+    );
+    expect(search).toHaveLength(6);
+    expect(search).toEqual(await tableRows(`SELECT ${cols} FROM search_daily ORDER BY ALL`));
+    // Tables without rows, of streams never synced, get no folder.
+    expect(readdirSync(out).sort()).toEqual([
+      'page_daily',
+      'search_daily',
+      'search_totals_daily',
+      'site_daily',
+    ]);
+  });
+
+  it("refuses an OUT where a stream table's folder would hold the database, touching nothing", async () => {
+    const out = join(dir, 'refused');
+    const inside = join(out, 'search_daily', 'analytics.duckdb');
+    const r = await runCli(['export', '--out', out, '--db', inside]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/would write where the database/);
+    expect(existsSync(out)).toBe(false);
   });
 });
 
@@ -289,7 +339,58 @@ describe.concurrent('mintlify-etl status', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('budget: 0/40 spent in the last 10 minutes, all 40 free');
     expect(r.stdout).toContain(
-      'coverage  2026-02-27 to 2026-03-02: 3 days loaded, 1 day missing: 2026-03-01',
+      'coverage  visitors  2026-02-27 to 2026-03-02: 3 days loaded, 1 day missing: 2026-03-01',
     );
+  });
+
+  it('prints a coverage line per stream, with its truncated and deferred days', async () => {
+    const r = await cli(['status']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      [
+        'project docs-a',
+        '  coverage  visitors  2026-02-27 to 2026-03-02: 3 days loaded, 1 day missing: 2026-03-01',
+        '            searches  2026-02-27 to 2026-03-02: 3 days loaded, 1 day missing: 2026-03-01',
+        '  truncated searches  1 day cut short by --max-pages: 2026-02-28',
+        '  deferred  searches  1 day pending: 2026-03-03',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('--json lists each stream of a project, and keeps the visitors stream at the top level', async () => {
+    const r = await cli(['status', '--json']);
+    expect(r.code).toBe(0);
+    const s = JSON.parse(r.stdout) as {
+      projects: { projectId: string; coverage: unknown; deferredDays: string[]; streams: unknown[] }[];
+    };
+    const a = s.projects[0];
+    expect(a?.streams).toEqual([
+      {
+        stream: 'visitors',
+        coverage: a?.coverage,
+        partialDays: [],
+        truncatedDays: [],
+        failedDays: [],
+        deferredDays: [],
+      },
+      {
+        stream: 'searches',
+        coverage: {
+          firstDay: '2026-02-27',
+          lastDay: '2026-03-02',
+          daysLoaded: 3,
+          daysMissing: 1,
+          missingDays: ['2026-03-01'],
+          lastLoadedAt: expect.stringMatching(/^2026-03-03T02:00:00/) as unknown,
+        },
+        partialDays: [],
+        truncatedDays: ['2026-02-28'],
+        failedDays: [],
+        deferredDays: ['2026-03-03'],
+      },
+    ]);
+    expect(a?.deferredDays).toEqual([]);
+    expect(s.projects[1]?.streams.map((x) => (x as { stream: string }).stream)).toEqual(['visitors']);
   });
 });

@@ -14,8 +14,9 @@ import { join, relative } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/load/database.js';
-import { exportTables, monthRange } from '../../src/load/export.js';
+import { EXPORT_TABLES, exportTables, monthRange, type TableSpec } from '../../src/load/export.js';
 import { queryRows } from '../../src/load/sql.js';
+import { STREAMS } from '../../src/streams/index.js';
 
 const ODD_PATHS = ['/docs/intro', '/文档/快速开始', '/say "hi", then\nleave', "/it's/ünïcode 🚀", '/a,b'];
 
@@ -289,11 +290,16 @@ async function contents(root: string): Promise<Record<string, string>> {
 
 /** The connection, except that writing page_daily fails as it would on a full disk. */
 function failingOnPageDaily(conn: DuckDBConnection): DuckDBConnection {
+  return failingOn(conn, 'page_daily');
+}
+
+/** The connection, except that writing `table` fails as it would on a full disk. */
+function failingOn(conn: DuckDBConnection, table: string): DuckDBConnection {
   return new Proxy(conn, {
     get(target, prop, receiver) {
       if (prop !== 'run') return Reflect.get(target, prop, receiver) as unknown;
       return (sql: string, ...rest: unknown[]) => {
-        if (sql.startsWith('COPY') && sql.includes('FROM page_daily'))
+        if (sql.startsWith('COPY') && sql.includes(`FROM ${table} `))
           return Promise.reject(new Error('IO Error: No space left on device'));
         return (target.run as (...a: unknown[]) => unknown).call(target, sql, ...rest);
       };
@@ -350,5 +356,262 @@ describe('monthRange', () => {
     expect(monthRange(undefined, '2027-01-01')).toEqual({ from: null, to: '2027-01-01' });
     expect(monthRange('2026-12-31', undefined)).toEqual({ from: '2026-12-01', to: null });
     expect(monthRange(undefined, undefined)).toBeNull();
+  });
+});
+
+const QUERIES = ['install', 'api "key", v2\nnext line', '快速开始'];
+
+/** Rows of every other stream's tables (feedback_page_daily stays empty, its stream never synced). */
+async function insertStreamDays(db: Database, projectId: string, days: readonly string[]): Promise<void> {
+  const run = (sql: string, params: (string | number | boolean | null)[]) => db.connection.run(sql, params);
+  for (const [d, day] of days.entries()) {
+    await run(
+      `INSERT INTO site_views_daily VALUES ($1, $2::DATE, $3, 1, $3 + 1, $4, TIMESTAMPTZ '2026-04-01 00:00:00+00', 'run-1')`,
+      [projectId, day, 20 + d, d === 0],
+    );
+    for (const [i, path] of ODD_PATHS.entries()) {
+      await run('INSERT INTO page_views_daily VALUES ($1, $2::DATE, $3, $4, $5, $6)', [
+        projectId,
+        day,
+        path,
+        30 + i,
+        i,
+        30 + 2 * i,
+      ]);
+    }
+    for (const [i, query] of QUERIES.entries()) {
+      await run(`INSERT INTO search_daily VALUES ($1, $2::DATE, $3, $4, $5, $6, $7::TIMESTAMPTZ)`, [
+        projectId,
+        day,
+        query,
+        5 + i + d,
+        i / 4,
+        i === 0 ? null : (ODD_PATHS[i] ?? null),
+        i === 2 ? null : `${day} 12:3${i}:00+00`,
+      ]);
+    }
+    await run('INSERT INTO search_totals_daily VALUES ($1, $2::DATE, $3, 3, $4)', [
+      projectId,
+      day,
+      40 + d,
+      d === 1,
+    ]);
+    await run('INSERT INTO assistant_callers_daily VALUES ($1, $2::DATE, $3, 2, 1, $3 + 3)', [
+      projectId,
+      day,
+      50 + d,
+    ]);
+  }
+}
+
+function specOf(table: string): TableSpec {
+  const spec = EXPORT_TABLES.find((t) => t.table === table);
+  if (!spec) throw new Error(`no export spec for ${table}`);
+  return spec;
+}
+
+/** A table's exported rows read back with hive partitioning, and the same columns from the table. */
+async function roundTrip(out: string, table: string): Promise<{ exported: unknown[]; stored: unknown[] }> {
+  const spec = specOf(table);
+  const cols = `project_id, ${spec.columns.join(', ')}`;
+  const glob = join(out, table, '**', '*.parquet').replaceAll("'", "''");
+  const conn = await reader.connect();
+  try {
+    const exported = await queryRows(
+      conn,
+      `SELECT ${cols} FROM read_parquet('${glob}', hive_partitioning = true) ORDER BY ${spec.order}`,
+    );
+    const stored = await withDb(
+      (db) => queryRows(db.connection, `SELECT ${cols} FROM ${table} ORDER BY ${spec.order}`),
+      true,
+    );
+    return { exported, stored };
+  } finally {
+    conn.closeSync();
+  }
+}
+
+/** The columns inside one data file (no hive partitioning): what a reader gets from the file itself. */
+async function fileColumns(file: string): Promise<string[]> {
+  const conn = await reader.connect();
+  try {
+    const rows = await queryRows(
+      conn,
+      `DESCRIBE SELECT * FROM read_parquet('${file.replaceAll("'", "''")}', hive_partitioning = false)`,
+    );
+    return rows.map((r) => String(r['column_name']));
+  } finally {
+    conn.closeSync();
+  }
+}
+
+const STREAM_TABLES = [
+  'site_views_daily',
+  'page_views_daily',
+  'search_daily',
+  'search_totals_daily',
+  'assistant_callers_daily',
+];
+
+describe('exportTables with every stream', () => {
+  beforeEach(async () => {
+    await withDb(async (db) => {
+      await insertStreamDays(db, 'docs-a', [...JAN, ...FEB, ...MAR]);
+      await insertStreamDays(db, 'docs-b', FEB);
+    });
+  });
+
+  it('writes every table holding rows, hive-partitioned, reading back equal to the table', async () => {
+    const out = join(dir, 'out');
+    const summary = await exportTo(out);
+    expect(summary.tables.map((t) => [t.table, t.files])).toEqual(
+      ['site_daily', 'page_daily', ...STREAM_TABLES].map((t) => [t, 4]),
+    );
+    for (const table of STREAM_TABLES) {
+      const { exported, stored } = await roundTrip(out, table);
+      expect(exported.length, table).toBeGreaterThan(0);
+      expect(exported, table).toEqual(stored);
+      expect(await filesUnder(join(out, table)), table).toContain(
+        join('project_id=docs-b', 'year=2026', 'month=02', 'data_0.parquet'),
+      );
+    }
+  });
+
+  it('leaves project_id to the folder names and the bookkeeping columns out of the files', async () => {
+    const out = join(dir, 'out');
+    await exportTo(out);
+    const file = (table: string) =>
+      join(out, table, 'project_id=docs-a', 'year=2026', 'month=02', 'data_0.parquet');
+    expect(await fileColumns(file('site_views_daily'))).toEqual(['day', 'human', 'ai', 'total', 'partial']);
+    expect(await fileColumns(file('search_daily'))).toEqual([
+      'day',
+      'query',
+      'hits',
+      'ctr',
+      'top_clicked_path',
+      'last_searched_at',
+    ]);
+  });
+
+  it('skips a table without rows whose stream never loaded a day: no folder, listed as skipped', async () => {
+    const out = join(dir, 'out');
+    const summary = await exportTo(out);
+    expect(summary.tables.map((t) => t.table)).not.toContain('feedback_page_daily');
+    expect(summary.skipped).toEqual([{ table: 'feedback_page_daily', reason: 'empty' }]);
+    expect(existsSync(join(out, 'feedback_page_daily'))).toBe(false);
+  });
+
+  it('exports a table without rows when its stream has loaded days (those days had no data)', async () => {
+    await withDb((db) =>
+      db.connection.run(
+        `INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows, attempts, fetched_at, run_id)
+         VALUES ('docs-a', 'feedback_by_page', DATE '2026-02-01', DATE '2026-02-02', 'loaded', 1, 0, 1, TIMESTAMPTZ '2026-02-03 00:00:00+00', 'run-1')`,
+      ),
+    );
+    const summary = await exportTo(join(dir, 'out'));
+    expect(summary.tables.find((t) => t.table === 'feedback_page_daily')).toMatchObject({
+      rows: 0,
+      files: 0,
+    });
+    expect(summary.skipped).toEqual([]);
+  });
+
+  it('exported again replaces the changed rows of every table and removes the files of emptied ones', async () => {
+    const out = join(dir, 'out');
+    await exportTo(out);
+    await withDb(async (db) => {
+      await db.connection.run('UPDATE search_daily SET hits = hits + 1000');
+      await db.connection.run("DELETE FROM assistant_callers_daily WHERE project_id = 'docs-b'");
+      await db.connection.run('DELETE FROM page_views_daily');
+    });
+    const summary = await exportTo(out);
+    const search = await roundTrip(out, 'search_daily');
+    expect(search.exported).toEqual(search.stored);
+    expect(search.exported).toHaveLength(27);
+    expect(readdirSync(join(out, 'assistant_callers_daily'))).toEqual(['project_id=docs-a']);
+    // page_views_daily has no row left, but its old files are there: it is exported, to remove them.
+    expect(summary.tables.find((t) => t.table === 'page_views_daily')).toMatchObject({
+      rows: 0,
+      removedFiles: 4,
+    });
+    expect(await filesUnder(join(out, 'page_views_daily'))).toEqual([]);
+  });
+
+  it('leaves every table as it was when writing a later stream table fails', async () => {
+    const out = join(dir, 'out');
+    await exportTo(out);
+    const before = await contents(out);
+    await withDb((db) => db.connection.run('UPDATE site_views_daily SET total = total + 1000'));
+    await expect(
+      withDb(
+        (db) =>
+          exportTables(failingOn(db.connection, 'assistant_callers_daily'), {
+            outDir: out,
+            format: 'parquet',
+          }),
+        true,
+      ),
+    ).rejects.toThrow(/No space left/);
+    expect(await contents(out)).toEqual(before);
+  });
+});
+
+describe('tables marked personal', () => {
+  const FAKE: readonly TableSpec[] = [specOf('site_daily'), { ...specOf('page_daily'), personal: true }];
+
+  it('are not exported unless personal data is asked for, and are then', async () => {
+    const out = join(dir, 'out');
+    const without = await withDb(
+      (db) => exportTables(db.connection, { outDir: out, format: 'parquet', tables: FAKE }),
+      true,
+    );
+    expect(without.tables.map((t) => t.table)).toEqual(['site_daily']);
+    expect(without.skipped).toEqual([{ table: 'page_daily', reason: 'personal' }]);
+    expect(existsSync(join(out, 'page_daily'))).toBe(false);
+
+    const withPersonal = await withDb(
+      (db) =>
+        exportTables(db.connection, {
+          outDir: out,
+          format: 'parquet',
+          tables: FAKE,
+          includePersonalData: true,
+        }),
+      true,
+    );
+    expect(withPersonal.tables.map((t) => [t.table, t.rows])).toEqual([
+      ['site_daily', 9],
+      ['page_daily', 45],
+    ]);
+  });
+});
+
+describe('EXPORT_TABLES', () => {
+  it("lists every registered stream's tables under that stream", () => {
+    for (const stream of STREAMS) {
+      for (const table of stream.tables) expect(specOf(table).stream, table).toBe(stream.name);
+    }
+  });
+
+  it('covers every table of per-project daily data, each with every column but project_id, loaded_at and run_id', async () => {
+    const columns = await withDb(
+      (db) =>
+        queryRows(
+          db.connection,
+          `SELECT table_name, list(column_name ORDER BY column_index) AS columns FROM duckdb_columns()
+           WHERE NOT internal AND table_name IN (SELECT table_name FROM duckdb_tables()) GROUP BY table_name
+           HAVING list_contains(columns, 'project_id') AND list_contains(columns, 'day')`,
+        ),
+      true,
+    );
+    const bookkeeping = new Set(['project_id', 'loaded_at', 'run_id']);
+    const schema = new Map(
+      columns.map((r) => [
+        String(r['table_name']),
+        (r['columns'] as string[]).filter((c) => !bookkeeping.has(c)),
+      ]),
+    );
+    expect(EXPORT_TABLES.map((t) => t.table).sort()).toEqual([...schema.keys()].sort());
+    for (const spec of EXPORT_TABLES) expect(spec.columns, spec.table).toEqual(schema.get(spec.table));
   });
 });

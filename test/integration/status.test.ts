@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/load/database.js';
 import { formatStatus } from '../../src/pipeline/status-format.js';
-import { gatherStatus } from '../../src/pipeline/status.js';
+import { gatherStatus, sortStreams } from '../../src/pipeline/status.js';
 import { dayRange } from '../../src/util/day.js';
 import { parseRateLimit } from '../../src/util/duration.js';
 
@@ -35,6 +35,13 @@ async function buildFixture(file: string): Promise<void> {
     await run(
       `INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows, api_totals_total, attempts, fetched_at, run_id, error) VALUES ('docs-a', 'visitors', DATE '2026-03-23', DATE '2026-03-24', 'failed', 0, 0, NULL, 6, TIMESTAMPTZ '2026-03-31 02:00:00+00', 'r4', 'HTTP 500')`,
     );
+    // feedback_by_page: four days loaded, one of them cut short by --max-pages.
+    for (const day of dayRange('2026-03-27', '2026-03-31')) {
+      await run(
+        `INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows, truncated, api_totals_total, attempts, fetched_at, run_id, error) VALUES ('docs-a', 'feedback_by_page', $1::DATE, $1::DATE + 1, 'loaded', 1, 100, $2::BOOLEAN, NULL, 1, TIMESTAMPTZ '2026-03-31 02:00:00+00', 'r4', NULL)`,
+        [day, day === '2026-03-28' ? 'true' : 'false'],
+      );
+    }
     const runs: [string, string, string, string | null, string, string | null, string][] = [
       ['r1', 'docs-a', '2026-03-27 02:00:00+00', '2026-03-27 02:01:00+00', 'succeeded', null, '[]'],
       ['r2', 'docs-a', '2026-03-28 02:00:00+00', '2026-03-28 02:01:30+00', 'succeeded', null, '[]'],
@@ -55,7 +62,7 @@ async function buildFixture(file: string): Promise<void> {
         '2026-04-01 10:20:00+00',
         'incomplete',
         null,
-        "['docs-a:2026-03-25', 'docs-a:2026-03-30', 'docs-b:2026-03-29']",
+        "['docs-a:2026-03-25', 'docs-a:2026-03-30', 'docs-b:2026-03-29', 'docs-a:feedback_by_page:2026-03-26', 'docs-a:caller_stats:2026-03-31']",
       ],
       ['r6', 'docs-a', '2026-04-01 13:50:00+00', null, 'running', null, '[]'],
     ];
@@ -177,12 +184,12 @@ describe('formatStatus', () => {
       'budget: 37/100 spent in the last hour, 63 free now; the oldest frees at 14:03 UTC (in 10m) [--rate-limit 100/1h]',
     );
     expect(text).toContain(
-      'project docs-a\n  coverage  2026-03-20 to 2026-03-31: 10 days loaded, 2 days missing: 2026-03-23, 2026-03-25\n',
+      'project docs-a\n  coverage  visitors          2026-03-20 to 2026-03-31: 10 days loaded, 2 days missing: 2026-03-23, 2026-03-25\n',
     );
-    expect(text).toContain('  partial   2026-03-31 (fetched again by the next sync)\n');
-    expect(text).toContain('  failed    1 day: 2026-03-23 (retried by the next sync)\n');
-    expect(text).toContain('  deferred  1 day pending: 2026-03-25\n');
-    expect(text).toContain('project docs-b\n  coverage  nothing loaded yet\n');
+    expect(text).toContain('  partial   visitors          2026-03-31 (fetched again by the next sync)\n');
+    expect(text).toContain('  failed    visitors          1 day: 2026-03-23 (retried by the next sync)\n');
+    expect(text).toContain('  deferred  visitors          1 day pending: 2026-03-25\n');
+    expect(text).toContain('project docs-b\n  coverage  visitors  nothing loaded yet\n');
     const runLines = lines.filter((l) => /^ {4}\d{4}-/.test(l));
     // r6's row says 15 requests, but the ledger holds 37 under its id: the ledger is the truth.
     expect(runLines[0]).toMatch(/^ {4}2026-04-01 13:50 {2}running\s+5\s+0\s+0\s+37\s+3m 00s$/);
@@ -218,6 +225,23 @@ describe('formatStatus', () => {
           partialDays: [],
           failedDays: [],
           deferredDays: [],
+          streams: [
+            {
+              stream: 'visitors',
+              coverage: {
+                firstDay: '2025-12-31',
+                lastDay: '2026-01-20',
+                daysLoaded: 6,
+                daysMissing: 15,
+                missingDays: days,
+                lastLoadedAt: null,
+              },
+              partialDays: [],
+              truncatedDays: [],
+              failedDays: [],
+              deferredDays: [],
+            },
+          ],
           runs: [],
         },
       ],
@@ -227,6 +251,82 @@ describe('formatStatus', () => {
     );
     expect(text).toContain('budget: 0/100 spent in the last hour, all 100 free');
     expect(text).toContain('  runs      none yet');
+  });
+});
+
+describe('status per stream', () => {
+  it('lists every stream with loaded, failed or deferred days, visitors first, each with its own days', async () => {
+    const s = await gatherStatus(db, { rateLimit: parseRateLimit('100/1h'), now: NOW });
+    const streams = s.projects[0]?.streams ?? [];
+    expect(streams.map((x) => x.stream)).toEqual(['visitors', 'caller_stats', 'feedback_by_page']);
+    expect(streams[0]).toMatchObject({
+      coverage: { firstDay: '2026-03-20', lastDay: '2026-03-31', daysLoaded: 10, daysMissing: 2 },
+      partialDays: ['2026-03-31'],
+      truncatedDays: [],
+      failedDays: ['2026-03-23'],
+      deferredDays: ['2026-03-25'],
+    });
+    // caller_stats has only a day a run deferred: it is listed, with nothing loaded.
+    expect(streams[1]).toEqual({
+      stream: 'caller_stats',
+      coverage: null,
+      partialDays: [],
+      truncatedDays: [],
+      failedDays: [],
+      deferredDays: ['2026-03-31'],
+    });
+    expect(streams[2]).toMatchObject({
+      stream: 'feedback_by_page',
+      coverage: {
+        firstDay: '2026-03-27',
+        lastDay: '2026-03-30',
+        daysLoaded: 4,
+        daysMissing: 0,
+        missingDays: [],
+      },
+      partialDays: [],
+      truncatedDays: ['2026-03-28'],
+      failedDays: [],
+      deferredDays: ['2026-03-26'],
+    });
+    expect(s.projects[1]?.streams.map((x) => [x.stream, x.coverage, x.deferredDays])).toEqual([
+      ['visitors', null, ['2026-03-29']],
+    ]);
+  });
+
+  it("keeps the project's top-level coverage, partial, failed and deferred days as the visitors stream's", async () => {
+    const s = await gatherStatus(db, { rateLimit: parseRateLimit('100/1h'), now: NOW });
+    for (const p of s.projects) {
+      const visitors = p.streams.find((x) => x.stream === 'visitors');
+      expect(p.coverage).toEqual(visitors?.coverage);
+      expect(p.partialDays).toEqual(visitors?.partialDays);
+      expect(p.failedDays).toEqual(visitors?.failedDays);
+      expect(p.deferredDays).toEqual(visitors?.deferredDays);
+    }
+    // Another stream's deferred or truncated day never shows up in the visitors fields.
+    expect(s.projects[0]?.deferredDays).toEqual(['2026-03-25']);
+  });
+
+  it('prints one coverage line per stream, then each kind of day per stream, names aligned', async () => {
+    const text = formatStatus(await gatherStatus(db, { rateLimit: parseRateLimit('100/1h'), now: NOW }));
+    const block = text.slice(text.indexOf('project docs-a'), text.indexOf('  last 5 runs:'));
+    expect(block.split('\n')).toEqual([
+      'project docs-a',
+      '  coverage  visitors          2026-03-20 to 2026-03-31: 10 days loaded, 2 days missing: 2026-03-23, 2026-03-25',
+      '            caller_stats      nothing loaded yet',
+      '            feedback_by_page  2026-03-27 to 2026-03-30: 4 days loaded, no gaps',
+      '  partial   visitors          2026-03-31 (fetched again by the next sync)',
+      '  truncated feedback_by_page  1 day cut short by --max-pages: 2026-03-28',
+      '  failed    visitors          1 day: 2026-03-23 (retried by the next sync)',
+      '  deferred  visitors          1 day pending: 2026-03-25',
+      '            caller_stats      1 day pending: 2026-03-31',
+      '            feedback_by_page  1 day pending: 2026-03-26',
+      '',
+    ]);
+  });
+
+  it('orders streams visitors first, then as the registry lists them, then unknown ones by name', () => {
+    expect(sortStreams(['zeta', 'alpha', 'visitors', 'alpha'])).toEqual(['visitors', 'alpha', 'zeta']);
   });
 });
 
