@@ -180,14 +180,29 @@ export function windowKey(w: { projectId: string; stream: string; day: Day }): s
 }
 
 /**
- * Interleaves the projects' windows oldest day first, so that a run cut short by the budget
- * leaves a contiguous loaded prefix that the next incremental run continues from.
+ * The order a run spends its requests in: newest day first, every project and stream of a day
+ * together, so that a run cut short by the budget (a first run of a big site under 100 requests
+ * an hour) leaves the most recent days complete in every stream, which is what a user looks at
+ * first. The days it did not reach are recorded as deferred and planned by the next run, so
+ * nothing relies on the loaded days being a contiguous prefix.
  */
-export function mergePlans(plans: readonly ProjectPlan[]): PlannedWindow[] {
+export function mergePlans(
+  plans: readonly ProjectPlan[],
+  /** Streams in the order a day's windows go (the registry's: visitors first); others after, by name. */
+  streamOrder: readonly string[] = [],
+): PlannedWindow[] {
+  const rank = (s: string): number => {
+    const i = streamOrder.indexOf(s);
+    return i < 0 ? streamOrder.length : i;
+  };
   return plans
     .flatMap((p) => p.windows)
     .sort(
-      (a, b) => compare(a.day, b.day) || compare(a.projectId, b.projectId) || compare(a.stream, b.stream),
+      (a, b) =>
+        compare(b.day, a.day) ||
+        compare(a.projectId, b.projectId) ||
+        rank(a.stream) - rank(b.stream) ||
+        compare(a.stream, b.stream),
     );
 }
 

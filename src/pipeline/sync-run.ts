@@ -30,7 +30,7 @@ import {
   type WindowFailure,
 } from './sync.js';
 import { WindowWriter } from './writer.js';
-import { streamByName, type StreamFetched } from '../streams/index.js';
+import { STREAMS, streamByName, type StreamFetched } from '../streams/index.js';
 
 /** A window as logs name it: `project day` for visitors, `project stream day` for the others. */
 function label(w: { projectId: string; stream: string; day: string }): string {
@@ -94,7 +94,10 @@ export class SyncRun {
     this.#now = opts.now ?? Date.now;
     this.#log = opts.logger;
     this.#progress = opts.progress ?? noProgress;
-    this.#windows = mergePlans(state.plans);
+    this.#windows = mergePlans(
+      state.plans,
+      STREAMS.map((s) => s.name),
+    );
     this.#order = new Map(this.#windows.map((w, i) => [w, i]));
     this.#signal = opts.signal ? AbortSignal.any([opts.signal, this.#stop.signal]) : this.#stop.signal;
     this.#p = {

@@ -31,7 +31,13 @@ import { estimateRun } from './estimate.js';
 import { RunBudget, type StopReason } from './limits.js';
 import type { ProgressSink } from './progress.js';
 import { freesAtIso, SyncRun } from './sync-run.js';
-import { ANALYTICS_ENDPOINTS, DEFAULT_STREAMS, streamByName, type DayStream } from '../streams/index.js';
+import {
+  ANALYTICS_ENDPOINTS,
+  DEFAULT_STREAMS,
+  STREAMS,
+  streamByName,
+  type DayStream,
+} from '../streams/index.js';
 
 export interface SyncOptions {
   readonly projects: readonly string[];
@@ -162,7 +168,10 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
           `${recovery.added} request(s) of a run that was killed were added to the request ledger from its journal`,
         );
       state = await readState(db, opts, now());
-      const windows = mergePlans(state.plans);
+      const windows = mergePlans(
+        state.plans,
+        STREAMS.map((s) => s.name),
+      );
       await startRun(db, {
         runId,
         projectIds: [...opts.projects],
@@ -248,7 +257,10 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
     );
     state = { plans, ledger: [], pagesPerWindow: new Map(), range: rangeOf(plans) };
   }
-  const windows = mergePlans(state.plans);
+  const windows = mergePlans(
+    state.plans,
+    STREAMS.map((s) => s.name),
+  );
   let requests = 0;
   let fromHistory = true;
   for (const w of windows) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergePlans, planProject } from '../../src/extract/plan.js';
+import { mergePlans, planProject, windowKey } from '../../src/extract/plan.js';
 import { dayRange } from '../../src/util/day.js';
 import { UsageError } from '../../src/errors.js';
 
@@ -120,14 +120,19 @@ describe('planning day windows', () => {
     expect(() => planProject('p', empty, { ...base, from: today })).toThrow(/--include-today/);
   });
 
-  it('merges several projects oldest day first so a cut-short run leaves a loaded prefix', () => {
-    const a = planProject('a', empty, { ...base, from: '2026-01-01', to: '2026-01-03' });
+  it('merges projects and streams newest day first, every stream of a day together', () => {
+    // A run cut short by the budget then leaves the latest days complete in every stream.
+    const range = { ...base, from: '2026-01-01', to: '2026-01-03' };
+    const a = planProject('a', empty, range);
+    const aViews = planProject('a', empty, range, 'views');
     const b = planProject('b', empty, { ...base, from: '2026-01-02', to: '2026-01-04' });
-    expect(mergePlans([b, a]).map((w) => `${w.projectId}:${w.day}`)).toEqual([
-      'a:2026-01-01',
-      'a:2026-01-02',
-      'b:2026-01-02',
+    expect(mergePlans([b, aViews, a], ['visitors', 'views']).map(windowKey)).toEqual([
       'b:2026-01-03',
+      'a:2026-01-02',
+      'a:views:2026-01-02',
+      'b:2026-01-02',
+      'a:2026-01-01',
+      'a:views:2026-01-01',
     ]);
   });
 });
