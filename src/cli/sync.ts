@@ -45,10 +45,10 @@ export function registerSync(
 ): void {
   program
     .command('sync')
-    .summary('load visitor analytics into DuckDB (incremental by default)')
+    .summary('load docs analytics (visitors, views, searches, ...) into DuckDB, incremental by default')
     .description(
       [
-        'Loads unique-visitor analytics, one request window per UTC day, into the DuckDB database.',
+        'Loads the analytics of each stream (--streams: unique visitors, views, searches, assistant caller stats, feedback by page), one request window per stream and UTC day, into the DuckDB database. Each stream is planned on its own; all share one request budget, newest days first.',
         '',
         'With no --from, the run is incremental: from the day after the last loaded day minus --lookback days (skipping those already fetched --lookback days after they ended), plus every day missing inside the loaded range, every day an earlier run deferred, failed or did not get to before it was killed; on an empty database, the last 30 days. --to defaults to today (UTC) and is exclusive, so the current, partial day is only loaded with --include-today.',
         '',
@@ -253,7 +253,11 @@ async function holdsData(db: string): Promise<boolean> {
   try {
     const conn = await openDatabase(db, { readOnly: true });
     try {
-      const rows = await queryRows(conn.connection, 'SELECT count(*) AS n FROM site_daily');
+      // Any stream's loaded window counts, not only visitors'.
+      const rows = await queryRows(
+        conn.connection,
+        "SELECT count(*) AS n FROM sync_windows WHERE status = 'loaded'",
+      );
       return Number(rows[0]?.['n'] ?? 0) > 0;
     } finally {
       conn.close();
@@ -262,6 +266,11 @@ async function holdsData(db: string): Promise<boolean> {
     // Unreadable: keep it, a user can look at it; deleting is the step that cannot be undone.
     return true;
   }
+}
+
+/** One stream's windows are days; several streams' are windows (a day of each stream). */
+function unit(s: SyncSummary): string {
+  return s.streams.length === 1 ? 'day(s)' : 'window(s)';
 }
 
 function describe(s: SyncSummary): string {
@@ -273,7 +282,7 @@ function describe(s: SyncSummary): string {
     const est = `${s.plan.pagesPerDayFromHistory ? '' : 'at least '}${s.plan.estimatedRequests}`;
     const skipped = s.plan.skipped.length;
     const lines = [
-      `dry run: ${days} day(s) to fetch${days ? ` from ${s.dateFrom} to before ${s.dateTo} (${reasons})` : ''}`,
+      `dry run: ${days} ${unit(s)} to fetch${days ? ` from ${s.dateFrom} to before ${s.dateTo} (${reasons})` : ''}`,
       ...(skipped > 0
         ? [
             `skipped: ${skipped} loaded day(s) already settled (fetched ${s.plan.skipped.length === 1 ? 'it' : 'each'} --lookback days or more after it ended; --refresh fetches them again)`,
@@ -282,13 +291,20 @@ function describe(s: SyncSummary): string {
       `estimated requests: ${est}${s.plan.pagesPerDayFromHistory ? ' (from past pages per day)' : ' (1 per day; no history yet)'}`,
       `budget ${s.budget.rateLimit}: ${s.budget.spentBefore} spent in the current window; ETA about ${formatDuration(s.plan.etaMs)}`,
     ];
-    if (days > 0 && days <= 40)
-      lines.push(`days: ${s.plan.days.map((d) => `${d.day}${d.partial ? '*' : ''}`).join(' ')}`);
+    if (s.plan.streams.length > 1 || s.plan.streams[0]?.stream !== 'visitors') {
+      const width = Math.max(...s.plan.streams.map((x) => x.stream.length));
+      for (const x of s.plan.streams)
+        lines.push(
+          `  ${x.stream.padEnd(width)}  ${x.windows} day(s), ${x.fromHistory ? '' : 'at least '}${x.estimatedRequests} request(s)`,
+        );
+    }
+    const dates = [...new Set(s.plan.days.map((d) => `${d.day}${d.partial ? '*' : ''}`))].sort();
+    if (dates.length > 0 && dates.length <= 40) lines.push(`days: ${dates.join(' ')}`);
     return lines.join('\n');
   }
   const w = s.windows;
   const parts = [
-    `sync ${s.status}: ${s.error && (s.exitCode === EXIT.usage || s.stopReason === 'unreachable') ? `${s.error}; ` : ''}${w.loaded}/${w.planned} day(s) loaded`,
+    `sync ${s.status}: ${s.error && (s.exitCode === EXIT.usage || s.stopReason === 'unreachable') ? `${s.error}; ` : ''}${w.loaded}/${w.planned} ${unit(s)} loaded`,
     w.failed ? `${w.failed} failed` : '',
     w.deferred ? `${w.deferred} deferred (${s.stopReason ?? 'stopped'}; the next run continues)` : '',
     w.dropped

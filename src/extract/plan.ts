@@ -31,6 +31,8 @@ export interface ProjectState {
    * lookback range counts as unsettled.
    */
   readonly fetchedAt?: ReadonlyMap<Day, number>;
+  /** Loaded days cut short by a page cap: never settled, whenever they were fetched. */
+  readonly truncatedDays?: readonly Day[];
 }
 
 export interface PlanOptions {
@@ -157,6 +159,8 @@ export function planProject(
 /** When a loaded, complete day was fetched if it is settled; undefined if it must be fetched. */
 function settledFetch(state: ProjectState, day: Day, opts: PlanOptions): number | undefined {
   if (opts.refresh === true || state.partialDays.includes(day)) return undefined;
+  // A truncated day holds part of the API's rows: fetching it again (with a larger cap) can change it.
+  if (state.truncatedDays?.includes(day)) return undefined;
   const fetched = state.fetchedAt?.get(day);
   return isSettled(day, fetched, opts.lookback) ? fetched : undefined;
 }

@@ -89,6 +89,8 @@ export interface SyncState {
   partialDays: string[];
   /** Days whose last attempt failed and that hold no loaded data, ascending. */
   failedDays: string[];
+  /** Loaded days a page cap cut short. */
+  truncatedDays: string[];
   /** When each loaded day was last fetched, epoch ms. */
   fetchedAt: Map<string, number>;
 }
@@ -285,7 +287,7 @@ export async function readSyncState(
   projectId: string,
   stream = 'visitors',
 ): Promise<SyncState> {
-  const [loaded, partial, failed] = [
+  const [loaded, partial, failed, truncated] = [
     await read(
       db,
       `SELECT window_start AS day, epoch_ms(fetched_at) AS fetched_ms FROM sync_windows
@@ -306,11 +308,18 @@ export async function readSyncState(
        WHERE project_id = $1 AND stream = $2 AND status = 'failed' ORDER BY window_start`,
       [projectId, stream],
     ),
+    await read(
+      db,
+      `SELECT window_start AS day FROM sync_windows
+       WHERE project_id = $1 AND stream = $2 AND status = 'loaded' AND truncated ORDER BY window_start`,
+      [projectId, stream],
+    ),
   ];
   return {
     loadedDays: days(loaded),
     partialDays: days(partial),
     failedDays: days(failed),
+    truncatedDays: days(truncated),
     fetchedAt: new Map(loaded.map((r) => [String(r['day']), Number(r['fetched_ms'])])),
   };
 }

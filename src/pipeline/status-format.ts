@@ -79,7 +79,7 @@ const DAY_LISTS: readonly { label: string; text: (s: StreamStatus) => string | u
     label: 'truncated',
     text: (s) =>
       s.truncatedDays.length > 0
-        ? `${plural(s.truncatedDays.length, 'day')} cut short by --max-pages: ${listDays(s.truncatedDays)}`
+        ? `${plural(s.truncatedDays.length, 'day')} cut short (--max-pages, or an endpoint that cannot page further): ${listDays(s.truncatedDays)}`
         : undefined,
   },
   {

@@ -23,6 +23,7 @@ import { ProjectGate } from './project-gate.js';
 import { noProgress, type ProgressSink, type ProgressState } from './progress.js';
 import {
   admissionKey,
+  streamsOf,
   type StateRead,
   type SyncOptions,
   type SyncStatus,
@@ -455,6 +456,7 @@ export class SyncRun {
       exitCode: this.#exitCode(),
       db: this.#opts.dbPath,
       projects: [...this.#opts.projects],
+      streams: streamsOf(this.#opts).map((s) => s.name),
       unknownProjects: [...this.#unknownProjects.keys()],
       dateFrom: range.from,
       dateTo: range.to,

@@ -91,6 +91,8 @@ export interface SyncSummary {
   readonly exitCode: number;
   readonly db: string;
   readonly projects: readonly string[];
+  /** The streams the run synced. */
+  readonly streams: readonly string[];
   /** Projects the API answered 404 for: their days were dropped and the run exits 2. */
   readonly unknownProjects: readonly string[];
   readonly dateFrom: Day | null;
@@ -116,6 +118,13 @@ export interface SyncSummary {
     }[];
     /** Loaded days left out because they were settled when fetched (--refresh fetches them). */
     readonly skipped: readonly SkippedWindow[];
+    /** Per stream: windows planned and requests expected (history, else 1 a window: a floor). */
+    readonly streams: readonly {
+      stream: string;
+      windows: number;
+      estimatedRequests: number;
+      fromHistory: boolean;
+    }[];
     readonly estimatedRequests: number;
     readonly etaMs: number;
     readonly pagesPerDayFromHistory: boolean;
@@ -263,10 +272,18 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
   );
   let requests = 0;
   let fromHistory = true;
+  const byStream = new Map<string, { windows: number; estimatedRequests: number; fromHistory: boolean }>();
   for (const w of windows) {
     const avg = state.pagesPerWindow.get(admissionKey(w.projectId, w.stream));
+    const n = Math.max(1, Math.round(avg ?? 1));
     if (avg === undefined) fromHistory = false;
-    requests += Math.max(1, Math.round(avg ?? 1));
+    requests += n;
+    const s = byStream.get(w.stream) ?? { windows: 0, estimatedRequests: 0, fromHistory: true };
+    byStream.set(w.stream, {
+      windows: s.windows + 1,
+      estimatedRequests: s.estimatedRequests + n,
+      fromHistory: s.fromHistory && avg !== undefined,
+    });
   }
   const budget = new RunBudget(opts.rateLimit, {}, { spent: state.ledger, now });
   const spent = budget.spentInWindow();
@@ -286,6 +303,10 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
         partial: w.partial,
       })),
       skipped: state.plans.flatMap((p) => p.skipped),
+      streams: streamsOf(opts).map((s) => ({
+        stream: s.name,
+        ...(byStream.get(s.name) ?? { windows: 0, estimatedRequests: 0, fromHistory: true }),
+      })),
       estimatedRequests: est.requests,
       etaMs: est.etaMs,
       pagesPerDayFromHistory: fromHistory,
@@ -300,6 +321,7 @@ function emptySummary(opts: SyncOptions, status: SyncStatus, started: number, en
     exitCode: EXIT.ok,
     db: opts.dbPath,
     projects: [...opts.projects],
+    streams: streamsOf(opts).map((s) => s.name),
     unknownProjects: [],
     dateFrom: null,
     dateTo: null,

@@ -93,16 +93,18 @@ async function fetchDay(
 ): Promise<Pass & { attempts: number }> {
   let restartedForCursor = false;
   let last = '';
-  for (let pass = 1; pass <= MAX_PASSES + 1; pass++) {
+  let shifts = 0;
+  while (shifts < MAX_PASSES) {
     const r = await onePass(client, w, o);
-    if ('rows' in r) return { ...r, attempts: pass };
+    if ('rows' in r) return { ...r, attempts: shifts + 1 };
     if ('badCursor' in r) {
+      // The server forgot or refused its own cursor: the day starts over once, not as a shift.
       if (restartedForCursor) throw r.badCursor;
       restartedForCursor = true;
       continue;
     }
     last = r.shift;
-    if (pass >= MAX_PASSES) break;
+    shifts++;
   }
   throw new DataShiftError(
     `${w.projectId} searches ${w.day}: the data changed while paging, ${MAX_PASSES} times in a row (${last}); the day was not loaded and will be retried by the next run`,

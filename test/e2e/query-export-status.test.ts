@@ -351,7 +351,7 @@ describe.concurrent('mintlify-etl status', () => {
         'project docs-a',
         '  coverage  visitors  2026-02-27 to 2026-03-02: 3 days loaded, 1 day missing: 2026-03-01',
         '            searches  2026-02-27 to 2026-03-02: 3 days loaded, 1 day missing: 2026-03-01',
-        '  truncated searches  1 day cut short by --max-pages: 2026-02-28',
+        '  truncated searches  1 day cut short (--max-pages, or an endpoint that cannot page further): 2026-02-28',
         '  deferred  searches  1 day pending: 2026-03-03',
         '',
       ].join('\n'),

@@ -207,7 +207,14 @@ describe('interrupting a sync', () => {
     expect(run?.status).toBe('incomplete');
     const next = await runCli(['sync', '--db', db, '--rate-limit', '1000/1s'], env());
     expect(next.code).toBe(0);
-    expect(await readData(db)).toEqual(expectedRows(emu.dataset, dayRange(from, today)));
+    // Whether a day was committed before the signal depends on timing: with none, the next run
+    // starts with the first run's 30 days (which hold these 10). Either way these 10 are whole.
+    const got = await readData(db);
+    const inRange = {
+      site: got.site.filter((r) => r.day >= from),
+      pages: got.pages.filter((r) => r.day >= from),
+    };
+    expect(inRange).toEqual(expectedRows(emu.dataset, dayRange(from, today)));
   }, 60_000);
 });
 

@@ -266,6 +266,7 @@ describe('sync state', () => {
       loadedDays: [],
       partialDays: [],
       failedDays: [],
+      truncatedDays: [],
       fetchedAt: new Map(),
     });
   });

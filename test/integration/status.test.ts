@@ -316,7 +316,7 @@ describe('status per stream', () => {
       '            caller_stats      nothing loaded yet',
       '            feedback_by_page  2026-03-27 to 2026-03-30: 4 days loaded, no gaps',
       '  partial   visitors          2026-03-31 (fetched again by the next sync)',
-      '  truncated feedback_by_page  1 day cut short by --max-pages: 2026-03-28',
+      '  truncated feedback_by_page  1 day cut short (--max-pages, or an endpoint that cannot page further): 2026-03-28',
       '  failed    visitors          1 day: 2026-03-23 (retried by the next sync)',
       '  deferred  visitors          1 day pending: 2026-03-25',
       '            caller_stats      1 day pending: 2026-03-31',

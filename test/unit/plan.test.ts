@@ -193,6 +193,11 @@ describe('settled days inside an explicit range', () => {
     expect(p.skipped).toEqual([]);
   });
 
+  it('never counts a truncated day as settled: a bigger cap can still change it', () => {
+    const p = planProject('p', { ...state, truncatedDays: ['2026-11-01'] }, range);
+    expect(p.windows.map((w) => w.day)).toContain('2026-11-01');
+  });
+
   it('never counts a partial day as settled', () => {
     const p = planProject('p', { ...state, partialDays: ['2026-11-03'] }, range);
     expect(p.windows.map((w) => w.day)).toContain('2026-11-03');
