@@ -210,7 +210,7 @@ export async function gatherSearches(
     };
   };
   return {
-    lastDay: String(meta['last_day']),
+    lastDay: strOrNull(meta, 'last_day') ?? '',
     daysLoaded7d: num(meta, 'days_7d'),
     daysLoadedPrev7d: num(meta, 'days_prev_7d'),
     daysLoaded28d: num(meta, 'days_28d'),
