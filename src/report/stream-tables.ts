@@ -137,7 +137,7 @@ export function searchGapsTable(p: ProjectReport): Table {
   return {
     id: 'search-gaps',
     wrapNotes: true,
-    title: `Searches with low CTR (the docs gaps), last 28 days to ${s.lastDay}`,
+    title: `Searches with low CTR (docs gaps), 28 days to ${s.lastDay}`,
     head: [head('query', false), head('searches'), head('CTR'), head('zero-click')],
     rows: s.gaps.map((t) => [
       { text: t.query, path: true },
