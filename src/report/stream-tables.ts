@@ -57,7 +57,7 @@ export function viewsTable(p: ProjectReport, opts: TableOptions = {}): Table {
       row(label('human'), (d) => d.human, false, 'human'),
       row(label('AI'), (d) => d.ai, false, 'ai'),
       [
-        label('views per visitor'),
+        label('per visitor'),
         num(formatRatio(l.viewsPerVisitor)),
         num(''),
         num(formatRatio(v.viewsPerVisitor7d)),

@@ -61,11 +61,11 @@ describe('the terminal report of the other streams', () => {
     const out = renderTerminal(makeReport([withStreams()]), { color: false, width: 80 });
     expect(section(out, 'Content views per day')).toEqual([
       'Content views per day',
-      '                     2026-03-01  vs week before  7-day avg  trend, 7 days',
-      '  total                   2,060           +4.0%      2,030  ▁▂▃▅▆▇█',
-      '  human                   1,545                             ▁▂▃▅▆▇█',
-      '  AI                        515                             ▁▂▃▅▆▇█',
-      '  views per visitor         2.5                        2.3  ▄▄▄▄▄▄▄',
+      '               2026-03-01  vs week before  7-day avg  trend, 7 days',
+      '  total             2,060           +4.0%      2,030  ▁▂▃▅▆▇█',
+      '  human             1,545                             ▁▂▃▅▆▇█',
+      '  AI                  515                             ▁▂▃▅▆▇█',
+      '  per visitor         2.5                        2.3  ▄▄▄▄▄▄▄',
       '  Views are events (page loads): they add up over days and pages, unlike unique',
       '  visitors.',
       '  Views per visitor: views / unique visitors of the same day (7-day: views /',
