@@ -66,7 +66,7 @@ export function viewsTable(p: ProjectReport, opts: TableOptions = {}): Table {
     ],
     notes: [
       ...notes,
-      'Views per visitor: views / unique visitors of the same day (7-day: views / visitor-days); blank where a day of either stream is missing or partial.',
+      'Views per visitor: views / unique visitors of the same day (7-day: views / visitor-days); – where a day of either stream is missing or partial.',
     ],
   };
 }

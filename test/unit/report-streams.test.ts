@@ -69,7 +69,7 @@ describe('the terminal report of the other streams', () => {
       '  Views are events (page loads): they add up over days and pages, unlike unique',
       '  visitors.',
       '  Views per visitor: views / unique visitors of the same day (7-day: views /',
-      '  visitor-days); blank where a day of either stream is missing or partial.',
+      '  visitor-days); – where a day of either stream is missing or partial.',
     ]);
     expect(section(out, 'Top pages by views')).toEqual([
       'Top pages by views, last 7 days to 2026-03-01',
