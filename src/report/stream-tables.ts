@@ -102,14 +102,12 @@ export function searchTermsTable(p: ProjectReport): Table {
   const notes = [
     `${formatCount(s.searches7d)} searches in the 7 days, terms not listed included. CTR: the part of a term's searches followed by a click, weighted by searches.`,
   ];
-  if (s.daysLoaded7d < 7 || s.daysLoadedPrev7d < 7 || s.truncatedDays28d > 0) {
-    notes.push(
-      `Loaded: ${s.daysLoaded7d} and ${s.daysLoadedPrev7d} of 7 days; changes are shown only when both weeks are whole.`,
-    );
+  if (s.daysLoaded7d < 7 || s.daysLoadedPrev7d < 7) {
+    notes.push(`Only ${s.daysLoaded7d} and ${s.daysLoadedPrev7d} of 7 days are loaded: no change is shown.`);
   }
   if (s.truncatedDays28d > 0) {
     notes.push(
-      `${plural(s.truncatedDays28d, 'day')} of the last 28 had the term list cut short by a page cap (--max-pages): rarer terms may be missing or low.`,
+      `${plural(s.truncatedDays28d, 'day')} of the last 28 had the term list cut short by a page cap (--max-pages): rarer terms may be missing or low, and no change is shown when such a day is in the last 14.`,
     );
   }
   return {

@@ -95,6 +95,8 @@ export interface FixtureOptions {
   readonly partialLast?: boolean;
   /** Streams besides visitors to load, on the same days (default: none, as before they existed). */
   readonly streams?: readonly FixtureStream[];
+  /** Day indexes whose search term list a page cap cut short (search_totals_daily.truncated). */
+  readonly truncatedSearchDays?: readonly number[];
 }
 
 /** Content views of day i: events, so total is human + AI exactly. */
@@ -150,6 +152,7 @@ function streamRows(
   i: number,
   partial: boolean,
   streams: readonly FixtureStream[],
+  truncated = false,
 ): Record<string, string[]> {
   const p = sqlString(FIXTURE_PROJECT);
   const out: Record<string, string[]> = {
@@ -184,7 +187,7 @@ function streamRows(
         `(${p}, DATE '${day}', ${sqlString(q)}, ${c.hits}, ${c.ctr}, ${c.path === null ? 'NULL' : sqlString(c.path)}, NULL)`,
       );
     }
-    out['search_totals_daily']?.push(`(${p}, DATE '${day}', ${total}, ${terms}, false)`);
+    out['search_totals_daily']?.push(`(${p}, DATE '${day}', ${total}, ${terms}, ${truncated})`);
   }
   if (streams.includes('caller_stats')) {
     const c = callerCounts(i);
@@ -218,7 +221,9 @@ export async function buildReportFixture(file: string, opts: FixtureOptions = {}
           `(${sqlString(FIXTURE_PROJECT)}, '${stream}', DATE '${day}', DATE '${day}' + 1, 'loaded', 1, 1, ${s.total}, 1, ${fetched}, 'fixture')`,
         );
       }
-      for (const [table, rows] of Object.entries(streamRows(day, i, partial, streams))) {
+      for (const [table, rows] of Object.entries(
+        streamRows(day, i, partial, streams, opts.truncatedSearchDays?.includes(i)),
+      )) {
         (others[table] ??= []).push(...rows);
       }
       for (const path of PAGES) {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/load/database.js';
 import { gatherReport } from '../../src/report/data.js';
 import type { ProjectReport } from '../../src/report/model.js';
+import { renderTerminal } from '../../src/report/terminal.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 import {
   buildReportFixture,
@@ -176,5 +177,15 @@ describe('report sections of the other streams, from a real database', () => {
     expect(q.views?.viewsPerVisitor7d).toBeNull();
     expect(q.views?.last7Change).toBeNull();
     expect(q.views?.last7.daysLoaded).toBe(6);
+  });
+
+  it('shows no change of search terms when a day of the two weeks was cut short, and says so', async () => {
+    const q = await project({ streams: ['searches'], truncatedSearchDays: [50] });
+    expect(q.searches?.truncatedDays28d).toBe(1);
+    expect(q.searches?.topTerms.every((t) => t.hitsChangePct === null)).toBe(true);
+    const out = renderTerminal({ generatedAt: '', days: 28, projects: [q] }, { color: false, width: 200 });
+    expect(out).toContain(
+      '1 day of the last 28 had the term list cut short by a page cap (--max-pages): rarer terms may be missing or low, and no change is shown when such a day is in the last 14.',
+    );
   });
 });
