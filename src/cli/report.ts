@@ -37,6 +37,13 @@ last 7 days, the biggest movers, and the AI share.
 Sums over several days are visitor-days (a visitor seen on 3 days counts 3
 times), never "visitors": daily unique visitors are not additive.
 
+Streams synced besides visitors add their own sections, each only when that
+stream is loaded: views (content views per day, 7-day average, views per
+visitor, top pages by views), searches (top terms of the last 7 days with
+CTR and change; terms searched 20+ times in 28 days with the lowest CTR, the
+docs gaps) and caller_stats (assistant queries per day: web, API, other).
+Views, searches and queries are events: they add up over days.
+
 --html FILE also writes one self-contained page (charts as inline SVG, no
 script, no network) to share or archive. Colour on a terminal only; NO_COLOR
 turns it off.`,
@@ -57,7 +64,8 @@ turns it off.`,
 Examples:
   $ mintlify-etl report
   $ mintlify-etl report --days 90 --html reports/visitors.html
-  $ mintlify-etl report --json | jq '.projects[0].topPages[:3]'`,
+  $ mintlify-etl report --json | jq '.projects[0].topPages[:3]'
+  $ mintlify-etl report --json | jq '.projects[0].searches.gaps'`,
     )
     .action((flags: ReportFlags) => run(() => reportCommand(flags)));
 }

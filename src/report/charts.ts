@@ -3,6 +3,7 @@ import { JSDOM } from 'jsdom';
 import { addDays, dayToMs } from '../util/day.js';
 import { formatChange, formatCount, formatIsoWeek, formatShare } from './format.js';
 import { calendarSeries, type ProjectReport } from './model.js';
+import { callersChart, viewsChart } from './stream-charts.js';
 import { truncateMiddle } from './text.js';
 
 /**
@@ -31,6 +32,9 @@ export interface ProjectCharts {
   readonly weekly: string;
   readonly topPages: string | undefined;
   readonly aiShare: string;
+  /** Only when the project has the views (caller_stats) section. */
+  readonly views?: string | undefined;
+  readonly callers?: string | undefined;
 }
 
 const COMPACT = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
@@ -62,6 +66,8 @@ export function renderCharts(
     weekly: weeklyChart(p, document, width),
     topPages: topPagesChart(p, document, width),
     aiShare: aiShareChart(p, document, width),
+    views: viewsChart(p, document, width),
+    callers: callersChart(p, document, width),
   };
 }
 

@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows } from '../load/sql.js';
 import { daysBetween } from '../util/day.js';
 import type { DailyPoint, PageTrend, PeriodTotals, ProjectReport, ReportData, WeekRow } from './model.js';
+import { gatherCallers, gatherSearches, gatherViews, loadedStreams, type StreamWindow } from './streams.js';
 
 export interface GatherOptions {
   /** Calendar days the report covers, ending at each project's last loaded day. */
@@ -10,6 +11,8 @@ export interface GatherOptions {
   readonly projects?: readonly string[] | undefined;
   readonly topPages?: number;
   readonly movers?: number;
+  /** Search terms listed, in the top list and among the docs gaps. */
+  readonly topTerms?: number;
   readonly now?: Date;
 }
 
@@ -169,6 +172,13 @@ async function gatherProject(
   );
   const list = (n: number): PageTrend[] => trends.filter((r) => num(r, 'list') === n).map(toPageTrend);
 
+  const streams = await streamSections(conn, {
+    projectId,
+    from: windowFrom,
+    to,
+    topPages: opts.topPages ?? 10,
+    topTerms: opts.topTerms ?? 10,
+  });
   return {
     projectId,
     coverage: {
@@ -192,6 +202,23 @@ async function gatherProject(
     topPages: list(1),
     moversUp: list(2),
     moversDown: list(3),
+    ...streams,
+  };
+}
+
+/** The sections of the other streams, each only when that stream is loaded (absent from --json otherwise). */
+async function streamSections(
+  conn: DuckDBConnection,
+  w: StreamWindow,
+): Promise<Pick<ProjectReport, 'views' | 'searches' | 'callers'>> {
+  const loaded = await loadedStreams(conn, w.projectId);
+  const views = loaded.has('views') ? await gatherViews(conn, w) : undefined;
+  const searches = loaded.has('searches') ? await gatherSearches(conn, w) : undefined;
+  const callers = loaded.has('caller_stats') ? await gatherCallers(conn, w) : undefined;
+  return {
+    ...(views ? { views } : {}),
+    ...(searches ? { searches } : {}),
+    ...(callers ? { callers } : {}),
   };
 }
 

@@ -24,6 +24,11 @@ export function formatChange(fraction: number | null | undefined): string {
   return `${fraction > 0 ? '+' : '-'}${text}%`;
 }
 
+/** A ratio with one decimal: 2.345 -> "2.3"; null -> "–". */
+export function formatRatio(n: number | null | undefined): string {
+  return n === null || n === undefined || !Number.isFinite(n) ? '–' : ONE.format(n);
+}
+
 /** A share in 0..1 -> "23.4%"; null -> "–". */
 export function formatShare(share: number | null | undefined): string {
   return share === null || share === undefined || !Number.isFinite(share)

@@ -2,6 +2,8 @@ import { JSDOM } from 'jsdom';
 import { COLORS, NARROW, renderCharts, WIDE, type ProjectCharts } from './charts.js';
 import { formatChange, formatCount, formatShare, plural } from './format.js';
 import type { ProjectReport, ReportData } from './model.js';
+import { CALLER_COLORS } from './stream-charts.js';
+import { streamTables } from './stream-tables.js';
 import { changeTone, projectTables, type Cell, type Table } from './tables.js';
 
 /**
@@ -69,7 +71,7 @@ ${body}
 <p><strong>Visitors</strong> are daily unique visitors as the Mintlify analytics API counts them; <strong>total</strong> de-duplicates
 people seen as both human and AI, so it is not human + AI. <strong>Visitor-days</strong> are sums of daily unique visitors over
 several days: someone who came on three days counts three times, so they are not unique visitors of the period.
-<strong>AI share</strong> is AI / (human + AI).</p>
+<strong>AI share</strong> is AI / (human + AI).</p>${streamFooter(data)}
 </footer>
 </body>
 </html>
@@ -137,7 +139,64 @@ ${
 }
 ${table('top-pages')}
 ${table('movers')}
-</section>`;
+${streamSections(p, charts)}</section>`;
+}
+
+/**
+ * The views, searches and assistant-caller parts, each only when its stream is loaded: a
+ * visitors-only project gives an empty string, and the page is the one it always was.
+ */
+function streamSections(p: ProjectReport, charts: ChartPair): string {
+  const byId = new Map(streamTables(p).map((t) => [t.id, renderTable(t)]));
+  const table = (id: Table['id']): string => byId.get(id) ?? '';
+  const parts: string[] = [];
+  if (p.views) {
+    parts.push(`<div class="stream" data-stream="views">
+${figure('views', 'Content views per day', 'thin: each day · thick: 7-day average (once 7 complete days are loaded) · views are events: they add up', pick(charts, 'views'), [['views', COLORS.total]])}
+${table('views')}
+${table('views-pages')}
+</div>`);
+  }
+  if (p.searches) {
+    parts.push(`<div class="stream" data-stream="searches">
+${table('search-terms')}
+${table('search-gaps')}
+</div>`);
+  }
+  if (p.callers) {
+    parts.push(`<div class="stream" data-stream="callers">
+${figure(
+  'callers',
+  'Assistant queries per day by caller',
+  'stacked: web (the docs site), API, other · queries are events: they add up',
+  pick(charts, 'callers'),
+  [
+    ['web', CALLER_COLORS.web],
+    ['API', CALLER_COLORS.api],
+    ['other', CALLER_COLORS.other],
+  ],
+)}
+${table('callers')}
+</div>`);
+  }
+  return parts.map((x) => `${x}\n`).join('');
+}
+
+/** Words of the newer sections, said only on a page that has them. */
+function streamFooter(data: ReportData): string {
+  const has = (k: 'views' | 'searches' | 'callers'): boolean => data.projects.some((p) => p[k] !== undefined);
+  const words = [
+    has('views')
+      ? '<strong>Views</strong> are content view events: unlike visitors they add up over days and pages; <strong>views per visitor</strong> is views / unique visitors of the same day.'
+      : '',
+    has('searches')
+      ? '<strong>Searches</strong> (hits) add up too; <strong>CTR</strong> is the part of a term’s searches followed by a click, weighted by searches.'
+      : '',
+    has('callers')
+      ? '<strong>Assistant queries</strong> are events by caller: web (the docs site’s assistant), API, other.'
+      : '',
+  ].filter((w) => w !== '');
+  return words.length === 0 ? '' : `\n<p>${words.join(' ')}</p>`;
 }
 
 function anchorId(projectId: string): string {

@@ -109,6 +109,117 @@ export interface ProjectReport {
   readonly topPages: readonly PageTrend[];
   readonly moversUp: readonly PageTrend[];
   readonly moversDown: readonly PageTrend[];
+  /** Present only when the views stream is loaded for the project (see streams.ts). */
+  readonly views?: ViewsSection;
+  /** Present only when the searches stream is loaded. */
+  readonly searches?: SearchSection;
+  /** Present only when the caller_stats stream is loaded. */
+  readonly callers?: CallersSection;
+}
+
+/** Content views of one complete day. Views are events: unlike visitors they add up. */
+export interface ViewsDay {
+  readonly day: Day;
+  readonly human: number;
+  readonly ai: number;
+  readonly total: number;
+  /** Mean of the 7 calendar days to this one; null unless all 7 are loaded and complete. */
+  readonly total7dAvg: number | null;
+  /** Fraction against the same weekday a week earlier; null when that day is missing or 0. */
+  readonly totalWowPct: number | null;
+  /** Views / unique visitors of the same day; null when the visitors day is missing, partial or 0. */
+  readonly viewsPerVisitor: number | null;
+}
+
+export interface ViewsPage {
+  readonly rank: number;
+  readonly path: string;
+  readonly views7d: number;
+  readonly viewsPrev7d: number;
+  /** Fraction; null when the previous 7 days had 0 or either 7 days are not all loaded. */
+  readonly changePct: number | null;
+}
+
+/** Views summed over a run of days (they are events, so the sum is a count of views). */
+export interface ViewsPeriod {
+  readonly from: Day;
+  readonly to: Day;
+  readonly daysLoaded: number;
+  readonly views: number;
+}
+
+export interface ViewsSection {
+  /** Complete views days inside the report window, ascending; missing and partial days are absent. */
+  readonly daily: readonly ViewsDay[];
+  readonly latest: ViewsDay;
+  /** The 7 days to latest.day and the 7 before. */
+  readonly last7: ViewsPeriod;
+  readonly prev7: ViewsPeriod;
+  /** Fraction; null unless both periods hold 7 days and the earlier one has views. */
+  readonly last7Change: number | null;
+  /**
+   * Views / visitor-days over the last 7 days; null unless all 7 days have both streams complete
+   * (a ratio over a different set of days for each side would mean nothing).
+   */
+  readonly viewsPerVisitor7d: number | null;
+  readonly topPages: readonly ViewsPage[];
+}
+
+export interface SearchTerm {
+  /** As the API gives it: user input, to be shown inert and escaped. */
+  readonly query: string;
+  /** Hits are searches: they add up over days. */
+  readonly hits7d: number;
+  readonly hitsPrev7d: number;
+  /** Fraction; null unless both 7-day periods are complete (7 days, none truncated) and prev > 0. */
+  readonly hitsChangePct: number | null;
+  /** Hit-weighted click-through rate, 0..1; null without hits. */
+  readonly ctr7d: number | null;
+  readonly hits28d: number;
+  readonly ctr28d: number | null;
+  /** Of the 28 days' hits, the part on days when the term's CTR was 0 (no search for it clicked). */
+  readonly zeroClickShare28d: number | null;
+  /** The top clicked path of the term's day with the most hits in the 28 days; null when none. */
+  readonly topClickedPath: string | null;
+}
+
+export interface SearchSection {
+  /** The last complete searches day: a partial (today) day is left out. */
+  readonly lastDay: Day;
+  readonly daysLoaded7d: number;
+  readonly daysLoadedPrev7d: number;
+  readonly daysLoaded28d: number;
+  /** Days of the 28 whose term list a page cap cut short: rarer terms may be missing. */
+  readonly truncatedDays28d: number;
+  /** All searches of the last 7 days (search_totals_daily), terms beyond the list included. */
+  readonly searches7d: number;
+  /** Hit-weighted CTR of all listed terms over the 28 days: a gap is a term below it. */
+  readonly ctr28d: number | null;
+  readonly topTerms: readonly SearchTerm[];
+  /** Fewest hits in the 28 days for a term to be judged a docs gap (see GAP_MIN_HITS). */
+  readonly gapMinHits: number;
+  /** Terms with at least gapMinHits hits in the 28 days and a CTR below ctr28d, lowest CTR first. */
+  readonly gaps: readonly SearchTerm[];
+}
+
+/** Assistant queries of one complete day by caller; shares are of total, null when it is 0. */
+export interface CallerDay {
+  readonly day: Day;
+  readonly web: number;
+  readonly api: number;
+  readonly other: number;
+  readonly total: number;
+  readonly webShare: number | null;
+  readonly apiShare: number | null;
+  readonly otherShare: number | null;
+}
+
+export interface CallersSection {
+  /** Complete days inside the report window, ascending. */
+  readonly daily: readonly CallerDay[];
+  readonly latest: CallerDay;
+  /** Sums over the 7 days to latest.day (queries are events: they add up); day is the first. */
+  readonly last7: CallerDay & { readonly to: Day; readonly daysLoaded: number };
 }
 
 export interface ReportData {
@@ -123,7 +234,16 @@ export interface ReportData {
  * and sparklines must show a gap there, not join the neighbouring days.
  */
 export function calendarSeries<T>(p: ProjectReport, pick: (d: DailyPoint) => T): (T | null)[] {
-  const byDay = new Map(p.daily.map((d) => [d.day, d]));
+  return windowSeries(p, p.daily, pick);
+}
+
+/** calendarSeries for any list of days (views, callers) over the report window. */
+export function windowSeries<D extends { readonly day: Day }, T>(
+  p: ProjectReport,
+  days: readonly D[],
+  pick: (d: D) => T,
+): (T | null)[] {
+  const byDay = new Map(days.map((d) => [d.day, d]));
   return dayRange(p.window.from, addDays(p.window.to, 1)).map((day) => {
     const d = byDay.get(day);
     return d ? pick(d) : null;

@@ -30,13 +30,28 @@ export interface Cell {
 }
 
 export interface Table {
-  readonly id: 'site' | 'period' | 'weekly' | 'top-pages' | 'movers';
+  readonly id:
+    | 'site'
+    | 'period'
+    | 'weekly'
+    | 'top-pages'
+    | 'movers'
+    | 'views'
+    | 'views-pages'
+    | 'search-terms'
+    | 'search-gaps'
+    | 'callers';
   readonly title: string;
   readonly head: readonly Cell[];
   readonly rows: readonly (readonly Cell[])[];
   readonly notes: readonly string[];
   /** Shown instead of an empty table. */
   readonly empty?: string;
+  /**
+   * The terminal wraps the notes to its width. Only the newer tables ask: the visitors tables'
+   * notes are printed on one line as they always were.
+   */
+  readonly wrapNotes?: boolean;
 }
 
 export interface TableOptions {
@@ -50,10 +65,10 @@ export function changeTone(n: number | null): Tone {
   return n > 0 ? 'up' : 'down';
 }
 
-const num = (text: string, tone?: Tone): Cell => ({ text, right: true, tone });
-const change = (fraction: number | null): Cell => num(formatChange(fraction), changeTone(fraction));
-const label = (text: string, tone?: Tone): Cell => ({ text, label: true, tone });
-const head = (text: string, right = true): Cell => ({ text, right, tone: 'muted' });
+export const num = (text: string, tone?: Tone): Cell => ({ text, right: true, tone });
+export const change = (fraction: number | null): Cell => num(formatChange(fraction), changeTone(fraction));
+export const label = (text: string, tone?: Tone): Cell => ({ text, label: true, tone });
+export const head = (text: string, right = true): Cell => ({ text, right, tone: 'muted' });
 
 export function projectTables(p: ProjectReport, opts: TableOptions = {}): Table[] {
   return [siteTable(p, opts), periodTable(p), weeklyTable(p), topPagesTable(p), moversTable(p)];

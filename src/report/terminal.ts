@@ -1,5 +1,6 @@
 import { plural } from './format.js';
 import type { ProjectReport, ReportData } from './model.js';
+import { streamTables } from './stream-tables.js';
 import { projectTables, type Cell, type Table, type Tone } from './tables.js';
 import { displayWidth, inert, padEndTo, padStartTo, truncateMiddle } from './text.js';
 
@@ -69,7 +70,7 @@ function renderProject(p: ProjectReport, paint: Paint, width: number): string {
   ];
   // What the fixed columns of the site table take; the sparkline gets the rest.
   const sparkWidth = Math.max(8, Math.min(w.days, width - 66));
-  for (const table of projectTables(p, { sparkWidth })) {
+  for (const table of [...projectTables(p, { sparkWidth }), ...streamTables(p, { sparkWidth })]) {
     lines.push('', ...renderTable(table, paint, width));
   }
   return lines.join('\n');
@@ -109,6 +110,25 @@ function renderTable(t: Table, paint: Paint, width: number): string[] {
     });
     out.push((INDENT + cells.join(GAP)).trimEnd());
   }
-  for (const note of t.notes) out.push(paint(`${INDENT}${note}`, 'muted'));
+  for (const note of t.notes) {
+    const lines = t.wrapNotes ? wrapWords(note, width - INDENT.length) : [note];
+    for (const line of lines) out.push(paint(`${INDENT}${line}`, 'muted'));
+  }
   return out;
+}
+
+/** Splits text at spaces into lines of at most `width` columns (a longer word gets its own line). */
+function wrapWords(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of inert(text).split(' ')) {
+    if (line !== '' && displayWidth(line) + 1 + displayWidth(word) > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === '' ? word : `${line} ${word}`;
+    }
+  }
+  if (line !== '') lines.push(line);
+  return lines;
 }

@@ -164,11 +164,12 @@ describe('the HTML report in a real browser', () => {
     },
   );
   it.skipIf(!hasChromium)(
-    'is legible on a 420-px phone: chart text at 10 px or more, paths and sparklines inside the screen',
+    'is legible on a 420-px phone: chart text at 10 px or more, paths, queries and sparklines inside the screen',
     async () => {
       const db = join(tmp.dir, 'phone.duckdb');
       const html = join(tmp.dir, 'out', 'phone.html');
-      await buildReportFixture(db, { skip: [40] });
+      // With the other streams loaded, so that their charts and tables are checked on a phone too.
+      await buildReportFixture(db, { skip: [40], streams: ['views', 'searches', 'caller_stats'] });
       await run(process.execPath, [CLI, 'report', '--db', db, '--html', html], {
         env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' },
       });
@@ -202,7 +203,7 @@ describe('the HTML report in a real browser', () => {
                 minFontPx: Math.min(...sizes),
               };
             }),
-          ['daily', 'weekly', 'ai-share', 'top-pages'],
+          ['daily', 'weekly', 'ai-share', 'top-pages', 'views', 'callers'],
         );
         for (const c of charts as PhoneChart[]) {
           expect(c.shown, `${c.id}: one chart shown`).toBe(1);
@@ -220,11 +221,16 @@ describe('the HTML report in a real browser', () => {
           return [
             ...pick('top-pages', 'td.path'),
             ...pick('movers', 'td.path'),
+            ...pick('views-pages', 'td.path'),
+            ...pick('search-terms', 'td.path'),
+            ...pick('search-gaps', 'td.path'),
             // The last cell of each site row is its sparkline.
             ...pick('site', 'tbody td:last-child'),
           ];
         })) as PhoneCell[];
-        expect(cells.filter((c) => c.table === 'movers').length).toBeGreaterThan(0);
+        for (const table of ['movers', 'views-pages', 'search-terms', 'search-gaps']) {
+          expect(cells.filter((c) => c.table === table).length, table).toBeGreaterThan(0);
+        }
         for (const c of cells) {
           expect(c.left, `${c.table} ${c.text}: left edge`).toBeGreaterThanOrEqual(0);
           expect(c.right, `${c.table} ${c.text}: right edge`).toBeLessThanOrEqual(PHONE);

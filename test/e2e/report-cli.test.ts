@@ -20,8 +20,10 @@ describe('mintlify-etl report (the built CLI)', () => {
   const tmp = tempDir('mintlify-etl-report-cli-');
   const db = join(tmp.dir, 'analytics.duckdb');
   const empty = join(tmp.dir, 'empty.duckdb');
+  const streams = join(tmp.dir, 'streams.duckdb');
   beforeAll(async () => {
     await buildReportFixture(db);
+    await buildReportFixture(streams, { streams: ['views', 'searches', 'caller_stats'] });
     await buildEmptyDatabase(empty);
   });
   afterAll(() => tmp.cleanup());
@@ -90,5 +92,28 @@ describe('mintlify-etl report (the built CLI)', () => {
     // Each chart twice, drawn for a desktop and for a phone: CSS shows one of them.
     expect(html.match(/<svg/g)).toHaveLength(8);
     expect(html).toContain('/docs/&lt;script&gt;&quot;x&quot;&amp;&#39;y&#39;');
+  });
+
+  it('adds the views, searches and assistant sections to text, --json and --html only when those streams are loaded', async () => {
+    const alone = await runCli(['report', '--db', db]);
+    expect(alone.stdout).not.toMatch(/Content views|Top searches|Assistant queries/);
+    const r = await runCli(['report', '--db', streams]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Content views per day');
+    expect(r.stdout).toContain('Top searches, last 7 days to 2026-03-02');
+    expect(r.stdout).toContain('Searches with low CTR (docs gaps), 28 days to 2026-03-02');
+    expect(r.stdout).toContain('Assistant queries by caller');
+    const j = await runCli(['report', '--db', streams, '--json']);
+    const p = (JSON.parse(j.stdout) as ReportData).projects[0];
+    expect(p?.views?.latest.day).toBe(FIXTURE_LAST_DAY);
+    expect(p?.searches?.gaps.map((t) => t.query)).toEqual([`<script>"x"&'y'`, 'rate limits']);
+    expect(p?.callers?.daily).toHaveLength(28);
+    const file = join(tmp.dir, 'streams.html');
+    await runCli(['report', '--db', streams, '--html', file]);
+    const html = readFileSync(file, 'utf8');
+    // The four visitors charts and the views and callers ones, each drawn twice.
+    expect(html.match(/<figure class="chart"/g)).toHaveLength(6);
+    expect(html.match(/<svg/g)).toHaveLength(12);
+    expect(html).not.toContain(`<script>"x"`);
   });
 });

@@ -1,4 +1,15 @@
-import type { DailyPoint, PageTrend, ProjectReport, ReportData, WeekRow } from '../../src/report/model.js';
+import type {
+  CallerDay,
+  CallersSection,
+  DailyPoint,
+  PageTrend,
+  ProjectReport,
+  ReportData,
+  SearchSection,
+  SearchTerm,
+  ViewsSection,
+  WeekRow,
+} from '../../src/report/model.js';
 import { addDays, dayRange } from '../../src/util/day.js';
 
 /** A hand-made report model for renderer tests: no database, every number chosen. */
@@ -116,4 +127,94 @@ export function makeProject(opts: ModelOptions = {}): ProjectReport {
 
 export function makeReport(projects: readonly ProjectReport[] = [makeProject()]): ReportData {
   return { generatedAt: '2026-03-02T06:00:00.000Z', days: projects[0]?.window.days ?? 28, projects };
+}
+
+/** A views section over the last `days` days to `to`: total 2000 + 10 i, human 3/4 of it. */
+export function makeViews(to = '2026-03-01', days = 28): ViewsSection {
+  const daily = dayRange(addDays(to, -(days - 1)), addDays(to, 1)).map((day, i) => {
+    const total = 2000 + 10 * i;
+    return {
+      day,
+      human: (total * 3) / 4,
+      ai: total / 4,
+      total,
+      total7dAvg: i >= 6 ? total - 30 : null,
+      totalWowPct: 0.04,
+      viewsPerVisitor: 2.5,
+    };
+  });
+  const latest = daily.at(-1) ?? daily[0];
+  if (!latest) throw new Error('no day');
+  return {
+    daily,
+    latest,
+    last7: { from: addDays(to, -6), to, daysLoaded: 7, views: 15000 },
+    prev7: { from: addDays(to, -13), to: addDays(to, -7), daysLoaded: 7, views: 12000 },
+    last7Change: 0.25,
+    viewsPerVisitor7d: 2.25,
+    topPages: [
+      { rank: 1, path: '/introduction', views7d: 4000, viewsPrev7d: 3200, changePct: 0.25 },
+      { rank: 2, path: '/guides/new', views7d: 900, viewsPrev7d: 0, changePct: null },
+    ],
+  };
+}
+
+export function makeTerm(
+  query: string,
+  hits7d: number,
+  ctr: number,
+  overrides: Partial<SearchTerm> = {},
+): SearchTerm {
+  return {
+    query,
+    hits7d,
+    hitsPrev7d: hits7d / 2,
+    hitsChangePct: 1,
+    ctr7d: ctr,
+    hits28d: hits7d * 4,
+    ctr28d: ctr,
+    zeroClickShare28d: ctr === 0 ? 1 : 0,
+    topClickedPath: null,
+    ...overrides,
+  };
+}
+
+export function makeSearches(terms: readonly SearchTerm[], lastDay = '2026-03-01'): SearchSection {
+  return {
+    lastDay,
+    daysLoaded7d: 7,
+    daysLoadedPrev7d: 7,
+    daysLoaded28d: 28,
+    truncatedDays28d: 0,
+    searches7d: terms.reduce((s, t) => s + t.hits7d, 0) + 10,
+    ctr28d: 0.4,
+    topTerms: terms,
+    gapMinHits: 20,
+    gaps: terms.filter((t) => (t.ctr28d ?? 1) < 0.4 && t.hits28d >= 20),
+  };
+}
+
+function callerDay(day: string, web: number, api: number, other: number): CallerDay {
+  const total = web + api + other;
+  return {
+    day,
+    web,
+    api,
+    other,
+    total,
+    webShare: web / total,
+    apiShare: api / total,
+    otherShare: other / total,
+  };
+}
+
+/** Callers over the last `days` days to `to`: web 60, API 30, other 10 every day. */
+export function makeCallers(to = '2026-03-01', days = 28): CallersSection {
+  const daily = dayRange(addDays(to, -(days - 1)), addDays(to, 1)).map((day) => callerDay(day, 60, 30, 10));
+  const latest = daily.at(-1) ?? callerDay(to, 60, 30, 10);
+  return {
+    daily,
+    latest,
+    last7: { ...callerDay(addDays(to, -6), 420, 210, 70), to, daysLoaded: 7 },
+  };
 }

@@ -1,0 +1,103 @@
+import * as Plot from '@observablehq/plot';
+import { addDays, dayToMs } from '../util/day.js';
+import { COLORS } from './charts.js';
+import { formatCount, formatRatio, formatShare } from './format.js';
+import { windowSeries, type CallerDay, type ProjectReport, type ViewsDay } from './model.js';
+
+/**
+ * The charts of the views and assistant-callers sections, drawn like the visitors charts (Plot on
+ * jsdom, 12-px text, once per width) so that they stay legible in the 360-px phone drawing.
+ */
+
+const FONT = { fontSize: '12px', fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif' };
+const COMPACT = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
+const compact = (n: number): string => COMPACT.format(n);
+
+/**
+ * Caller colours: web (the docs site's own assistant) in the human colour, API in the AI one.
+ * Written out rather than read from COLORS at load time: charts.ts imports this module.
+ */
+export const CALLER_COLORS = { web: '#2563eb', api: '#e8590c', other: '#94a3b8' } as const;
+
+/** One row per calendar day of the window: a day not loaded is null, so lines break there. */
+function calendar<D extends { readonly day: string }>(p: ProjectReport, days: readonly D[]) {
+  return windowSeries(p, days, (d) => d).map((d, i) => {
+    const day = addDays(p.window.from, i);
+    return { date: new Date(dayToMs(day)), day, d };
+  });
+}
+
+export function viewsChart(p: ProjectReport, document: Document, width: number): string | undefined {
+  const v = p.views;
+  if (!v) return undefined;
+  const rows = calendar<ViewsDay>(p, v.daily).map((r) => ({
+    date: r.date,
+    total: r.d?.total ?? null,
+    avg: r.d?.total7dAvg ?? null,
+    title: r.d
+      ? `${r.day}\n${formatCount(r.d.total)} views (human ${formatCount(r.d.human)} · AI ${formatCount(r.d.ai)})\n7-day avg ${formatCount(r.d.total7dAvg)} · per visitor ${formatRatio(r.d.viewsPerVisitor)}`
+      : `${r.day}: not loaded`,
+  }));
+  return Plot.plot({
+    document,
+    width,
+    height: 280,
+    marginLeft: 56,
+    style: FONT,
+    ariaLabel: 'Content views per day, with the 7-day average',
+    x: { type: 'utc', label: null },
+    y: { grid: true, label: 'views per day', zero: true, tickFormat: compact },
+    marks: [
+      Plot.lineY(rows, { x: 'date', y: 'total', stroke: COLORS.total, strokeOpacity: 0.45, strokeWidth: 1 }),
+      Plot.lineY(rows, { x: 'date', y: 'avg', stroke: COLORS.total, strokeWidth: 2.5 }),
+      Plot.ruleY([0]),
+      Plot.dot(
+        rows.filter((r) => r.total !== null),
+        { x: 'date', y: 'total', r: 6, fill: COLORS.total, fillOpacity: 0, title: 'title' },
+      ),
+    ],
+  }).outerHTML;
+}
+
+export function callersChart(p: ProjectReport, document: Document, width: number): string | undefined {
+  const c = p.callers;
+  if (!c) return undefined;
+  const bars = calendar<CallerDay>(p, c.daily).flatMap((r) => {
+    const d = r.d;
+    if (!d) return [];
+    const title = `${r.day}: ${formatCount(d.total)} assistant queries\nweb ${formatCount(d.web)} (${formatShare(d.webShare)}) · API ${formatCount(d.api)} (${formatShare(d.apiShare)}) · other ${formatCount(d.other)} (${formatShare(d.otherShare)})`;
+    return (['web', 'api', 'other'] as const).map((caller) => ({
+      date: r.date,
+      caller,
+      value: d[caller],
+      title,
+    }));
+  });
+  return Plot.plot({
+    document,
+    width,
+    height: 260,
+    marginLeft: 56,
+    style: FONT,
+    ariaLabel: 'Assistant queries per day by caller: web, API, other',
+    x: { type: 'utc', label: null },
+    y: { grid: true, label: 'assistant queries per day', zero: true, tickFormat: compact },
+    color: {
+      domain: ['web', 'api', 'other'],
+      range: [CALLER_COLORS.web, CALLER_COLORS.api, CALLER_COLORS.other],
+    },
+    marks: [
+      // rectY stacks the three callers of each day; a day not loaded simply has no bar.
+      Plot.rectY(bars, {
+        x: 'date',
+        interval: 'day',
+        y: 'value',
+        fill: 'caller',
+        title: 'title',
+        insetLeft: 0.5,
+        insetRight: 0.5,
+      }),
+      Plot.ruleY([0]),
+    ],
+  }).outerHTML;
+}
