@@ -211,8 +211,10 @@ describe('readers during a busy sync', () => {
       MINTLIFY_PROJECT_ID: big.projectId,
       MINTLIFY_ETL_STREAMS: 'visitors',
     };
-    const sync = runCli(['sync', '--db', db, '--from', from, '--rate-limit', '100000/1h'], bigEnv);
-    // The first days are committed once this many pages have arrived; the sync has ~1,000 to go.
+    // ~960 requests paced at 100 a second: the sync lasts at least 9 s by the budget's logic, and
+    // its writer commits every 200 ms meanwhile, never idle long enough to close the file.
+    const sync = runCli(['sync', '--db', db, '--from', from, '--rate-limit', '100/1s'], bigEnv);
+    // The first days are committed once this many pages have arrived.
     while (big.stats.requests < 120) await new Promise((r) => setTimeout(r, 5));
     for (const args of [['status'], ['query', 'SELECT count(*) AS n FROM site_daily']]) {
       expect(sync.child.exitCode).toBeNull();
