@@ -2,12 +2,14 @@ import type { Command } from 'commander';
 import { loadApiKey } from '../api/key.js';
 import { checkDbPath } from '../load/database.js';
 import { runCheck, type CheckResult } from '../pipeline/check.js';
+
 import { parseRateLimit } from '../util/duration.js';
-import { apiUrl, collect, dbPath, projectIds } from './options.js';
+import { apiUrl, collect, dbPath, projectIds, selectedStreams } from './options.js';
 import type { CommandResult } from './result.js';
 
 interface CheckFlags {
   project?: string[];
+  streams?: string;
   db?: string;
   rateLimit: string;
   apiKeyFile?: string;
@@ -21,14 +23,18 @@ export function registerCheck(
 ): void {
   program
     .command('check')
-    .summary('one real request per project: are the URL, the key and the project right?')
+    .summary('one real request per project and stream: are the URL, the key and the project right?')
     .description(
-      `Sends one request per project (yesterday's site totals, one row) to check the API URL, the key and the project id before a nightly job relies on them, and prints the request budget left. Each request costs one of the organization's 100 an hour; when the database exists they are recorded in its request ledger, so the next sync counts them.`,
+      `Sends one request per project and stream (yesterday's first page) to check the API URL, the key, the project id and each endpoint before a nightly job relies on them, and prints the request budget left. Each request costs one of the organization's 100 an hour; when the database exists they are recorded in its request ledger, so the next sync counts them.`,
     )
     .option(
       '-p, --project <id>',
       'project id (repeatable, or comma-separated; env MINTLIFY_PROJECT_ID)',
       collect,
+    )
+    .option(
+      '--streams <list>',
+      'streams to check, comma-separated (env MINTLIFY_ETL_STREAMS; default: the sync default)',
     )
     .option('--db <path>', 'DuckDB file whose request ledger counts the budget (env MINTLIFY_ETL_DB)')
     .option('--rate-limit <N/DURATION>', 'the budget to report against', '100/1h')
@@ -40,8 +46,11 @@ export function registerCheck(
       `
 Example:
   $ mintlify-etl check
-  ok    acme   answered: yesterday 2071 visitors (1840 human, 231 AI)
-  1 request spent; budget 100/1h: 63 left by this database's ledger
+  ok    acme  visitors      answered: yesterday 250+ row(s) on the first page
+  ok    acme  views         answered: yesterday 250+ row(s) on the first page
+  ok    acme  searches      answered: yesterday 100+ row(s) on the first page
+  ok    acme  caller_stats  answered: yesterday 1 row(s) on the first page
+  4 requests spent; budget 100/1h: 60 left by this database's ledger
 
 Exit codes: 0 every project answered, 2 unknown project or wrong URL, 3 key refused,
 4 the API could not be reached, 5 a sync holds the database.`,
@@ -51,12 +60,13 @@ Exit codes: 0 every project answered, 2 unknown project or wrong URL, 3 key refu
 
 async function checkCommand(flags: CheckFlags): Promise<CommandResult> {
   const projects = projectIds(flags.project);
+  const streams = selectedStreams(flags.streams);
   const rateLimit = parseRateLimit(flags.rateLimit);
   const url = apiUrl(flags.apiUrl);
   const db = dbPath(flags.db);
   checkDbPath(db);
   const apiKey = await loadApiKey({ apiKeyFile: flags.apiKeyFile });
-  const result = await runCheck({ projects, apiUrl: url, apiKey, dbPath: db, rateLimit });
+  const result = await runCheck({ projects, streams, apiUrl: url, apiKey, dbPath: db, rateLimit });
   if (flags.json) return { exitCode: result.exitCode, json: result };
   process.stdout.write(describe(result));
   return { exitCode: result.exitCode };
@@ -64,7 +74,10 @@ async function checkCommand(flags: CheckFlags): Promise<CommandResult> {
 
 function describe(r: CheckResult): string {
   const width = Math.max(...r.projects.map((p) => p.projectId.length));
-  const lines = r.projects.map((p) => `${p.ok ? 'ok  ' : 'FAIL'}  ${p.projectId.padEnd(width)}  ${p.detail}`);
+  const sw = Math.max(...r.projects.map((p) => p.stream.length));
+  const lines = r.projects.map(
+    (p) => `${p.ok ? 'ok  ' : 'FAIL'}  ${p.projectId.padEnd(width)}  ${p.stream.padEnd(sw)}  ${p.detail}`,
+  );
   const b = r.budget;
   lines.push(
     `${r.requests} request${r.requests === 1 ? '' : 's'} spent; budget ${b.rateLimit}: ${b.remaining} left by this database's ledger (other tools using the same organization's key are not counted)`,

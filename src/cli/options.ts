@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { DEFAULT_STREAMS, parseStreams, type DayStream } from '../streams/index.js';
 
 export const DEFAULT_API_URL = 'https://api.mintlify.com';
 export const DEFAULT_DB = 'data/analytics.duckdb';
@@ -86,4 +87,12 @@ function isLoopback(hostname: string): boolean {
 
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
+}
+
+/** --streams, else MINTLIFY_ETL_STREAMS (an empty variable counts as unset), else the default streams. */
+export function selectedStreams(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): DayStream[] {
+  const fromEnv = env['MINTLIFY_ETL_STREAMS'];
+  return parseStreams(
+    flag ?? (fromEnv !== undefined && fromEnv.trim() !== '' ? fromEnv : DEFAULT_STREAMS.join(',')),
+  );
 }

@@ -7,13 +7,13 @@ import { EXIT, isEtlError } from '../errors.js';
 import { openDatabase } from '../load/database.js';
 import { queryRows } from '../load/sql.js';
 import { runSync, type SyncSummary } from '../pipeline/sync.js';
-import { DEFAULT_STREAMS, parseStreams, streamByName, STREAMS, type DayStream } from '../streams/index.js';
+import { DEFAULT_STREAMS, streamByName, STREAMS, type DayStream } from '../streams/index.js';
 import { UsageError } from '../errors.js';
 import { parseDay } from '../util/day.js';
 import { formatDuration, parseDuration, parseRateLimit } from '../util/duration.js';
 import { createLogger } from '../util/log.js';
 import { createProgress } from './progress-bar.js';
-import { apiUrl, collect, dbPath, intFlag, projectIds } from './options.js';
+import { apiUrl, collect, dbPath, intFlag, projectIds, selectedStreams } from './options.js';
 import type { CommandResult } from './result.js';
 
 interface SyncFlags {
@@ -125,9 +125,7 @@ Exit codes: 0 done (or deferred by the budget), 2 bad usage, 3 key refused,
 async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   // Every check that can fail on input happens before the lock or the database file exists.
   const projects = projectIds(flags.project);
-  const streams = parseStreams(
-    flags.streams ?? process.env['MINTLIFY_ETL_STREAMS'] ?? DEFAULT_STREAMS.join(','),
-  );
+  const streams = selectedStreams(flags.streams);
   const from = flags.from !== undefined ? parseDay(flags.from, '--from') : undefined;
   const to = flags.to !== undefined ? parseDay(flags.to, '--to') : undefined;
   const rateLimit = parseRateLimit(flags.rateLimit);

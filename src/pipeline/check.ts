@@ -8,11 +8,13 @@ import { acquireLock } from '../load/lock.js';
 import { appendLedger, readLedgerSince, type LedgerRow } from '../load/runs.js';
 import { addDays, todayUtc } from '../util/day.js';
 import type { RateLimitSpec } from '../util/duration.js';
-import { ANALYTICS_ENDPOINTS } from '../streams/index.js';
+import { ANALYTICS_ENDPOINTS, type DayStream } from '../streams/index.js';
 import { explainNotFound } from './not-found.js';
 
 export interface CheckOptions {
   readonly projects: readonly string[];
+  /** One request each, for every project. */
+  readonly streams: readonly DayStream[];
   readonly apiUrl: string;
   readonly apiKey: ApiKey;
   readonly dbPath: string;
@@ -22,6 +24,7 @@ export interface CheckOptions {
 
 export interface ProjectCheck {
   readonly projectId: string;
+  readonly stream: string;
   readonly ok: boolean;
   /** What the answer said: the day's totals when it worked, the reason when not. */
   readonly detail: string;
@@ -38,8 +41,8 @@ export interface CheckResult {
 }
 
 /**
- * One request per project (yesterday's site totals, one row) to prove the URL, the key and the
- * project before a nightly job relies on them. The requests are recorded in the database's
+ * One request per project and stream (yesterday's first page) to prove the URL, the key, the
+ * project and each endpoint's access before a nightly job relies on them. The requests are recorded in the database's
  * ledger when there is one, so the next sync counts them against the budget.
  */
 export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
@@ -64,11 +67,14 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
     const projects: ProjectCheck[] = [];
     let exitCode: number = EXIT.ok;
     try {
-      for (const projectId of opts.projects) {
-        const r = await checkProject(client, opts.apiUrl, projectId, now());
-        projects.push(r.check);
-        exitCode = Math.max(exitCode, r.exitCode);
-        if (r.stop) break;
+      outer: for (const projectId of opts.projects) {
+        for (const stream of opts.streams) {
+          const r = await checkStream(client, opts.apiUrl, projectId, stream, now());
+          projects.push(r.check);
+          exitCode = Math.max(exitCode, r.exitCode);
+          if (r.stop === 'all') break outer;
+          if (r.stop === 'project') break;
+        }
       }
     } finally {
       await client.close();
@@ -91,30 +97,31 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   }
 }
 
-async function checkProject(
+/**
+ * One request of one stream for yesterday: the stream's own first page (its pager capped at one
+ * page), so what is proven is exactly what a sync would ask.
+ */
+async function checkStream(
   client: MintlifyClient,
   apiUrl: string,
   projectId: string,
+  stream: DayStream,
   nowMs: number,
-): Promise<{ check: ProjectCheck; exitCode: number; stop: boolean }> {
+): Promise<{ check: ProjectCheck; exitCode: number; stop: 'project' | 'all' | false }> {
   const today = todayUtc(nowMs);
+  const w = { projectId, stream: stream.name, day: addDays(today, -1), dateTo: today, partial: false };
+  const base = { projectId, stream: stream.name };
   try {
-    const page = await client.getVisitors(projectId, {
-      dateFrom: addDays(today, -1),
-      dateTo: today,
-      limit: 1,
-      offset: 0,
-    });
-    const t = page.totals;
-    const detail = `answered: yesterday ${t.total} visitors (${t.human} human, ${t.ai} AI)`;
-    return { check: { projectId, ok: true, detail }, exitCode: EXIT.ok, stop: false };
+    const f = await stream.fetch(client, w, { maxPages: 1 });
+    const detail = `answered: yesterday ${f.rows}${f.truncated ? '+' : ''} row(s) on the first page`;
+    return { check: { ...base, ok: true, detail }, exitCode: EXIT.ok, stop: false };
   } catch (e) {
     if (e instanceof HttpStatusError && e.status === 404) {
       const nf = explainNotFound(apiUrl, projectId, e);
       return {
-        check: { projectId, ok: false, detail: nf.message },
+        check: { ...base, ok: false, detail: nf.message },
         exitCode: EXIT.usage,
-        stop: nf.kind === 'url',
+        stop: nf.kind === 'url' ? 'all' : 'project',
       };
     }
     // A refused key or an API that cannot be reached answers the same for every project.
@@ -125,7 +132,7 @@ async function checkProject(
         : e instanceof Error
           ? e.message
           : String(e);
-    return { check: { projectId, ok: false, detail }, exitCode, stop: true };
+    return { check: { ...base, ok: false, detail }, exitCode, stop: 'all' };
   }
 }
 

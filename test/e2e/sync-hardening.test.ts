@@ -239,7 +239,11 @@ describe('mintlify-etl check', () => {
     const r = await runCli(['check', '--db', db], env());
     expect(r.code).toBe(0);
     expect(emu.stats.requests).toBe(1);
-    expect(r.stdout).toMatch(new RegExp(`^ok {4}${emu.projectId} {2}answered: yesterday \\d+ visitors`));
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^ok {4}${emu.projectId} {2}visitors {2}answered: yesterday 250\\+ row\\(s\\) on the first page`,
+      ),
+    );
     expect(await count()).toBe(before + 1);
     expect(r.stdout).toContain(
       `1 request spent; budget 100/1h: ${100 - before - 1} left by this database's ledger`,
@@ -249,10 +253,27 @@ describe('mintlify-etl check', () => {
   it('names an unknown project (exit 2) and a refused key (exit 3)', async () => {
     const unknown = await runCli(['check', '--db', tempDbPath()], env({ MINTLIFY_PROJECT_ID: 'proj_nope' }));
     expect(unknown.code).toBe(2);
-    expect(unknown.stdout).toMatch(/^FAIL {2}proj_nope {2}project proj_nope was not found \(404\)/);
+    expect(unknown.stdout).toMatch(
+      /^FAIL {2}proj_nope {2}visitors {2}project proj_nope was not found \(404\)/,
+    );
     const refused = await runCli(['check'], env({ MINTLIFY_API_KEY: 'mint_wrong_key_789' }));
     expect(refused.code).toBe(3);
     expect(refused.stdout).toMatch(/the API key was refused \(401\)/);
     expect(refused.stdout + refused.stderr).not.toContain('mint_wrong_key_789');
+  });
+
+  it('checks every default stream with one request each', async () => {
+    emu.resetStats();
+    const r = await runCli(['check', '--db', tempDbPath(), '--json'], env({ MINTLIFY_ETL_STREAMS: '' }));
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as { requests: number; projects: { stream: string; ok: boolean }[] };
+    expect(out.projects.map((p) => [p.stream, p.ok])).toEqual([
+      ['visitors', true],
+      ['views', true],
+      ['searches', true],
+      ['caller_stats', true],
+    ]);
+    expect(out.requests).toBe(4);
+    expect(emu.stats.requests).toBe(4);
   });
 });
