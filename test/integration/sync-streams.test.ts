@@ -215,3 +215,39 @@ describe('the day streams', () => {
     ]);
   });
 });
+
+describe('one budget, spent newest day first across streams', () => {
+  it('ends a first run of a ~1,000-page site under --max-requests 100 with the last 7 days complete in every default stream', async () => {
+    const emu = await emulator({ paths: 1_000 });
+    const db = tempDbPath();
+    const s = await runSync(options(emu, db, { maxRequests: 100 }));
+    expect(s.requests).toBeLessThanOrEqual(100);
+    expect(s.stopReason).toBe('max-requests');
+    const week = dayRange(addDays(today, -7), today);
+    for (const stream of ['visitors', 'views', 'searches', 'caller_stats']) {
+      const loaded = await readRows<{ day: string }>(
+        db,
+        `SELECT window_start AS day FROM sync_windows
+         WHERE stream = '${stream}' AND status = 'loaded' AND NOT truncated ORDER BY day`,
+      );
+      expect(
+        loaded.map((r) => r.day),
+        stream,
+      ).toEqual(expect.arrayContaining(week));
+    }
+    // Every request went to a window that loaded: nothing thrown away at the cut.
+    expect(s.windows.failed).toBe(0);
+  });
+
+  it('never meets a 429 from a server limited to 40 requests per 4 s across all streams', async () => {
+    const emu = await emulator({ rateLimit: '40/4s' });
+    const db = tempDbPath();
+    // Ten days of four streams: about 75 requests, so the budget must hold the run back at least once.
+    const tenDays = days.slice(-10);
+    const s = await runSync(options(emu, db, { from: tenDays[0], rateLimit: parseRateLimit('40/4s') }));
+    expect(s.status).toBe('succeeded');
+    expect(s.requests).toBeGreaterThan(40);
+    expect(emu.stats.rateLimited).toBe(0);
+    expect(s.windows.loaded).toBe(4 * tenDays.length);
+  }, 60_000);
+});
