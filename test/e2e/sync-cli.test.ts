@@ -8,6 +8,8 @@ import { addDays, dayRange, todayUtc } from '../../src/util/day.js';
 import { runCli } from '../helpers/cli.js';
 import { readData, readRows, tempDbPath } from '../helpers/db.js';
 import { expectedRows, minimumRequests } from '../helpers/truth.js';
+import { minimum, sorted, tables, truth } from '../helpers/streams-truth.js';
+import { DEFAULT_STREAMS } from '../../src/streams/index.js';
 import { waitFor } from '../helpers/wait.js';
 
 let emu: Emulator;
@@ -77,6 +79,40 @@ describe('mintlify-etl sync as a process', () => {
       expect(final.code, final.stderr).toBe(0);
       const got = await readData(db);
       expect(got).toEqual(expectedRows(big.dataset, days));
+    } finally {
+      await big.close();
+    }
+  }, 120_000);
+});
+
+describe('every default stream across kills', () => {
+  it("converges on every stream's truth after three SIGKILLs, each after observed requests", async () => {
+    const big = await startEmulator({ seed: 11, days: 60, paths: 600, latencyMs: 2 });
+    try {
+      const db = tempDbPath();
+      const from = addDays(today, -60);
+      const days = dayRange(from, today);
+      // The kills together stop at about half the work, so every run still has some left.
+      expect(minimum(big.dataset, days)).toBeGreaterThan(1.8 * (20 + 60 + 120));
+      const allEnv = { ...env(), MINTLIFY_API_URL: big.url, MINTLIFY_ETL_STREAMS: DEFAULT_STREAMS.join(',') };
+      const args = ['sync', '--db', db, '--from', from, '--concurrency', '4', '--rate-limit', '100000/1h'];
+      for (const k of [20, 60, 120]) {
+        const before = big.stats.requests;
+        const run = runCli(args, allEnv);
+        let exited: string | undefined;
+        void run.then((r) => (exited = `the run exited by itself (code ${r.code}, signal ${r.signal})`));
+        await waitFor(() => big.stats.requests - before >= k, {
+          what: `${k} requests of this run`,
+          intervalMs: 2,
+          abortIf: () => exited,
+        });
+        expect(run.child.kill('SIGKILL')).toBe(true);
+        expect((await run).signal).toBe('SIGKILL');
+      }
+      const final = await runCli(args, allEnv);
+      expect(final.code, final.stderr).toBe(0);
+      expect(await readData(db)).toEqual(expectedRows(big.dataset, days));
+      expect(sorted(await tables(db))).toEqual(truth(big.dataset, big.projectId, days));
     } finally {
       await big.close();
     }
