@@ -11,9 +11,17 @@ import { loadBench } from './load.js';
 import { memoryBench } from './memory.js';
 import { CHANGES } from './notes.js';
 import { requestsBench } from './requests.js';
+import { streamsBench } from './streams.js';
 import { fixed } from './stats.js';
 
-const BENCHES: readonly Bench[] = [requestsBench, budgetBench, loadBench, e2eBench, memoryBench];
+const BENCHES: readonly Bench[] = [
+  requestsBench,
+  budgetBench,
+  loadBench,
+  e2eBench,
+  memoryBench,
+  streamsBench,
+];
 
 const USAGE = `npm run bench [-- --quick] [-- --only ${BENCHES.map((b) => b.id).join(',')}] [-- --out FILE]
   --quick   fewer and smaller runs (minutes, for iterating; figures are not the reference ones)
