@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import { checkDbPath, openDatabase, type Database } from '../load/database.js';
+import { checkDbPath, type Database } from '../load/database.js';
+import { openReadable } from '../load/readable.js';
 
 /**
  * Opens the database for reading only: the read commands never create a file, never migrate,
@@ -22,9 +23,12 @@ export async function openExistingReadOnly(
     );
   }
   checkDbPath(path);
-  return openDatabase(path, {
-    readOnly: true,
+  return openReadable(path, {
     ...(opts.sandbox ? { sandbox: true } : {}),
+    onUpgradedCopy: (from, to) =>
+      process.stderr.write(
+        `mintlify-etl: note: ${path} has schema version ${from}; read through a copy upgraded to ${to} (the next sync upgrades the file itself)\n`,
+      ),
     onWait: (pid, timeoutMs) =>
       process.stderr.write(
         `mintlify-etl: waiting for the database: ${pid === undefined ? 'another process' : `process ${pid} (a sync?)`} is writing to it and pauses every few seconds; giving up after ${Math.round(timeoutMs / 1000)}s\n`,

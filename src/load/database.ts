@@ -132,6 +132,21 @@ async function createInstance(
   }
 }
 
+/** The newest migration applied to this database (0 for none). */
+export async function schemaVersion(conn: DuckDBConnection): Promise<number> {
+  // A file with no schema_migrations table (never migrated) is version 0.
+  const rows = await queryRows(conn, 'SELECT coalesce(max(version), 0) AS v FROM schema_migrations').catch(
+    () => [{ v: 0 }],
+  );
+  return Number(rows[0]?.['v'] ?? 0);
+}
+
+/** The newest migration this mintlify-etl ships. */
+export async function knownSchemaVersion(dir: string = sqlDir()): Promise<number> {
+  const files = await numberedSqlFiles(join(dir, 'schema'));
+  return Math.max(0, ...files.map((f) => f.version));
+}
+
 async function migrate(conn: DuckDBConnection, path: string, dir: string): Promise<void> {
   await conn.run(
     'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL)',

@@ -4,6 +4,7 @@ import { MintlifyClient } from '../api/client.js';
 import type { ApiKey } from '../api/key.js';
 import { EXIT, HttpStatusError, isEtlError, UnreachableError } from '../errors.js';
 import { openDatabase } from '../load/database.js';
+import { openReadable } from '../load/readable.js';
 import { acquireLock } from '../load/lock.js';
 import { appendLedger, readLedgerSince, type LedgerRow } from '../load/runs.js';
 import { addDays, todayUtc } from '../util/day.js';
@@ -137,7 +138,7 @@ async function checkStream(
 }
 
 async function ledger(opts: CheckOptions, nowMs: number): Promise<number[]> {
-  const db = await openDatabase(opts.dbPath, { readOnly: true });
+  const db = await openReadable(opts.dbPath);
   try {
     return await readLedgerSince(db, nowMs - opts.rateLimit.windowMs, { endpoints: ANALYTICS_ENDPOINTS });
   } finally {

@@ -14,6 +14,7 @@ import {
 } from '../extract/plan.js';
 import type { QualityKind } from '../extract/quality.js';
 import { checkDbPath, openDatabase, type Database } from '../load/database.js';
+import { openReadable } from '../load/readable.js';
 import { LedgerJournal, lostRequests, recoverJournalReport } from '../load/ledger-journal.js';
 import { acquireLock } from '../load/lock.js';
 import {
@@ -250,7 +251,7 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
   const now = opts.now ?? Date.now;
   let state: StateRead;
   if (existsSync(opts.dbPath)) {
-    const db = await openDatabase(opts.dbPath, { readOnly: true });
+    const db = await openReadable(opts.dbPath);
     try {
       state = await readState(db, opts, now());
       // A killed run's unrecorded requests count against the budget the real run will meet.
