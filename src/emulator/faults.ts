@@ -28,6 +28,8 @@ export interface FaultInjectorOptions {
   /** Chance in [0, 1] that an attempt meets a fault. */
   probability: number;
   seed: number;
+  /** The kinds to draw from (default all): a test of long runs may leave out the 429s that pause everything. */
+  kinds?: readonly FaultKind[];
 }
 
 /**
@@ -40,6 +42,7 @@ export class FaultInjector {
   readonly probability: number;
   private readonly random: Random;
   private readonly streaks = new Map<string, number>();
+  private readonly kinds: readonly FaultKind[];
 
   constructor(opts: FaultInjectorOptions) {
     if (!(opts.probability >= 0 && opts.probability <= 1)) {
@@ -47,6 +50,7 @@ export class FaultInjector {
     }
     this.probability = opts.probability;
     this.random = mulberry32(opts.seed);
+    this.kinds = opts.kinds && opts.kinds.length > 0 ? opts.kinds : FAULT_KINDS;
   }
 
   /** The fault for this attempt of `requestKey`, or undefined for a plain correct answer. */
@@ -54,7 +58,7 @@ export class FaultInjector {
     if (this.probability === 0) return undefined;
     // Both draws happen on every attempt, so a forced answer does not shift later choices.
     const hit = this.random() < this.probability;
-    const kind = FAULT_KINDS[Math.floor(this.random() * FAULT_KINDS.length)] ?? 'slow';
+    const kind = this.kinds[Math.floor(this.random() * this.kinds.length)] ?? 'slow';
     const streak = this.streaks.get(requestKey) ?? 0;
     const fault = hit && !(kind !== 'slow' && streak >= MAX_CONSECUTIVE_FAILURES) ? kind : undefined;
     if (fault !== undefined && fault !== 'slow') this.streaks.set(requestKey, streak + 1);

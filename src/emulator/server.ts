@@ -34,6 +34,8 @@ export interface EmulatorOptions {
   faults?: number | undefined;
   /** Default seed + 1. */
   faultSeed?: number | undefined;
+  /** Which faults to inject (default every kind). */
+  faultKinds?: readonly FaultKind[] | undefined;
   latencyMs?: number | undefined;
   /**
    * `N/DURATION`, e.g. `100/1h`: the analytics limit (per organization at the service; the
@@ -147,7 +149,11 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     return l;
   };
   const analytics = { dataset, cursors: new SearchCursors(seed, projectId), hasMoreOnFullPages };
-  const faults = new FaultInjector({ probability: opts.faults ?? 0, seed: opts.faultSeed ?? seed + 1 });
+  const faults = new FaultInjector({
+    probability: opts.faults ?? 0,
+    seed: opts.faultSeed ?? seed + 1,
+    ...(opts.faultKinds ? { kinds: opts.faultKinds } : {}),
+  });
   const jobs = new AgentJobStore(pollsToFinish);
   const stats = emptyStats();
   const closing = new AbortController();

@@ -10,6 +10,7 @@ import {
   windowKey,
   type PlanOptions,
   type ProjectPlan,
+  type ProjectState,
   type SkippedWindow,
 } from '../extract/plan.js';
 import type { QualityKind } from '../extract/quality.js';
@@ -217,11 +218,12 @@ async function readState(db: Database, opts: SyncOptions, nowMs: number): Promis
   const plans: ProjectPlan[] = [];
   const pagesPerWindow = new Map<string, number | undefined>();
   for (const projectId of opts.projects) {
-    for (const { name } of streamsOf(opts)) {
+    for (const stream of streamsOf(opts)) {
+      const { name } = stream;
       const s = await readSyncState(db, projectId, name);
       const deferredDays = await readDeferredDays(db, projectId, name);
       const state = { ...s, deferredDays };
-      plans.push(planProject(projectId, state, planOptions(opts, nowMs), name));
+      plans.push(planStream(stream, projectId, state, planOptions(opts, nowMs)));
       pagesPerWindow.set(admissionKey(projectId, name), await averagePagesPerWindow(db, projectId, name));
     }
   }
@@ -230,6 +232,16 @@ async function readState(db: Database, opts: SyncOptions, nowMs: number): Promis
     endpoints: ANALYTICS_ENDPOINTS,
   });
   return { plans, ledger, pagesPerWindow, range: rangeOf(plans) };
+}
+
+/** The stream's own plan when it has one (ranges of days), else one window per day. */
+function planStream(
+  stream: DayStream,
+  projectId: string,
+  state: ProjectState,
+  opts: PlanOptions,
+): ProjectPlan {
+  return stream.plan ? stream.plan(projectId, state, opts) : planProject(projectId, state, opts, stream.name);
 }
 
 export function streamsOf(opts: SyncOptions): readonly DayStream[] {
@@ -263,7 +275,7 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
   } else {
     const empty = { loadedDays: [], partialDays: [], deferredDays: [] };
     const plans = opts.projects.flatMap((p) =>
-      streamsOf(opts).map((s) => planProject(p, empty, planOptions(opts, now()), s.name)),
+      streamsOf(opts).map((s) => planStream(s, p, empty, planOptions(opts, now()))),
     );
     state = { plans, ledger: [], pagesPerWindow: new Map(), range: rangeOf(plans) };
   }

@@ -1,4 +1,5 @@
 import type { MintlifyClient } from '../api/client.js';
+import type { PlanOptions, ProjectPlan, ProjectState } from '../extract/plan.js';
 import type { QualityWarning } from '../extract/quality.js';
 import type { PreparedWindow } from '../load/window-batch.js';
 import type { Day } from '../util/day.js';
@@ -55,5 +56,11 @@ export interface DayStream {
   readonly tables: readonly string[];
   /** Most rows one page can hold (for estimates). */
   readonly pageSize: number;
+  /**
+   * The stream's windows for one project, from what is loaded (default: one window per UTC day,
+   * `planProject`). A stream whose windows are ranges of days plans them here, so the pipeline
+   * stays the same for every kind of window.
+   */
+  readonly plan?: (projectId: string, state: ProjectState, opts: PlanOptions) => ProjectPlan;
   fetch(client: MintlifyClient, w: StreamWindow, o: StreamFetchOptions): Promise<StreamFetched>;
 }

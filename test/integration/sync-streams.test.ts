@@ -46,16 +46,33 @@ const today = todayUtc();
 const days = dayRange(addDays(today, -30), today);
 
 describe('the day streams', () => {
-  it('load 30 days of views, searches and caller stats equal to the ground truth, at the minimum of requests', async () => {
-    const emu = await emulator();
+  it('load 60 days of every default stream equal to the ground truth, at the minimum of requests', async () => {
+    const emu = await emulator({ days: 60 });
     const db = tempDbPath();
-    const s = await runSync(options(emu, db, { from: days[0] }));
+    const sixty = dayRange(addDays(today, -60), today);
+    const s = await runSync(options(emu, db, { from: sixty[0] }));
     expect(s.status).toBe('succeeded');
-    expect(s.windows).toMatchObject({ planned: 4 * days.length, loaded: 4 * days.length, failed: 0 });
-    expect(sorted(await tables(db))).toEqual(truth(emu.dataset, emu.projectId, days));
-    expect(s.requests).toBe(minimum(emu.dataset, days));
+    expect(s.windows).toMatchObject({ planned: 4 * sixty.length, loaded: 4 * sixty.length, failed: 0 });
+    expect(sorted(await tables(db))).toEqual(truth(emu.dataset, emu.projectId, sixty));
+    expect(s.requests).toBe(minimum(emu.dataset, sixty));
     expect(emu.stats.requests).toBe(s.requests);
   });
+
+  it('load 60 days equal to the ground truth through faults 0.3 (resets, 5xx, HTML 502s, slow answers)', async () => {
+    // 429s pause the whole budget for their Retry-After (1 s each); they are in the next test.
+    const emu = await emulator({
+      days: 60,
+      faults: 0.3,
+      faultKinds: ['server-error', 'bad-gateway', 'unavailable', 'connection-reset', 'slow'],
+    });
+    const db = tempDbPath();
+    const sixty = dayRange(addDays(today, -60), today);
+    const s = await runSync(options(emu, db, { from: sixty[0] }));
+    expect(s.status).toBe('succeeded');
+    expect(emu.stats.faults).toBeGreaterThan(50);
+    expect(s.requests - minimum(emu.dataset, sixty)).toBe(emu.stats.faults);
+    expect(sorted(await tables(db))).toEqual(truth(emu.dataset, emu.projectId, sixty));
+  }, 60_000);
 
   it('load the same truth through faults 0.3 (resets, 5xx, 429s), and a re-run changes nothing', async () => {
     // Eight days: every 429 pauses the whole budget for its Retry-After (1 s), which is the cost.
