@@ -1,10 +1,7 @@
 import { ViewsResponseSchema } from '../api/schemas.js';
 import type { QualityWarning } from '../extract/quality.js';
-import { fetchOffsetWindow, type PageRow, type Totals } from '../extract/window-pager.js';
-import { prepareWindow, siteAndPageTables } from '../load/batch-loader.js';
-import type { DayStream } from './types.js';
-
-const VIEWS_TABLES = siteAndPageTables('site_views_daily', 'page_views_daily');
+import type { PageRow, Totals } from '../extract/window-pager.js';
+import { siteAndPagesStream } from './site-and-pages.js';
 
 /**
  * Views are event counts, so they add up: total = human + ai for the site and every page, and
@@ -27,58 +24,14 @@ function viewChecks(site: Totals, rows: readonly PageRow[]): QualityWarning[] {
 
 /**
  * Content views per day (`/views`): site totals and per-page counts, human and AI, into
- * site_views_daily and page_views_daily. Offset paging, 250 rows a page, the same consistency
- * rules as visitors (identical totals on every page, no path twice).
+ * site_views_daily and page_views_daily, with the same paging and consistency rules as visitors.
  */
-export const views: DayStream = {
+export const views = siteAndPagesStream({
   name: 'views',
   endpoint: 'views',
-  tables: ['site_views_daily', 'page_views_daily'],
-  pageSize: 250,
-  async fetch(client, w, o) {
-    const f = await fetchOffsetWindow(
-      async (offset, limit, call) => {
-        const page = await client.getAnalytics(
-          {
-            endpoint: 'views',
-            projectId: w.projectId,
-            path: 'views',
-            query: { dateFrom: w.day, dateTo: w.dateTo, limit: String(limit), offset: String(offset) },
-            schema: ViewsResponseSchema,
-          },
-          call,
-        );
-        return { totals: page.totals, rows: page.views, hasMore: page.hasMore };
-      },
-      w.projectId,
-      w.day,
-      { ...o, checks: viewChecks, ...(o.maxPages !== undefined ? { capPages: o.maxPages } : {}) },
-    );
-    return {
-      pagesFetched: f.pagesFetched,
-      attempts: f.attempts,
-      rows: f.pages.length,
-      warnings: f.warnings,
-      notes: f.emptyPageWithMore ? ['a page said hasMore but had no rows; the day ends there'] : [],
-      truncated: f.truncated,
-      prepare: ({ runId, fetchedAt }) =>
-        prepareWindow(
-          {
-            projectId: w.projectId,
-            day: w.day,
-            site: f.site,
-            pages: f.pages,
-            partial: w.partial,
-            pagesFetched: f.pagesFetched,
-            attempts: f.attempts,
-            runId,
-            fetchedAt,
-            apiTotalsTotal: f.site.total,
-            truncated: f.truncated,
-          },
-          'views',
-          VIEWS_TABLES,
-        ),
-    };
-  },
-};
+  siteTable: 'site_views_daily',
+  pageTable: 'page_views_daily',
+  rowsField: 'views',
+  schema: ViewsResponseSchema,
+  checks: viewChecks,
+});
