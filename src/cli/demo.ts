@@ -50,8 +50,9 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
       from: addDays(todayUtc(), -flags.days),
       lookback: 3,
       dbPath: flags.db,
-      // The real service allows 100/1h; a demo that took hours would teach nothing.
-      rateLimit: parseRateLimit('600/1m'),
+      // The real service allows 100/1h; a demo that took hours would teach nothing. Four streams of
+      // 90 days are ~750 requests: at 600/1m a first look waited a whole minute for the budget.
+      rateLimit: parseRateLimit('3000/1m'),
       maxWaitMs: 60_000,
       concurrency: 4,
       includeToday: false,
