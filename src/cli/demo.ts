@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { DEFAULT_STREAMS } from '../streams/index.js';
 import { validateApiKey } from '../api/key.js';
 import { startEmulator } from '../emulator/index.js';
+import { checkDbPath } from '../load/database.js';
 import { runSync } from '../pipeline/sync.js';
 import { gatherReport, listProjects } from '../report/data.js';
 import { renderTerminal, shouldColor } from '../report/terminal.js';
@@ -38,6 +39,8 @@ export function registerDemo(
 async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
   const log = createLogger();
   // 600 paths gives days of 0, 250, 251 and 500 rows: every pagination case shows up.
+  // A bad --db is a usage error before the emulator starts or anything is printed.
+  checkDbPath(flags.db);
   const emu = await startEmulator({ seed: flags.seed, days: flags.days + 7, paths: 600, latencyMs: 5 });
   log.info(
     `started the emulator at ${emu.url} (project ${emu.projectId}); syncing ${flags.days} days into ${flags.db}`,
@@ -79,7 +82,9 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
   } finally {
     db.close();
   }
-  const cli = 'npx mintlify-etl';
+  // Never `npx mintlify-etl`: outside this clone it would run whatever package of that name the
+  // registry serves (see the README's Installing section).
+  const cli = 'node dist/src/cli/main.js';
   process.stdout.write(`
 Next, try:
   ${cli} query --db ${flags.db} "SELECT day, human, ai, total, total_7d_avg, total_wow_pct FROM v_site_daily ORDER BY day DESC LIMIT 7"

@@ -53,7 +53,7 @@ Exporting again over the same folder replaces files, it never duplicates them: e
     .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
     .option(
       '--include-personal-data',
-      'also export the tables marked as holding personal data (such as feedback with emails)',
+      'also export the tables marked as holding personal data (none yet; the coming feedback stream will hold email addresses)',
     )
     .option('--json', 'print one JSON summary on stdout')
     .addHelpText(

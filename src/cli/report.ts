@@ -29,7 +29,7 @@ export function registerReport(
     .summary('show visitor trends: site totals, weekly, top pages, biggest movers (terminal or HTML)')
     .description(
       `Shows, from the database alone (opened read-only, no API call), per project
-over the last --days days up to its last loaded day: daily unique visitors
+over the last --days days up to its last complete loaded day: daily unique visitors
 with the human/AI split and trend sparklines, 7-day averages, week-over-week
 change, the last 7 days against the 7 before, ISO weeks, the top pages of the
 last 7 days, the biggest movers, and the AI share.

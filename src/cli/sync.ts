@@ -116,8 +116,9 @@ Examples:
   $ mintlify-etl sync --from 2026-01-01 --dry-run       # what would a backfill cost?
   $ mintlify-etl sync --from 2026-01-01 --max-duration 50m --json
 
-Exit codes: 0 done (or deferred by the budget), 2 bad usage, 3 key refused,
-4 some days failed after retries (the rest loaded), 5 database in use.`,
+Exit codes: 0 done (or deferred by the budget), 1 internal error, 2 bad usage or configuration
+(also an unknown project or a wrong API URL), 3 key refused, 4 some days failed after retries
+(the rest loaded) or the API could not be reached, 5 database in use, 130 interrupted.`,
     )
     .action((flags: SyncFlags) => run(() => syncCommand(flags)));
 }
@@ -216,7 +217,9 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
  * (another project's key scope may differ), the file stays.
  */
 async function dropEmptyFirstDatabase(db: string, existed: boolean, exitCode: number): Promise<void> {
-  if (existed || (exitCode !== EXIT.usage && exitCode !== EXIT.auth) || (await holdsData(db))) return;
+  // Nothing to drop when the run refused before creating it (rm would fail on a path below a file).
+  if (existed || !existsSync(db) || (exitCode !== EXIT.usage && exitCode !== EXIT.auth)) return;
+  if (await holdsData(db)) return;
   await rm(db, { force: true });
   await rm(`${db}.wal`, { force: true });
 }

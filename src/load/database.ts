@@ -201,7 +201,20 @@ export function isDuckDbFile(file: string): boolean {
  */
 export function checkDbPath(path: string): void {
   const file = resolve(path);
-  if (!existsSync(file)) return;
+  if (!existsSync(file)) {
+    // mkdir of its folder would fail with EEXIST (an internal error) on a file in the way.
+    for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
+      if (!existsSync(dir)) continue;
+      if (!statSync(dir).isDirectory()) {
+        throw new UsageError(
+          `--db ${path}: ${dir} is a file, not a folder: point --db (or MINTLIFY_ETL_DB) at a path whose folders are folders`,
+          { path },
+        );
+      }
+      break;
+    }
+    return;
+  }
   if (!statSync(file).isFile()) {
     throw new UsageError(
       `--db ${path} is a folder, not a database file: point --db (or MINTLIFY_ETL_DB) at a file, e.g. ${join(path, 'analytics.duckdb')}`,

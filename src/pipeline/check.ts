@@ -125,8 +125,12 @@ async function checkStream(
         stop: nf.kind === 'url' ? 'all' : 'project',
       };
     }
-    // A refused key or an API that cannot be reached answers the same for every project.
-    const exitCode = isEtlError(e) && e.exitCode !== EXIT.internal ? e.exitCode : EXIT.windowsFailed;
+    // A refused key or an API that cannot be reached answers the same for every project. A spent
+    // budget (whose error means "deferred" to a sync, exit 0) checked nothing: that is not a pass.
+    const exitCode =
+      isEtlError(e) && e.exitCode !== EXIT.internal && e.exitCode !== EXIT.ok
+        ? e.exitCode
+        : EXIT.windowsFailed;
     const detail =
       e instanceof UnreachableError
         ? `the API at ${e.baseUrl} cannot be reached (${e.context['reason'] as string})`

@@ -171,7 +171,7 @@ export class SyncRun {
     if (this.#fatal) throw this.#fatal;
     if (this.#stopReason && this.#stopReason !== 'unreachable') {
       this.#log.info(
-        `stopped early (${this.#stopReason}): ${this.#deferred.length} day(s) deferred; the next run picks them up without flags`,
+        `stopped early (${this.#stopReason}): ${this.#deferred.length} ${streamsOf(this.#opts).length === 1 ? 'day(s)' : 'window(s)'} deferred; the next run picks them up without flags`,
       );
     }
     return this.#summary();

@@ -78,7 +78,7 @@ async function gatherProject(
   const [anchor] = await queryRows(
     conn,
     `WITH l AS (SELECT max(day) AS last_day FROM site_daily WHERE project_id = $1 AND NOT partial)
-     SELECT c.first_day, l.last_day, c.days_loaded, c.days_missing, c.days_partial,
+     SELECT c.first_day, l.last_day, c.last_day AS held_until, c.days_loaded, c.days_missing, c.days_partial,
             strftime(greatest(l.last_day - (CAST($2 AS INTEGER) - 1), c.first_day), '%Y-%m-%d') AS window_from
        FROM v_coverage c, l WHERE c.project_id = $1 AND c.stream = 'visitors'`,
     [projectId, opts.days],
@@ -183,7 +183,9 @@ async function gatherProject(
     projectId,
     coverage: {
       firstDay: str(anchor, 'first_day'),
-      lastDay: to,
+      // What the database holds, a partial last day included (it is counted in daysLoaded too);
+      // the report's window ends on the last complete day instead (`to`).
+      lastDay: str(anchor, 'held_until'),
       daysLoaded: num(anchor, 'days_loaded'),
       missingDays: num(anchor, 'days_missing'),
       partialDays: num(anchor, 'days_partial'),

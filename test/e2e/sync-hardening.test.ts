@@ -1,6 +1,7 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { addDays, dayRange, todayUtc } from '../../src/util/day.js';
@@ -275,5 +276,29 @@ describe('mintlify-etl check', () => {
     ]);
     expect(out.requests).toBe(4);
     expect(emu.stats.requests).toBe(4);
+  });
+
+  it('exits 4, not 0, when the budget is spent and nothing could be checked', async () => {
+    const db = tempDbPath();
+    await runCli(['sync', '--db', db, '--from', addDays(today, -2)], env());
+    const r = await runCli(['check', '--db', db, '--rate-limit', '1/1h', '--json'], env());
+    expect(r.code).toBe(4);
+    const out = JSON.parse(r.stdout) as { exitCode: number; requests: number; projects: { ok: boolean }[] };
+    expect(out).toMatchObject({ exitCode: 4, requests: 0, projects: [{ ok: false }] });
+  });
+});
+
+describe('a --db below a file', () => {
+  it('is a usage error (exit 2) for sync and demo, with nothing started or written', async () => {
+    const dir = dirname(tempDbPath());
+    const file = join(dir, 'x.csv');
+    writeFileSync(file, 'a,b\n');
+    for (const args of [['sync'], ['demo']]) {
+      const r = await runCli([...args, '--db', join(file, 'sub.duckdb')], env());
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/x\.csv is a file, not a folder/);
+      expect(r.stdout).toBe('');
+    }
+    expect(readdirSync(dir)).toEqual(['x.csv']);
   });
 });

@@ -206,7 +206,14 @@ describe('report data with gaps and a partial day', () => {
     expect(p?.daily.some((d) => d.day === '2026-03-02')).toBe(false);
     expect(p?.window.daysLoaded).toBe(26);
     expect(p?.daily.some((d) => d.day === '2026-02-11')).toBe(false);
-    expect(p?.coverage).toMatchObject({ lastDay: '2026-03-01', missingDays: 2, partialDays: 1 });
+    // The database holds the partial day (counted among the days loaded); the window ends before it.
+    expect(p?.coverage).toMatchObject({
+      lastDay: '2026-03-02',
+      daysLoaded: 58,
+      missingDays: 2,
+      partialDays: 1,
+    });
+    expect(p?.window.to).toBe('2026-03-01');
     expect(p?.last7.daysLoaded).toBe(6);
     expect(p?.last7.totalVisitorDays).toBe(sumSite('total', 52, 59) - siteCounts(55).total);
     expect(p?.prev7.totalVisitorDays).toBe(sumSite('total', 45, 52));
