@@ -1,17 +1,9 @@
-import {
-  BIGINT,
-  BOOLEAN,
-  DATE,
-  TIMESTAMPTZ,
-  VARCHAR,
-  listValue,
-  type DuckDBConnection,
-  type DuckDBValue,
-} from '@duckdb/node-api';
+import { BIGINT, BOOLEAN, DATE, TIMESTAMPTZ, VARCHAR, listValue, type DuckDBValue } from '@duckdb/node-api';
 import { DataShiftError, InternalError, type EtlError } from '../errors.js';
 import { addDays } from '../util/day.js';
 import { appendColumns, withAppender } from './append.js';
 import type { Database } from './database.js';
+import { insertJsonChunks, jsonChunks, type JsonChunk, type JsonTable } from './json-tables.js';
 import { dayNumber, toDateValue } from './sql.js';
 import {
   loadPreparedBatch,
@@ -35,24 +27,20 @@ const SITE_COLUMNS = [VARCHAR, DATE, BIGINT, BIGINT, BIGINT, BOOLEAN, TIMESTAMPT
 interface SitePageData {
   readonly site: { readonly human: number; readonly ai: number; readonly total: number };
   /**
-   * The page rows as JSON arrays of {path, human, ai, total}, at most BODY_CHUNK_ROWS each:
-   * DuckDB parses one string in one allocation, and a 55,000-row day as one string no longer fit
-   * the writer's 32 MB memory limit (every night, at hundreds of requests per attempt).
+   * The page rows as JSON chunks: DuckDB parses one string in one allocation, and a 55,000-row
+   * day as one string no longer fit the writer's 32 MB memory limit (every night, at hundreds of
+   * requests per attempt).
    */
-  readonly chunks: readonly { readonly rows: number; readonly body: string }[];
+  readonly chunks: readonly JsonChunk[];
 }
 
-/** Page rows per JSON text handed to DuckDB: a few MB of text, far below the writer's memory limit. */
-export const BODY_CHUNK_ROWS = 20_000;
-
-function chunked(rows: readonly WindowLoad['pages'][number][]): SitePageData['chunks'] {
-  const out: { rows: number; body: string }[] = [];
-  for (let i = 0; i < rows.length; i += BODY_CHUNK_ROWS) {
-    const part = rows.slice(i, i + BODY_CHUNK_ROWS);
-    out.push({ rows: part.length, body: JSON.stringify(part, PAGE_FIELDS) });
-  }
-  return out;
-}
+/** The columns of page_daily and page_views_daily besides (project_id, day). */
+const PAGE_COLUMNS: JsonTable['columns'] = [
+  ['path', 'VARCHAR'],
+  ['human', 'BIGINT'],
+  ['ai', 'BIGINT'],
+  ['total', 'BIGINT'],
+];
 
 function count(value: number, what: string, w: WindowLoad): bigint {
   if (!Number.isSafeInteger(value) || value < 0) {
@@ -116,7 +104,7 @@ export function prepareWindow(
   }
   const { pages: _pages, site, ...meta } = w;
   // Only the four columns: rows may carry fields the loader does not store.
-  const data: SitePageData = { site, chunks: chunked(out) };
+  const data: SitePageData = { site, chunks: jsonChunks(out, { table: 'pages', columns: PAGE_COLUMNS }) };
   return {
     w: { ...meta, stream, dateTo: addDays(w.day, 1), truncated: w.truncated ?? false },
     rows: out.length,
@@ -136,60 +124,8 @@ function surrogateCollision(w: Pick<WindowLoad, 'projectId' | 'day'>, path: stri
   );
 }
 
-/**
- * Page rows travel to DuckDB as JSON text, parsed by DuckDB's own JSON reader inside the INSERT.
- * Handing each value to the Appender costs a native call per value on the main thread (about
- * 2-3 µs a row: the loader ran at ~200,000 rows/s, 5x slower than `read_json`); JSON.stringify
- * is native V8 code and the parse runs on DuckDB's threads, which measured ~800,000 rows/s
- * (BENCHMARKS.md, benchmark 3). The values are the ones the schemas and `prepareWindow` already
- * checked, so the round trip changes nothing; the row count is still compared with what was sent.
- */
-function pageRowsSql(table: string): string {
-  return `INSERT INTO ${table} (project_id, day, path, human, ai, total)
-SELECT project_id, day, r.path, r.human, r.ai, r.total FROM (
-  SELECT project_id, day,
-    unnest(from_json(body, '[{"path":"VARCHAR","human":"BIGINT","ai":"BIGINT","total":"BIGINT"}]')) AS r
-  FROM (SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::DATE[]) AS day, unnest($3::VARCHAR[]) AS body)
-)`;
-}
-
-/** Rows per INSERT: one chunk, so DuckDB never holds more than a chunk's text and rows at once. */
-const PAGE_ROWS_PER_STATEMENT = 20_000;
-
-const PAGE_FIELDS = ['path', 'human', 'ai', 'total'];
-
 function dataOf(p: PreparedWindow): SitePageData {
   return p.data as SitePageData;
-}
-
-async function insertPages(
-  conn: DuckDBConnection,
-  table: string,
-  batch: readonly PreparedWindow[],
-): Promise<void> {
-  const sql = pageRowsSql(table);
-  const chunks = batch.flatMap((p) => dataOf(p).chunks.map((c) => ({ w: p.w, ...c })));
-  for (let i = 0; i < chunks.length;) {
-    const projects: string[] = [];
-    const days: DuckDBValue[] = [];
-    const bodies: string[] = [];
-    let rows = 0;
-    for (; i < chunks.length && (rows === 0 || rows < PAGE_ROWS_PER_STATEMENT); i++) {
-      const { w, rows: n, body } = chunks[i] as (typeof chunks)[number];
-      projects.push(w.projectId);
-      days.push(toDateValue(w.day));
-      bodies.push(body);
-      rows += n;
-    }
-    if (rows === 0) continue;
-    const result = await conn.run(sql, [listValue(projects), listValue(days), listValue(bodies)]);
-    if (result.rowsChanged !== rows) {
-      throw new InternalError(
-        `page rows did not round-trip: sent ${rows}, DuckDB inserted ${result.rowsChanged}`,
-        { sent: rows, inserted: result.rowsChanged },
-      );
-    }
-  }
 }
 
 // The batch's (project, day) keys arrive as two bound lists zipped by unnest. The day range
@@ -233,7 +169,11 @@ export function siteAndPageTables(siteTable: string, pageTable: string): TableLo
         }),
       );
       await onStep('site');
-      await insertPages(conn, pageTable, batch);
+      await insertJsonChunks(
+        conn,
+        { table: pageTable, columns: PAGE_COLUMNS },
+        batch.map((b) => ({ w: b.w, chunks: dataOf(b).chunks })),
+      );
       await onStep('pages');
     },
   };
