@@ -45,7 +45,7 @@ describe('openDatabase (read-write)', () => {
     const path = join(dir, 'nested', 'deeper', 'a.duckdb');
     const db = await openTracked(path);
     const first = await queryRows(db.connection, 'SELECT version, applied_at FROM schema_migrations');
-    expect(first.map((r) => r['version'])).toEqual([1, 2, 3, 4]);
+    expect(first.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5]);
     const tables = await queryRows(
       db.connection,
       'SELECT table_name FROM duckdb_tables() ORDER BY table_name',
@@ -54,14 +54,22 @@ describe('openDatabase (read-write)', () => {
       'agent_jobs',
       'api_requests',
       'assistant_callers_daily',
+      'assistant_messages',
+      'assistant_threads',
+      'assistant_turns',
+      'feedback',
       'feedback_page_daily',
       'page_daily',
+      'page_monthly',
       'page_views_daily',
+      'page_weekly',
       'schema_migrations',
       'search_daily',
       'search_totals_daily',
       'site_daily',
+      'site_monthly',
       'site_views_daily',
+      'site_weekly',
       'sync_runs',
       'sync_windows',
     ]);
@@ -107,7 +115,7 @@ describe('openDatabase (read-write)', () => {
 
     const db = await openTracked(path, { readOnly: true });
     const versions = await queryRows(db.connection, 'SELECT version FROM schema_migrations ORDER BY version');
-    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 4, 100]);
+    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 100]);
     expect(await queryRows(db.connection, 'SELECT a FROM extra')).toEqual([{ a: 7 }]);
     const halfDone = await queryRows(
       db.connection,
@@ -198,7 +206,7 @@ describe('openDatabase (read-write)', () => {
 
     const db = await openTracked(path);
     const versions = await queryRows(db.connection, 'SELECT version FROM schema_migrations ORDER BY version');
-    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 4]);
+    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5]);
     expect(
       await queryRows(
         db.connection,
@@ -246,7 +254,7 @@ describe('openDatabase (read-write)', () => {
     db.close();
     const err = await openDatabase(path).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UsageError);
-    expect((err as Error).message).toMatch(/schema version 999, newer than this mintlify-etl knows \(4\)/);
+    expect((err as Error).message).toMatch(/schema version 999, newer than this mintlify-etl knows \(5\)/);
   });
 
   it('lets go of the file on close, so another process can open it at once', async () => {

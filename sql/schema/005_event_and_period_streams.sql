@@ -1,0 +1,117 @@
+-- mintlify-etl schema v5: the event streams (feedback, assistant turns, assistant threads) and the
+-- period grains of unique visitors (ISO weeks, calendar months).
+--
+-- Event streams load ranges of days: after a range window is loaded, its table holds exactly the
+-- API's rows whose event time lies in [window_start, window_end). Rows are keyed records that
+-- change later (a feedback status), so the loader upserts by key; no key is declared, the loader
+-- keeps keys unique and the tests check it.
+
+-- feedback: one row per feedback entry, the three shapes of `source` in one table (the fields of
+-- the other shapes NULL). `contact` is an email address: personal data, never logged, left out of
+-- export and report unless --include-personal-data. created_at may be NULL (the API allows it):
+-- such rows are upserted by key and never deleted by a range.
+CREATE TABLE IF NOT EXISTS feedback (
+  project_id    VARCHAR NOT NULL,
+  id            VARCHAR NOT NULL,
+  path          VARCHAR NOT NULL,
+  source        VARCHAR NOT NULL,  -- contextual | code_snippet | agent | thumbs_only
+  status        VARCHAR NOT NULL,  -- pending | in_progress | resolved | dismissed
+  comment       VARCHAR,
+  helpful       BOOLEAN,           -- contextual only
+  contact       VARCHAR,           -- contextual only; personal data
+  code          VARCHAR,           -- code_snippet only
+  filename      VARCHAR,           -- code_snippet only
+  lang          VARCHAR,           -- code_snippet only
+  created_at    TIMESTAMPTZ,
+  first_seen_at TIMESTAMPTZ NOT NULL,  -- when this tool first fetched the row
+  last_seen_at  TIMESTAMPTZ NOT NULL,  -- when this tool last fetched the row
+  run_id        VARCHAR NOT NULL
+);
+
+-- assistant: one row per user turn; the API's `id` is the thread id and repeats across turns.
+CREATE TABLE IF NOT EXISTS assistant_turns (
+  project_id        VARCHAR NOT NULL,
+  thread_id         VARCHAR NOT NULL,
+  ts                TIMESTAMPTZ NOT NULL,
+  query             VARCHAR NOT NULL,
+  response          VARCHAR NOT NULL,
+  response_type     VARCHAR NOT NULL,  -- answer | clarifying_question (answer when the API omits it)
+  resolution_status VARCHAR NOT NULL,  -- answered | unanswered
+  query_category    VARCHAR,
+  page_url          VARCHAR,
+  sources           STRUCT(title VARCHAR, url VARCHAR)[] NOT NULL,
+  loaded_at         TIMESTAMPTZ NOT NULL,
+  run_id            VARCHAR NOT NULL
+);
+
+-- assistant_threads (opt-in): every message of a fetched thread, replaced as a set per thread.
+CREATE TABLE IF NOT EXISTS assistant_messages (
+  project_id VARCHAR NOT NULL,
+  thread_id  VARCHAR NOT NULL,
+  message_id VARCHAR NOT NULL,
+  seq        INTEGER NOT NULL,  -- position in the thread as the API ordered it
+  role       VARCHAR NOT NULL,  -- user | assistant
+  content    VARCHAR NOT NULL,
+  created_at TIMESTAMPTZ NOT NULL
+);
+
+-- One row per thread this tool fetched (or found gone): a thread is fetched again only when
+-- assistant_turns holds more turns of it than `turns` says it had when fetched.
+CREATE TABLE IF NOT EXISTS assistant_threads (
+  project_id VARCHAR NOT NULL,
+  thread_id  VARCHAR NOT NULL,
+  status     VARCHAR NOT NULL,  -- loaded | gone (404: the service no longer has it)
+  created_at TIMESTAMPTZ,
+  turns      INTEGER NOT NULL,  -- turns of the thread in assistant_turns when it was fetched
+  messages   INTEGER NOT NULL,
+  fetched_at TIMESTAMPTZ NOT NULL,
+  run_id     VARCHAR NOT NULL,
+  PRIMARY KEY (project_id, thread_id)
+);
+
+-- visitors_weekly / visitors_monthly (opt-in): true unique visitors of an ISO week [Monday, next
+-- Monday) or a calendar month, from one request whose window is exactly that period. Unlike sums
+-- of daily uniques (visitor-days) these count a reader once per period.
+CREATE TABLE IF NOT EXISTS site_weekly (
+  project_id   VARCHAR NOT NULL,
+  period_start DATE    NOT NULL,
+  human        BIGINT  NOT NULL,
+  ai           BIGINT  NOT NULL,
+  total        BIGINT  NOT NULL,
+  partial      BOOLEAN NOT NULL DEFAULT false,  -- the period was not over when fetched
+  loaded_at    TIMESTAMPTZ NOT NULL,
+  run_id       VARCHAR NOT NULL,
+  PRIMARY KEY (project_id, period_start)
+);
+
+CREATE TABLE IF NOT EXISTS site_monthly (
+  project_id   VARCHAR NOT NULL,
+  period_start DATE    NOT NULL,
+  human        BIGINT  NOT NULL,
+  ai           BIGINT  NOT NULL,
+  total        BIGINT  NOT NULL,
+  partial      BOOLEAN NOT NULL DEFAULT false,
+  loaded_at    TIMESTAMPTZ NOT NULL,
+  run_id       VARCHAR NOT NULL,
+  PRIMARY KEY (project_id, period_start)
+);
+
+-- --period-pages: every page's true uniques of the period (truncation by --max-pages is recorded
+-- on the window in sync_windows).
+CREATE TABLE IF NOT EXISTS page_weekly (
+  project_id   VARCHAR NOT NULL,
+  period_start DATE    NOT NULL,
+  path         VARCHAR NOT NULL,
+  human        BIGINT  NOT NULL,
+  ai           BIGINT  NOT NULL,
+  total        BIGINT  NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS page_monthly (
+  project_id   VARCHAR NOT NULL,
+  period_start DATE    NOT NULL,
+  path         VARCHAR NOT NULL,
+  human        BIGINT  NOT NULL,
+  ai           BIGINT  NOT NULL,
+  total        BIGINT  NOT NULL
+);
