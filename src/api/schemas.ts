@@ -96,6 +96,81 @@ export const FeedbackByPageResponseSchema = z.object({
   hasMore: z.boolean(),
 });
 
+/** A time the service sent: any ISO 8601 text Date.parse understands (the loader stores it as UTC). */
+const timestamp = z.string().refine((t) => Number.isFinite(Date.parse(t)), 'not an ISO 8601 timestamp');
+
+const FeedbackBase = {
+  id: z.string().min(1),
+  path: z.string(),
+  comment: z.string().nullable(),
+  createdAt: timestamp.nullable(),
+  status: z.enum(['pending', 'in_progress', 'resolved', 'dismissed']),
+};
+
+/**
+ * One GET /feedback entry. Its shape follows `source`: contextual adds helpful and contact (an
+ * email address: personal data), code_snippet adds code, filename and lang, agent and
+ * thumbs_only have the base fields only. A field of another shape is not kept.
+ */
+export const FeedbackItemSchema = z.discriminatedUnion('source', [
+  z.object({
+    ...FeedbackBase,
+    source: z.literal('contextual'),
+    helpful: z.boolean(),
+    contact: z.string().nullable(),
+  }),
+  z.object({
+    ...FeedbackBase,
+    source: z.literal('code_snippet'),
+    code: z.string(),
+    filename: z.string().nullable(),
+    lang: z.string().nullable(),
+  }),
+  z.object({ ...FeedbackBase, source: z.literal('agent') }),
+  z.object({ ...FeedbackBase, source: z.literal('thumbs_only') }),
+]);
+
+/** GET /feedback: cursor paging with nextCursor and hasMore. */
+export const FeedbackResponseSchema = z.object({
+  feedback: z.array(FeedbackItemSchema),
+  nextCursor: z.string().nullable(),
+  hasMore: z.boolean(),
+});
+
+/** One user turn of GET /assistant: `id` is the thread id, repeated on every turn of the thread. */
+export const AssistantTurnSchema = z.object({
+  id: z.string().min(1),
+  timestamp,
+  query: z.string(),
+  response: z.string(),
+  responseType: z.enum(['answer', 'clarifying_question']).optional(),
+  sources: z.array(z.object({ title: z.string(), url: z.string() })),
+  resolutionStatus: z.enum(['answered', 'unanswered']),
+  queryCategory: z.string().nullable(),
+  pageUrl: z.string().nullable(),
+});
+
+/** GET /assistant: ULID cursor paging with nextCursor and hasMore, no ordering guarantee. */
+export const AssistantResponseSchema = z.object({
+  conversations: z.array(AssistantTurnSchema),
+  nextCursor: z.string().nullable(),
+  hasMore: z.boolean(),
+});
+
+/** GET /assistant/threads/{threadId}: the whole transcript, no paging. */
+export const AssistantThreadSchema = z.object({
+  threadId: z.string().min(1),
+  createdAt: timestamp,
+  messages: z.array(
+    z.object({
+      id: z.string().min(1),
+      role: z.enum(['user', 'assistant']),
+      content: z.string(),
+      createdAt: timestamp,
+    }),
+  ),
+});
+
 export type Totals = z.infer<typeof TotalsSchema>;
 export type PageRow = z.infer<typeof PageRowSchema>;
 export type VisitorsPage = z.infer<typeof VisitorsResponseSchema>;
@@ -133,3 +208,6 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown, request: Reque
   if (all.length > shown.length) shown.push(`(+${all.length - shown.length} more issues)`);
   throw new ValidationError(request, shown);
 }
+export type FeedbackItem = z.infer<typeof FeedbackItemSchema>;
+export type AssistantTurn = z.infer<typeof AssistantTurnSchema>;
+export type AssistantThread = z.infer<typeof AssistantThreadSchema>;

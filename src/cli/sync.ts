@@ -12,6 +12,8 @@ import { UsageError } from '../errors.js';
 import { parseDay } from '../util/day.js';
 import { formatDuration, parseDuration, parseRateLimit } from '../util/duration.js';
 import { createLogger } from '../util/log.js';
+import { DEFAULT_MAX_THREADS } from '../streams/assistant-threads.js';
+import { FEEDBACK_LOOKBACK_DAYS } from '../streams/feedback.js';
 import { createProgress } from './progress-bar.js';
 import { apiUrl, collect, dbPath, intFlag, projectIds, selectedStreams } from './options.js';
 import type { CommandResult } from './result.js';
@@ -23,6 +25,9 @@ interface SyncFlags {
   from?: string;
   to?: string;
   lookback: number;
+  feedbackLookback: number;
+  maxThreads: number;
+  periodPages?: boolean;
   refresh?: boolean;
   db?: string;
   rateLimit: string;
@@ -48,7 +53,7 @@ export function registerSync(
     .summary('load docs analytics (visitors, views, searches, ...) into DuckDB, incremental by default')
     .description(
       [
-        'Loads the analytics of each stream (--streams: unique visitors, views, searches, assistant caller stats, feedback by page), one request window per stream and UTC day, into the DuckDB database. Each stream is planned on its own; all share one request budget, newest days first.',
+        'Loads the analytics of each stream (--streams) into the DuckDB database. Day streams (visitors, views, searches, caller_stats, feedback_by_page) fetch one window per UTC day; event streams fetch ranges of days as one cursor sequence (feedback: calendar months, re-read for --feedback-lookback days so triage statuses stay current; assistant: ISO weeks); assistant_threads fetches one request per new or grown thread (at most --max-threads); visitors_weekly / visitors_monthly fetch the true unique visitors of each complete ISO week / month. Each stream is planned on its own; all share one request budget, newest days first.',
         '',
         'With no --from, the run is incremental: from the day after the last loaded day minus --lookback days (skipping those already fetched --lookback days after they ended), plus every day missing inside the loaded range, every day an earlier run deferred, failed or did not get to before it was killed; on an empty database, the last 30 days. --to defaults to today (UTC) and is exclusive, so the current, partial day is only loaded with --include-today.',
         '',
@@ -78,8 +83,24 @@ export function registerSync(
       3,
     )
     .option(
+      '--feedback-lookback <days>',
+      'feedback: re-read windows this many days after they end, so statuses changed by triage (which carry no timestamp) stay current',
+      intFlag('--feedback-lookback', 0, 366),
+      FEEDBACK_LOOKBACK_DAYS,
+    )
+    .option(
+      '--max-threads <n>',
+      'assistant_threads: threads fetched per project and run, newest first (one request each; the rest waits for the next run)',
+      intFlag('--max-threads', 0, 100_000),
+      DEFAULT_MAX_THREADS,
+    )
+    .option(
+      '--period-pages',
+      "visitors_weekly / visitors_monthly: also fetch every page's unique visitors of the period (ceil(paths/250) requests a period instead of 1)",
+    )
+    .option(
       '--refresh',
-      'fetch days again even when settled (loaded >= --lookback days after they ended); the service has re-classified traffic before',
+      'fetch windows again even when settled (loaded >= --lookback days after they ended), every loaded feedback month and every assistant thread too; the service has re-classified traffic before',
     )
     .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
     .option('--rate-limit <N/DURATION>', 'request budget shared by all projects of the run', '100/1h')
@@ -179,6 +200,9 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
       from,
       to,
       lookback: flags.lookback,
+      feedbackLookback: flags.feedbackLookback,
+      maxThreads: flags.maxThreads,
+      periodPages: flags.periodPages === true,
       refresh: flags.refresh === true,
       runId,
       dbPath: db,

@@ -15,6 +15,17 @@ export interface PlannedWindow {
   readonly reason: WindowReason;
   /** The day is today (UTC) or later: its counts are still growing. */
   readonly partial: boolean;
+  /**
+   * A window of one keyed record instead of a range of days (an assistant thread): its id, and
+   * the version it is fetched for (the thread's turn count). `day` is then only its place in the
+   * plan's order.
+   */
+  readonly item?: WindowItem;
+}
+
+export interface WindowItem {
+  readonly id: string;
+  readonly version: number;
 }
 
 export interface ProjectState {
@@ -33,6 +44,8 @@ export interface ProjectState {
   readonly fetchedAt?: ReadonlyMap<Day, number>;
   /** Loaded days cut short by a page cap: never settled, whenever they were fetched. */
   readonly truncatedDays?: readonly Day[];
+  /** Range streams: each loaded window's end (exclusive), by window start. */
+  readonly windowEnds?: ReadonlyMap<Day, Day>;
 }
 
 export interface PlanOptions {
@@ -45,6 +58,8 @@ export interface PlanOptions {
   readonly initialDays?: number;
   /** Fetch settled loaded days again (--refresh): the service has re-classified traffic before. */
   readonly refresh?: boolean;
+  /** A stream's own lookback in days where it differs from `lookback` (feedback: --feedback-lookback). */
+  readonly lookbackByStream?: Readonly<Record<string, number>>;
 }
 
 /** A day the plan leaves out on purpose, and why (--dry-run shows them). */
@@ -179,7 +194,13 @@ function window(
  * The window's name in run records (sync_runs.deferred_days) and summaries:
  * `project:day` for visitors (as before streams), `project:stream:day` for the others.
  */
-export function windowKey(w: { projectId: string; stream: string; day: Day }): string {
+export function windowKey(w: {
+  projectId: string;
+  stream: string;
+  day: Day;
+  item?: WindowItem | undefined;
+}): string {
+  if (w.item !== undefined) return `${w.projectId}:${w.stream}:${w.item.id}`;
   return w.stream === 'visitors' ? `${w.projectId}:${w.day}` : `${w.projectId}:${w.stream}:${w.day}`;
 }
 

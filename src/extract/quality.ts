@@ -8,7 +8,9 @@ export type QualityKind =
   | 'site_total_above_sum_of_pages'
   | 'views_total_not_human_plus_ai'
   | 'callers_total_not_sum'
-  | 'searches_total_below_sum_of_hits';
+  | 'searches_total_below_sum_of_hits'
+  | 'event_outside_window'
+  | 'thread_turns_mismatch';
 
 export interface QualityWarning {
   readonly kind: QualityKind;

@@ -106,7 +106,7 @@ export function prepareWindow(
   // Only the four columns: rows may carry fields the loader does not store.
   const data: SitePageData = { site, chunks: jsonChunks(out, { table: 'pages', columns: PAGE_COLUMNS }) };
   return {
-    w: { ...meta, stream, dateTo: addDays(w.day, 1), truncated: w.truncated ?? false },
+    w: { ...meta, stream, dateTo: w.dateTo ?? addDays(w.day, 1), truncated: w.truncated ?? false },
     rows: out.length,
     tables,
     data,
@@ -130,9 +130,9 @@ function dataOf(p: PreparedWindow): SitePageData {
 
 // The batch's (project, day) keys arrive as two bound lists zipped by unnest. The day range
 // in front lets DuckDB skip row groups by their min/max before it joins on the keys.
-function deleteKeysSql(table: string): string {
+function deleteKeysSql(table: string, day: string): string {
   return `DELETE FROM ${table} USING (SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::DATE[]) AS day) AS k
-WHERE ${table}.day BETWEEN $3::DATE AND $4::DATE AND ${table}.project_id = k.project_id AND ${table}.day = k.day`;
+WHERE ${table}.${day} BETWEEN $3::DATE AND $4::DATE AND ${table}.project_id = k.project_id AND ${table}.${day} = k.day`;
 }
 
 /**
@@ -140,8 +140,8 @@ WHERE ${table}.day BETWEEN $3::DATE AND $4::DATE AND ${table}.project_id = k.pro
  * views: site_views_daily and page_views_daily): each window's site row and page rows replaced
  * as a set.
  */
-export function siteAndPageTables(siteTable: string, pageTable: string): TableLoader {
-  const deletes = [deleteKeysSql(siteTable), deleteKeysSql(pageTable)];
+export function siteAndPageTables(siteTable: string, pageTable: string, dayColumn = 'day'): TableLoader {
+  const deletes = [deleteKeysSql(siteTable, dayColumn), deleteKeysSql(pageTable, dayColumn)];
   return {
     async replace(conn, batch, { loadedAt, onStep }) {
       const days = batch.map((b) => b.w.day).sort();
@@ -171,7 +171,7 @@ export function siteAndPageTables(siteTable: string, pageTable: string): TableLo
       await onStep('site');
       await insertJsonChunks(
         conn,
-        { table: pageTable, columns: PAGE_COLUMNS },
+        { table: pageTable, columns: PAGE_COLUMNS, dayColumn },
         batch.map((b) => ({ w: b.w, chunks: dataOf(b).chunks })),
       );
       await onStep('pages');

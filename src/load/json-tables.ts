@@ -8,6 +8,8 @@ export interface JsonTable {
   readonly table: string;
   /** Columns besides project_id and day, as [name, DuckDB type], named like the JSON fields. */
   readonly columns: readonly (readonly [string, string])[];
+  /** The window's day column (default `day`; the period tables key on `period_start`). */
+  readonly dayColumn?: string;
 }
 
 /** One window's rows for one table, as JSON text (a few thousand rows at most per chunk). */
@@ -36,7 +38,7 @@ export function jsonChunks(rows: readonly object[], t: JsonTable): JsonChunk[] {
 function insertSql(t: JsonTable): string {
   const names = t.columns.map(([n]) => n);
   const shape = `[{${t.columns.map(([n, type]) => `"${n}":"${type}"`).join(',')}}]`;
-  return `INSERT INTO ${t.table} (project_id, day, ${names.join(', ')})
+  return `INSERT INTO ${t.table} (project_id, ${t.dayColumn ?? 'day'}, ${names.join(', ')})
 SELECT project_id, day, ${names.map((n) => `r.${n}`).join(', ')} FROM (
   SELECT project_id, day, unnest(from_json(body, '${shape}')) AS r
   FROM (SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::DATE[]) AS day, unnest($3::VARCHAR[]) AS body)

@@ -93,6 +93,8 @@ export interface SyncState {
   truncatedDays: string[];
   /** When each loaded day was last fetched, epoch ms. */
   fetchedAt: Map<string, number>;
+  /** Each loaded window's end (exclusive), by its start: range windows span several days. */
+  windowEnds: Map<string, string>;
 }
 
 export const STALE_RUN_ERROR = 'process ended without finishing (killed?)';
@@ -290,7 +292,7 @@ export async function readSyncState(
   const [loaded, partial, failed, truncated] = [
     await read(
       db,
-      `SELECT window_start AS day, epoch_ms(fetched_at) AS fetched_ms FROM sync_windows
+      `SELECT window_start AS day, window_end AS day_end, epoch_ms(fetched_at) AS fetched_ms FROM sync_windows
        WHERE project_id = $1 AND stream = $2 AND status = 'loaded' ORDER BY window_start`,
       [projectId, stream],
     ),
@@ -321,6 +323,7 @@ export async function readSyncState(
     failedDays: days(failed),
     truncatedDays: days(truncated),
     fetchedAt: new Map(loaded.map((r) => [String(r['day']), Number(r['fetched_ms'])])),
+    windowEnds: new Map(loaded.map((r) => [String(r['day']), String(r['day_end'])])),
   };
 }
 

@@ -32,6 +32,11 @@ export interface WindowMeta {
   readonly apiTotalsTotal: number | null;
   /** A --max-pages cap cut the window short: loaded, but never counted as complete. */
   readonly truncated: boolean;
+  /**
+   * A window of one keyed record (an assistant thread): its stream's own table records it, so it
+   * has no sync_windows row (whose key is a day).
+   */
+  readonly item?: { readonly id: string; readonly version: number } | undefined;
 }
 
 export type BatchStep = 'delete' | 'site' | 'pages' | 'window';
@@ -97,7 +102,7 @@ WHERE sync_windows.project_id = k.project_id AND sync_windows.stream = k.stream 
 function lastPerWindow(windows: readonly PreparedWindow[]): PreparedWindow[] {
   const byKey = new Map<string, PreparedWindow>();
   for (const p of windows) {
-    const key = `${p.w.projectId}\u0000${p.w.stream}\u0000${p.w.day}`;
+    const key = `${p.w.projectId}\u0000${p.w.stream}\u0000${p.w.item?.id ?? p.w.day}`;
     byKey.delete(key);
     byKey.set(key, p);
   }
@@ -140,16 +145,18 @@ async function loadBatchInTransaction(
   // Streams in the order they first appear: each replaces its windows' rows in its own tables.
   const byLoader = new Map<TableLoader, PreparedWindow[]>();
   for (const p of batch) byLoader.set(p.tables, [...(byLoader.get(p.tables) ?? []), p]);
+  const ranges = batch.filter((b) => b.w.item === undefined);
   await inTransaction(conn, async () => {
-    await conn.run(DELETE_WINDOWS, [
-      listValue(batch.map((b) => b.w.projectId)),
-      listValue(batch.map((b) => b.w.stream)),
-      listValue(batch.map((b) => toDateValue(b.w.day))),
-    ]);
+    if (ranges.length > 0)
+      await conn.run(DELETE_WINDOWS, [
+        listValue(ranges.map((b) => b.w.projectId)),
+        listValue(ranges.map((b) => b.w.stream)),
+        listValue(ranges.map((b) => toDateValue(b.w.day))),
+      ]);
     for (const [tables, windows] of byLoader) await tables.replace(conn, windows, { loadedAt, onStep });
     // The window record is the last write of the transaction: a day is marked loaded only
     // together with its rows, never before and never without them.
-    await appendWindowRecords(conn, batch);
+    if (ranges.length > 0) await appendWindowRecords(conn, ranges);
     await onStep('window');
   });
 }

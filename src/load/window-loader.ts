@@ -6,6 +6,8 @@ export interface WindowLoad {
   projectId: string;
   /** 'YYYY-MM-DD' (UTC). */
   day: string;
+  /** The window's end, exclusive (default: the next day; a period's end for the period grains). */
+  dateTo?: string;
   site: { human: number; ai: number; total: number };
   pages: readonly { path: string; human: number; ai: number; total: number }[];
   /** The day was not over when fetched (--include-today). */

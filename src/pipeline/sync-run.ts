@@ -9,7 +9,8 @@ import {
   UnreachableError,
   UsageError,
 } from '../errors.js';
-import { mergePlans, windowKey, type PlannedWindow } from '../extract/plan.js';
+import { mergePlans, windowKey, type PlannedWindow, type WindowItem } from '../extract/plan.js';
+import { addDays } from '../util/day.js';
 import type { QualityKind } from '../extract/quality.js';
 import { openDatabase } from '../load/database.js';
 import { LedgerJournal } from '../load/ledger-journal.js';
@@ -32,10 +33,20 @@ import {
 } from './sync.js';
 import { WindowWriter } from './writer.js';
 import { STREAMS, streamByName, type StreamFetched } from '../streams/index.js';
+import { DEFAULT_MAX_THREADS } from '../streams/assistant-threads.js';
 
 /** A window as logs name it: `project day` for visitors, `project stream day` for the others. */
-function label(w: { projectId: string; stream: string; day: string }): string {
-  return w.stream === 'visitors' ? `${w.projectId} ${w.day}` : `${w.projectId} ${w.stream} ${w.day}`;
+function label(w: {
+  projectId: string;
+  stream: string;
+  day: string;
+  dateTo?: string;
+  item?: WindowItem;
+}): string {
+  if (w.item !== undefined) return `${w.projectId} ${w.stream} ${w.item.id}`;
+  if (w.stream === 'visitors') return `${w.projectId} ${w.day}`;
+  const days = w.dateTo !== undefined && w.dateTo !== addDays(w.day, 1) ? `[${w.day}, ${w.dateTo})` : w.day;
+  return `${w.projectId} ${w.stream} ${days}`;
 }
 
 /** Fetched page rows that may wait for the writer before fetchers pause (a few MB of memory). */
@@ -158,6 +169,7 @@ export class SyncRun {
     try {
       await runPool(this.#windows, Math.max(1, this.#opts.concurrency), (w) => this.#window(w));
       await Promise.all(this.#pendingLoads);
+      await this.#lateWindows();
     } finally {
       clearInterval(ticker);
       clearTimeout(hardStop);
@@ -175,6 +187,35 @@ export class SyncRun {
       );
     }
     return this.#summary();
+  }
+
+  /**
+   * The windows of streams planned from what this run loaded (assistant threads from the turns):
+   * planned once every earlier window is committed, then fetched like the others.
+   */
+  async #lateWindows(): Promise<void> {
+    const late = streamsOf(this.#opts).filter((s) => s.planAfterLoads !== undefined);
+    if (late.length === 0 || this.#stopping()) return;
+    const projects = this.#opts.projects.filter((p) => !this.#unknownProjects.has(p));
+    const opts = {
+      maxItems: this.#opts.maxThreads ?? DEFAULT_MAX_THREADS,
+      refresh: this.#opts.refresh === true,
+    };
+    const windows = await this.#writer.read(async (db) => {
+      const out: PlannedWindow[] = [];
+      for (const projectId of projects)
+        for (const s of late) out.push(...((await s.planAfterLoads?.(db, projectId, opts)) ?? []));
+      return out;
+    });
+    if (windows.length === 0) return;
+    for (const w of windows) {
+      this.#order.set(w, this.#windows.length);
+      this.#windows.push(w);
+    }
+    this.#p.windowsTotal = this.#windows.length;
+    this.#progress.update(this.#p);
+    await runPool(windows, Math.max(1, this.#opts.concurrency), (w) => this.#window(w));
+    await Promise.all(this.#pendingLoads);
   }
 
   #deadline(): number | undefined {
@@ -259,6 +300,7 @@ export class SyncRun {
     const cap = this.#opts.maxPages?.get(w.stream);
     const fetched = await streamByName(w.stream).fetch(this.#client, w, {
       signal: this.#signal,
+      periodPages: this.#opts.periodPages === true,
       // The oldest day in flight gets the next request when the budget is short.
       priority: this.#order.get(w) ?? 0,
       ...(cap !== undefined ? { maxPages: cap } : {}),
@@ -377,6 +419,8 @@ export class SyncRun {
     const code = e instanceof EtlError ? e.code : 'E_INTERNAL';
     this.#failures.push({ projectId: w.projectId, stream: w.stream, day: w.day, code, message: err.message });
     this.#log.error(`${label(w)}: ${err.message}`);
+    // An item's own table records what was fetched: with no record, the next run plans it again.
+    if (w.item !== undefined) return;
     try {
       await this.#writer.recordFailure({
         projectId: w.projectId,

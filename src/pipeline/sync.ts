@@ -29,6 +29,7 @@ import {
 import { todayUtc, type Day } from '../util/day.js';
 import type { RateLimitSpec } from '../util/duration.js';
 import type { Logger } from '../util/log.js';
+import { DEFAULT_MAX_THREADS } from '../streams/assistant-threads.js';
 import { estimateRun } from './estimate.js';
 import { RunBudget, type StopReason } from './limits.js';
 import type { ProgressSink } from './progress.js';
@@ -47,6 +48,12 @@ export interface SyncOptions {
   readonly streams?: readonly DayStream[];
   /** --max-pages STREAM=N: pages per window at most, by stream; a capped window is recorded truncated. */
   readonly maxPages?: ReadonlyMap<string, number>;
+  /** --feedback-lookback: days a feedback window is re-read after it ends (statuses change). */
+  readonly feedbackLookback?: number;
+  /** --max-threads: assistant threads fetched per project and run (assistant_threads). */
+  readonly maxThreads?: number;
+  /** --period-pages: the period grains fetch every page's uniques, not only the site's. */
+  readonly periodPages?: boolean;
   readonly from?: Day | undefined;
   readonly to?: Day | undefined;
   readonly lookback: number;
@@ -115,6 +122,10 @@ export interface SyncSummary {
       projectId: string;
       stream: string;
       day: Day;
+      /** The window's end (exclusive): ranges of several days for the event streams and periods. */
+      dateTo: Day;
+      /** An item window's record id (an assistant thread). */
+      item?: string;
       reason: string;
       partial: boolean;
     }[];
@@ -210,6 +221,7 @@ function planOptions(opts: SyncOptions, nowMs: number): PlanOptions {
     lookback: opts.lookback,
     includeToday: opts.includeToday,
     refresh: opts.refresh === true,
+    ...(opts.feedbackLookback !== undefined ? { lookbackByStream: { feedback: opts.feedbackLookback } } : {}),
   };
 }
 
@@ -244,6 +256,23 @@ function planStream(
   return stream.plan ? stream.plan(projectId, state, opts) : planProject(projectId, state, opts, stream.name);
 }
 
+/**
+ * --dry-run's view of the streams planned after the others load (assistant threads): what the
+ * database holds now asks for (a real run also sees the turns it loads itself).
+ */
+async function latePlans(db: Database, opts: SyncOptions): Promise<ProjectPlan[]> {
+  const out: ProjectPlan[] = [];
+  const late = { maxItems: opts.maxThreads ?? DEFAULT_MAX_THREADS, refresh: opts.refresh === true };
+  for (const projectId of opts.projects)
+    for (const s of streamsOf(opts)) {
+      if (!s.planAfterLoads) continue;
+      const windows = await s.planAfterLoads(db, projectId, late);
+      const day = windows[0]?.day ?? '';
+      out.push({ projectId, from: day, to: day, windows, skipped: [] });
+    }
+  return out;
+}
+
 export function streamsOf(opts: SyncOptions): readonly DayStream[] {
   return opts.streams ?? DEFAULT_STREAMS.map(streamByName);
 }
@@ -266,6 +295,7 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
     const db = await openReadable(opts.dbPath);
     try {
       state = await readState(db, opts, now());
+      state.plans.push(...(await latePlans(db, opts)));
       // A killed run's unrecorded requests count against the budget the real run will meet.
       const lost = await lostRequests(db, new LedgerJournal(opts.dbPath).path, { now: now() });
       state.ledger.push(...lost.map((r) => r.at + r.durationMs));
@@ -312,6 +342,8 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
         projectId: w.projectId,
         stream: w.stream,
         day: w.day,
+        dateTo: w.dateTo,
+        ...(w.item !== undefined ? { item: w.item.id } : {}),
         reason: w.reason,
         partial: w.partial,
       })),

@@ -17,7 +17,8 @@ export interface FailedWindowRecord {
 }
 
 type LoadJob = { kind: 'load'; load: PreparedWindow; done: (e?: unknown) => void };
-type Job = LoadJob | { kind: 'failed'; rec: FailedWindowRecord; done: (e?: unknown) => void };
+type ReadJob = { kind: 'read'; read: (db: Database) => Promise<void>; done: (e?: unknown) => void };
+type Job = LoadJob | ReadJob | { kind: 'failed'; rec: FailedWindowRecord; done: (e?: unknown) => void };
 
 /**
  * A batch stops growing past this many page rows, so one commit never holds a year of data in
@@ -139,6 +140,21 @@ export class WindowWriter {
     return this.#push((done) => ({ kind: 'failed', rec, done }));
   }
 
+  /**
+   * Reads the database once every load queued before it is committed (a stream planned from
+   * what other streams loaded in this run): the writer holds the file, so reads go through it.
+   */
+  read<T>(fn: (db: Database) => Promise<T>): Promise<T> {
+    let out: T | undefined;
+    return this.#push((done) => ({
+      kind: 'read',
+      read: async (db) => {
+        out = await fn(db);
+      },
+      done,
+    })).then(() => out as T);
+  }
+
   /** Writes pending ledger rows and closes the file. */
   async close(): Promise<void> {
     this.#closing = true;
@@ -180,7 +196,7 @@ export class WindowWriter {
     const due =
       this.#flushing ||
       this.#queuedRows >= (this.#opts.minBatchRows ?? DEFAULT_MIN_BATCH_ROWS) ||
-      this.#queue.some((j) => j.kind === 'failed');
+      this.#queue.some((j) => j.kind !== 'load');
     if (!due) {
       this.#flushTimer ??= setTimeout(() => {
         this.#flushTimer = undefined;
@@ -211,8 +227,11 @@ export class WindowWriter {
     }
     try {
       const db = await this.#open();
-      await markWindowFailed(db, job.rec);
-      await this.#writeLedger(db);
+      if (job.kind === 'read') await job.read(db);
+      else {
+        await markWindowFailed(db, job.rec);
+        await this.#writeLedger(db);
+      }
       job.done();
     } catch (e) {
       job.done(e ?? new Error('load failed'));

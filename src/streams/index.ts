@@ -1,24 +1,50 @@
 import { UsageError } from '../errors.js';
 import type { DayStream } from './types.js';
+import { assistant } from './assistant.js';
+import { assistantThreads } from './assistant-threads.js';
 import { callerStats } from './caller-stats.js';
+import { feedback } from './feedback.js';
+import { visitorsMonthly, visitorsWeekly } from './visitors-periods.js';
 import { feedbackByPage } from './feedback-by-page.js';
 import { searches } from './searches.js';
 import { views } from './views.js';
 import { visitors } from './visitors.js';
 
-export type { DayStream, StreamFetched, StreamFetchOptions, StreamWindow } from './types.js';
+export type { DayStream, LatePlanOptions, StreamFetched, StreamFetchOptions, StreamWindow } from './types.js';
 
 /** Every stream this version knows, in the order a run lists them. */
-export const STREAMS: readonly DayStream[] = [visitors, views, searches, callerStats, feedbackByPage];
+export const STREAMS: readonly DayStream[] = [
+  visitors,
+  views,
+  searches,
+  feedback,
+  assistant,
+  callerStats,
+  feedbackByPage,
+  assistantThreads,
+  visitorsWeekly,
+  visitorsMonthly,
+];
 
-/** What a run syncs when --streams / MINTLIFY_ETL_STREAMS does not say. */
-export const DEFAULT_STREAMS: readonly string[] = ['visitors', 'views', 'searches', 'caller_stats'];
+/**
+ * What a run syncs when --streams / MINTLIFY_ETL_STREAMS does not say. feedback_by_page (capped at
+ * 100 pages a day, and derived from `feedback` by a view for free), assistant_threads (a request
+ * per thread) and the period grains are opt-in.
+ */
+export const DEFAULT_STREAMS: readonly string[] = [
+  'visitors',
+  'views',
+  'searches',
+  'feedback',
+  'assistant',
+  'caller_stats',
+];
 
 /**
  * Every analytics endpoint shares the service's one budget, whether this run syncs it or not:
  * the ledger's requests of all of them count.
  */
-export const ANALYTICS_ENDPOINTS: readonly string[] = STREAMS.map((s) => s.endpoint);
+export const ANALYTICS_ENDPOINTS: readonly string[] = [...new Set(STREAMS.map((s) => s.endpoint))];
 
 export function streamByName(name: string): DayStream {
   const s = STREAMS.find((x) => x.name === name);

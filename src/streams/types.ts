@@ -1,5 +1,6 @@
 import type { MintlifyClient } from '../api/client.js';
-import type { PlanOptions, ProjectPlan, ProjectState } from '../extract/plan.js';
+import type { PlanOptions, PlannedWindow, ProjectPlan, ProjectState, WindowItem } from '../extract/plan.js';
+import type { Database } from '../load/database.js';
 import type { QualityWarning } from '../extract/quality.js';
 import type { PreparedWindow } from '../load/window-batch.js';
 import type { Day } from '../util/day.js';
@@ -12,6 +13,8 @@ export interface StreamWindow {
   readonly dateTo: Day;
   /** The window is not over yet (--include-today): its counts are still growing. */
   readonly partial: boolean;
+  /** A window of one keyed record (an assistant thread) rather than of days. */
+  readonly item?: WindowItem | undefined;
 }
 
 export interface StreamFetchOptions {
@@ -22,6 +25,16 @@ export interface StreamFetchOptions {
   readonly onPage?: () => void;
   /** --max-pages for this stream: stop after this many pages and record the window truncated. */
   readonly maxPages?: number;
+  /** --period-pages: the period streams fetch every page's uniques, not only the site's. */
+  readonly periodPages?: boolean;
+}
+
+/** What a stream planned from loaded rows needs beyond the database (see `planAfterLoads`). */
+export interface LatePlanOptions {
+  /** --max-threads: most windows of the stream per project and run. */
+  readonly maxItems: number;
+  /** Fetch every item again, changed or not (--refresh). */
+  readonly refresh: boolean;
 }
 
 /** A fetched, consistent window, ready to become load data. */
@@ -62,5 +75,15 @@ export interface DayStream {
    * stays the same for every kind of window.
    */
   readonly plan?: (projectId: string, state: ProjectState, opts: PlanOptions) => ProjectPlan;
+  /**
+   * A stream whose windows follow from what other streams loaded (assistant threads from the
+   * turns): planned from the database once every window planned before it is loaded, in the
+   * same run. Its windows are items, recorded in its own tables rather than in sync_windows.
+   */
+  readonly planAfterLoads?: (
+    db: Database,
+    projectId: string,
+    opts: LatePlanOptions,
+  ) => Promise<readonly PlannedWindow[]>;
   fetch(client: MintlifyClient, w: StreamWindow, o: StreamFetchOptions): Promise<StreamFetched>;
 }

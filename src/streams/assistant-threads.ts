@@ -1,0 +1,204 @@
+import { listValue } from '@duckdb/node-api';
+import { AssistantThreadSchema, type AssistantThread } from '../api/schemas.js';
+import { HttpStatusError } from '../errors.js';
+import type { PlannedWindow } from '../extract/plan.js';
+import type { QualityWarning } from '../extract/quality.js';
+import { jsonChunks, type JsonChunk, type JsonTable } from '../load/json-tables.js';
+import { queryRows, toTimestampValue } from '../load/sql.js';
+import type { PreparedWindow, TableLoader } from '../load/window-batch.js';
+import { addDays } from '../util/day.js';
+import { isoUtc } from './event-range.js';
+import type { DayStream } from './types.js';
+
+/**
+ * Threads fetched per project and run unless --max-threads says otherwise: each costs a request
+ * of the hour's 100 that every analytics endpoint shares, so a nightly run spends at most a tenth
+ * of the hour on transcripts and the backlog drains over nights (raise it for a backfill).
+ */
+export const DEFAULT_MAX_THREADS = 10;
+
+const MESSAGES: JsonTable = {
+  table: 'assistant_messages',
+  columns: [
+    ['thread_id', 'VARCHAR'],
+    ['message_id', 'VARCHAR'],
+    ['seq', 'INTEGER'],
+    ['role', 'VARCHAR'],
+    ['content', 'VARCHAR'],
+    ['created_at', 'TIMESTAMPTZ'],
+  ],
+};
+
+interface ThreadData {
+  readonly status: 'loaded' | 'gone';
+  readonly createdAt: string | null;
+  readonly messages: number;
+  readonly chunks: readonly JsonChunk[];
+}
+
+const KEYS = `(SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::VARCHAR[]) AS thread_id) AS k`;
+
+/** Each thread replaced as a set: its messages, and its record of what was fetched when. */
+const LOADER: TableLoader = {
+  async replace(conn, batch, { onStep }) {
+    const keys = [
+      listValue(batch.map((b) => b.w.projectId)),
+      listValue(batch.map((b) => b.w.item?.id ?? '')),
+    ];
+    for (const t of ['assistant_messages', 'assistant_threads'])
+      await conn.run(
+        `DELETE FROM ${t} USING ${KEYS} WHERE ${t}.project_id = k.project_id AND ${t}.thread_id = k.thread_id`,
+        keys,
+      );
+    await onStep('delete');
+    const shape = `[{${MESSAGES.columns.map(([n, type]) => `"${n}":"${type}"`).join(',')}}]`;
+    const withRows = batch.flatMap((b) => (b.data as ThreadData).chunks.map((c) => ({ b, c })));
+    if (withRows.length > 0) {
+      await conn.run(
+        `INSERT INTO assistant_messages (project_id, thread_id, message_id, seq, role, content, created_at)
+SELECT project_id, r.thread_id, r.message_id, r.seq, r.role, r.content, r.created_at FROM (
+  SELECT project_id, unnest(from_json(body, '${shape}')) AS r
+  FROM (SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::VARCHAR[]) AS body))`,
+        [listValue(withRows.map((x) => x.b.w.projectId)), listValue(withRows.map((x) => x.c.body))],
+      );
+    }
+    const data = batch.map((b) => b.data as ThreadData);
+    await conn.run(
+      `INSERT INTO assistant_threads (project_id, thread_id, status, created_at, turns, messages, fetched_at, run_id)
+SELECT * FROM (SELECT unnest($1::VARCHAR[]), unnest($2::VARCHAR[]), unnest($3::VARCHAR[]),
+  unnest($4::VARCHAR[])::TIMESTAMPTZ, unnest($5::INTEGER[]), unnest($6::INTEGER[]),
+  unnest($7::TIMESTAMPTZ[]), unnest($8::VARCHAR[]))`,
+      [
+        ...keys,
+        listValue(data.map((d) => d.status)),
+        listValue(data.map((d) => d.createdAt)),
+        listValue(batch.map((b) => b.w.item?.version ?? 0)),
+        listValue(data.map((d) => d.messages)),
+        listValue(batch.map((b) => toTimestampValue(b.w.fetchedAt))),
+        listValue(batch.map((b) => b.w.runId)),
+      ],
+    );
+    await onStep('pages');
+  },
+};
+
+/**
+ * Threads not fetched yet, or whose turn count in assistant_turns grew since they were, newest
+ * last turn first, at most `max`: a thread that did not change is never paid for twice.
+ */
+async function planThreads(
+  db: Parameters<NonNullable<DayStream['planAfterLoads']>>[0],
+  projectId: string,
+  opts: { maxItems: number; refresh: boolean },
+): Promise<PlannedWindow[]> {
+  if (opts.maxItems <= 0) return [];
+  const rows = await queryRows(
+    db.connection,
+    `SELECT t.thread_id, t.turns, strftime(t.last_ts, '%Y-%m-%d') AS day
+     FROM (SELECT thread_id, count(*)::INTEGER AS turns, max(ts) AS last_ts
+           FROM assistant_turns WHERE project_id = $1 GROUP BY thread_id) AS t
+     LEFT JOIN assistant_threads AS a ON a.project_id = $1 AND a.thread_id = t.thread_id
+     WHERE a.thread_id IS NULL OR t.turns > a.turns OR $3
+     ORDER BY t.last_ts DESC, t.thread_id
+     LIMIT $2`,
+    [projectId, opts.maxItems, opts.refresh],
+  );
+  return rows.map((r) => {
+    const day = String(r['day']);
+    return {
+      projectId,
+      stream: 'assistant_threads',
+      day,
+      dateTo: addDays(day, 1),
+      reason: 'new',
+      partial: false,
+      item: { id: String(r['thread_id']), version: Number(r['turns']) },
+    };
+  });
+}
+
+function checks(t: AssistantThread, turns: number): QualityWarning[] {
+  const asked = t.messages.filter((m) => m.role === 'user').length;
+  return asked === turns
+    ? []
+    : [
+        {
+          kind: 'thread_turns_mismatch',
+          detail: `thread ${t.threadId}: ${asked} user message(s), ${turns} turn(s)`,
+        },
+      ];
+}
+
+/**
+ * Assistant transcripts (`/assistant/threads/{id}`), opt-in: one request per thread, planned from
+ * the turns the `assistant` stream loaded (in the same run, after them). A thread the service no
+ * longer has (404) is recorded gone, its messages removed, and not asked for again until it
+ * gains turns.
+ */
+export const assistantThreads: DayStream = {
+  name: 'assistant_threads',
+  endpoint: 'assistant.threads',
+  tables: ['assistant_messages', 'assistant_threads'],
+  pageSize: 1,
+  plan: (projectId, _state, opts) => ({
+    projectId,
+    from: opts.today,
+    to: opts.today,
+    windows: [],
+    skipped: [],
+  }),
+  planAfterLoads: planThreads,
+  async fetch(client, w, o) {
+    const item = w.item;
+    if (item === undefined) throw new Error('assistant_threads windows are threads');
+    let thread: AssistantThread | undefined;
+    try {
+      thread = await client.getAnalytics(
+        {
+          endpoint: 'assistant.threads',
+          projectId: w.projectId,
+          path: `assistant/threads/${encodeURIComponent(item.id)}`,
+          query: {},
+          schema: AssistantThreadSchema,
+        },
+        {
+          ...(o.signal ? { signal: o.signal } : {}),
+          ...(o.priority !== undefined ? { priority: o.priority } : {}),
+        },
+      );
+    } catch (e) {
+      if (!(e instanceof HttpStatusError) || (e.status !== 404 && e.status !== 400)) throw e;
+    }
+    o.onPage?.();
+    const messages = (thread?.messages ?? []).map((m, seq) => ({
+      thread_id: item.id,
+      message_id: m.id,
+      seq,
+      role: m.role,
+      content: m.content,
+      created_at: isoUtc(m.createdAt),
+    }));
+    const data: ThreadData = {
+      status: thread ? 'loaded' : 'gone',
+      createdAt: thread ? isoUtc(thread.createdAt) : null,
+      messages: messages.length,
+      chunks: jsonChunks(messages, MESSAGES),
+    };
+    return {
+      pagesFetched: 1,
+      attempts: 1,
+      rows: messages.length,
+      warnings: thread ? checks(thread, item.version) : [],
+      notes: thread
+        ? []
+        : [`thread ${item.id} is gone from the service (recorded; asked again only if it gains turns)`],
+      truncated: false,
+      prepare: ({ runId, fetchedAt }): PreparedWindow => ({
+        w: { ...w, pagesFetched: 1, attempts: 1, runId, fetchedAt, apiTotalsTotal: null, truncated: false },
+        rows: messages.length,
+        tables: LOADER,
+        data,
+      }),
+    };
+  },
+};

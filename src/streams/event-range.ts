@@ -1,0 +1,111 @@
+import type { z } from 'zod';
+import type { MintlifyClient } from '../api/client.js';
+import { fetchCursorRange } from '../extract/cursor-range.js';
+import type { QualityWarning } from '../extract/quality.js';
+import type { eventTable } from '../load/event-tables.js';
+import { eventChunks, type EventTable, type EventTableData } from '../load/event-tables.js';
+import type { StreamFetched, StreamFetchOptions, StreamWindow } from './types.js';
+
+/** A cursor-paged range endpoint of keyed events (feedback, assistant) and the table it fills. */
+export interface EventRangeSpec<T, R extends object> {
+  readonly stream: string;
+  /** Path below /v1/analytics/{projectId}/ and the ledger's endpoint name. */
+  readonly endpoint: string;
+  readonly limit: number;
+  readonly schema: z.ZodType<{ nextCursor: string | null; hasMore: boolean }>;
+  readonly rowsOf: (page: unknown) => readonly T[];
+  readonly keyOf: (row: T) => string;
+  /** The row's event time (ISO 8601) or null when the API gives none. */
+  readonly timeOf: (row: T) => string | null;
+  /** The row as the table's columns (JSON field names = column names). */
+  readonly toRow: (row: T) => R;
+  readonly table: EventTable;
+}
+
+/** Rows whose event time lies outside the window: loaded as the API sent them, and said. */
+function outsideWindow<T>(
+  spec: EventRangeSpec<T, object>,
+  w: StreamWindow,
+  rows: readonly T[],
+): QualityWarning[] {
+  const from = Date.parse(`${w.day}T00:00:00Z`);
+  const to = Date.parse(`${w.dateTo}T00:00:00Z`);
+  const outside = rows.filter((r) => {
+    const t = spec.timeOf(r);
+    if (t === null) return false;
+    const ms = Date.parse(t);
+    return ms < from || ms >= to;
+  });
+  if (outside.length === 0) return [];
+  return [
+    {
+      kind: 'event_outside_window',
+      detail: `${outside.length} ${spec.stream} row(s) with a time outside [${w.day}, ${w.dateTo})`,
+    },
+  ];
+}
+
+/**
+ * Fetches one range window of an event endpoint as one cursor sequence and hands its rows to the
+ * event table's loader (the window's range replaced, rows upserted by key).
+ */
+export async function fetchEventRange<T, R extends object>(
+  spec: EventRangeSpec<T, R>,
+  loader: ReturnType<typeof eventTable>,
+  client: MintlifyClient,
+  w: StreamWindow,
+  o: StreamFetchOptions,
+): Promise<StreamFetched> {
+  const label = `${w.projectId} ${spec.stream} [${w.day}, ${w.dateTo})`;
+  const f = await fetchCursorRange<T>({
+    label,
+    keyOf: spec.keyOf,
+    maxPages: o.maxPages,
+    onPage: o.onPage,
+    page: async (cursor) => {
+      const query: Record<string, string> = { dateFrom: w.day, dateTo: w.dateTo, limit: String(spec.limit) };
+      if (cursor !== undefined) query['cursor'] = cursor;
+      const page = await client.getAnalytics(
+        { endpoint: spec.endpoint, projectId: w.projectId, path: spec.endpoint, query, schema: spec.schema },
+        {
+          ...(o.signal ? { signal: o.signal } : {}),
+          ...(o.priority !== undefined ? { priority: o.priority } : {}),
+        },
+      );
+      return { rows: spec.rowsOf(page), nextCursor: page.nextCursor, hasMore: page.hasMore };
+    },
+  });
+  return {
+    pagesFetched: f.pages,
+    attempts: f.attempts,
+    rows: f.rows.length,
+    warnings: outsideWindow(spec as EventRangeSpec<T, object>, w, f.rows),
+    notes: f.endedWithoutCursor ? ['a page said hasMore but gave no cursor; the window ends there'] : [],
+    truncated: f.truncated,
+    prepare: ({ runId, fetchedAt }) => {
+      const rows = f.rows.map(spec.toRow);
+      const data: EventTableData = { chunks: eventChunks(rows) };
+      return {
+        w: {
+          ...w,
+          pagesFetched: f.pages,
+          attempts: f.attempts,
+          runId,
+          fetchedAt,
+          apiTotalsTotal: null,
+          truncated: f.truncated,
+        },
+        rows: rows.length,
+        tables: loader,
+        data,
+      };
+    },
+  };
+}
+
+/** ISO 8601 in UTC with milliseconds, or null: what the loader's TIMESTAMPTZ columns read. */
+export function isoUtc(t: string | null): string | null {
+  if (t === null) return null;
+  const ms = Date.parse(t);
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
+}

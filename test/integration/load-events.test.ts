@@ -1,0 +1,281 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { MintlifyClient } from '../../src/api/client.js';
+import type { AssistantTurn, FeedbackItem } from '../../src/api/schemas.js';
+import { openDatabase, type Database } from '../../src/load/database.js';
+import { queryRows } from '../../src/load/sql.js';
+import { loadPreparedBatch, type PreparedWindow } from '../../src/load/window-batch.js';
+import { assistant } from '../../src/streams/assistant.js';
+import { feedback } from '../../src/streams/feedback.js';
+import type { DayStream, StreamWindow } from '../../src/streams/types.js';
+import { tempDir } from '../helpers/duckdb-temp.js';
+
+let cleanup: () => void;
+let db: Database;
+
+beforeAll(async () => {
+  const t = tempDir();
+  cleanup = t.cleanup;
+  db = await openDatabase(join(t.dir, 'events.duckdb'));
+});
+afterAll(() => {
+  db.close();
+  cleanup();
+});
+beforeEach(async () => {
+  await db.connection.run('DELETE FROM feedback; DELETE FROM assistant_turns; DELETE FROM sync_windows;');
+});
+
+/** A client that serves the given rows as cursor pages of `size`, whatever the range asked. */
+function fakeClient(field: 'feedback' | 'conversations', rows: readonly object[], size = 2): MintlifyClient {
+  return {
+    getAnalytics: (r: { query: Record<string, string> }) => {
+      const at = Number(r.query['cursor'] ?? '0');
+      const page = rows.slice(at, at + size);
+      const more = at + size < rows.length;
+      return Promise.resolve({ [field]: page, nextCursor: more ? String(at + size) : null, hasMore: more });
+    },
+  } as unknown as MintlifyClient;
+}
+
+async function load(stream: DayStream, w: StreamWindow, client: MintlifyClient, at: string): Promise<void> {
+  const fetched = await stream.fetch(client, w, {});
+  const prepared: PreparedWindow = fetched.prepare({ runId: 'run', fetchedAt: new Date(at) });
+  await loadPreparedBatch(db, [prepared]);
+}
+
+const nov: StreamWindow = {
+  projectId: 'p',
+  stream: 'feedback',
+  day: '2026-11-01',
+  dateTo: '2026-12-01',
+  partial: false,
+};
+
+function fb(id: string, createdAt: string | null, over: Partial<FeedbackItem> = {}): FeedbackItem {
+  return {
+    id,
+    path: '/a',
+    comment: 'c',
+    createdAt,
+    status: 'pending',
+    source: 'contextual',
+    helpful: true,
+    contact: null,
+    ...over,
+  } as FeedbackItem;
+}
+
+describe('loading a feedback range', () => {
+  it('leaves exactly the range rows the API sent: new in, changed updated, gone deleted', async () => {
+    await load(
+      feedback,
+      nov,
+      fakeClient('feedback', [
+        fb('a', '2026-11-03T10:00:00.000Z'),
+        fb('b', '2026-11-04T10:00:00.000Z'),
+        fb('old', '2026-10-30T10:00:00.000Z'),
+      ]),
+      '2026-11-20T00:00:00Z',
+    );
+    await load(
+      feedback,
+      nov,
+      fakeClient('feedback', [
+        fb('a', '2026-11-03T10:00:00.000Z', { status: 'resolved' }),
+        fb('c', '2026-11-05T00:00:00.000Z'),
+      ]),
+      '2026-11-21T00:00:00Z',
+    );
+    const rows = await queryRows(
+      db.connection,
+      'SELECT id, status, first_seen_at, last_seen_at FROM feedback ORDER BY id',
+    );
+    // `old` lies outside November: no November window may delete it.
+    expect(rows.map((r) => [r['id'], r['status']])).toEqual([
+      ['a', 'resolved'],
+      ['c', 'pending'],
+      ['old', 'pending'],
+    ]);
+    const a = rows[0] as Record<string, unknown>;
+    expect(a['first_seen_at']).toBe('2026-11-20T00:00:00.000Z');
+    expect(a['last_seen_at']).toBe('2026-11-21T00:00:00.000Z');
+  });
+
+  it('keeps rows with no time (upserted by key, never deleted by a range) and stores one row for each', async () => {
+    const oct = { ...nov, day: '2026-10-01', dateTo: '2026-11-01' };
+    await load(feedback, oct, fakeClient('feedback', [fb('u', null)]), '2026-11-20T00:00:00Z');
+    await load(
+      feedback,
+      nov,
+      fakeClient('feedback', [fb('u', null, { status: 'dismissed' })]),
+      '2026-11-21T00:00:00Z',
+    );
+    await load(feedback, oct, fakeClient('feedback', []), '2026-11-22T00:00:00Z');
+    const rows = await queryRows(db.connection, 'SELECT id, status FROM feedback');
+    expect(rows).toEqual([{ id: 'u', status: 'dismissed' }]);
+  });
+
+  it('stores each source shape in one table, the other shapes NULL', async () => {
+    await load(
+      feedback,
+      nov,
+      fakeClient('feedback', [
+        fb('ctx', '2026-11-03T10:00:00.000Z', { contact: 'reader@example.com', helpful: false }),
+        {
+          id: 'code',
+          path: '/b',
+          comment: null,
+          createdAt: '2026-11-03T11:00:00.000Z',
+          status: 'in_progress',
+          source: 'code_snippet',
+          code: 'npm i',
+          filename: null,
+          lang: 'bash',
+        },
+        {
+          id: 'th',
+          path: '/c',
+          comment: null,
+          createdAt: '2026-11-03T12:00:00.000Z',
+          status: 'pending',
+          source: 'thumbs_only',
+        },
+      ]),
+      '2026-11-20T00:00:00Z',
+    );
+    const rows = await queryRows(
+      db.connection,
+      'SELECT id, source, helpful, contact, code, filename, lang FROM feedback ORDER BY id',
+    );
+    expect(rows).toEqual([
+      {
+        id: 'code',
+        source: 'code_snippet',
+        helpful: null,
+        contact: null,
+        code: 'npm i',
+        filename: null,
+        lang: 'bash',
+      },
+      {
+        id: 'ctx',
+        source: 'contextual',
+        helpful: false,
+        contact: 'reader@example.com',
+        code: null,
+        filename: null,
+        lang: null,
+      },
+      {
+        id: 'th',
+        source: 'thumbs_only',
+        helpful: null,
+        contact: null,
+        code: null,
+        filename: null,
+        lang: null,
+      },
+    ]);
+  });
+
+  it('records the range in sync_windows with its start and end', async () => {
+    await load(
+      feedback,
+      nov,
+      fakeClient('feedback', [fb('a', '2026-11-03T10:00:00.000Z')]),
+      '2026-11-20T00:00:00Z',
+    );
+    const rows = await queryRows(
+      db.connection,
+      "SELECT stream, window_start, window_end, rows, pages FROM sync_windows WHERE stream = 'feedback'",
+    );
+    expect(rows).toEqual([
+      { stream: 'feedback', window_start: '2026-11-01', window_end: '2026-12-01', rows: 1, pages: 1 },
+    ]);
+  });
+});
+
+function turn(thread: string, ts: string, over: Partial<AssistantTurn> = {}): AssistantTurn {
+  return {
+    id: thread,
+    timestamp: ts,
+    query: 'how?',
+    response: 'so.',
+    sources: [{ title: 'Guide', url: 'https://docs.example.com/guide' }],
+    resolutionStatus: 'answered',
+    queryCategory: null,
+    pageUrl: null,
+    ...over,
+  };
+}
+
+describe('loading an assistant range', () => {
+  const week: StreamWindow = {
+    projectId: 'p',
+    stream: 'assistant',
+    day: '2026-11-16',
+    dateTo: '2026-11-23',
+    partial: false,
+  };
+
+  it('keys turns by thread and time (the id repeats), defaults the response type, and keeps sources as a list of structs', async () => {
+    await load(
+      assistant,
+      week,
+      fakeClient('conversations', [
+        turn('T1', '2026-11-17T10:00:00.000Z'),
+        turn('T1', '2026-11-17T10:05:00.000Z', { responseType: 'clarifying_question', sources: [] }),
+        turn('T2', '2026-11-18T00:00:00.000Z', { resolutionStatus: 'unanswered' }),
+      ]),
+      '2026-11-23T00:00:00Z',
+    );
+    const rows = await queryRows(
+      db.connection,
+      'SELECT thread_id, ts, response_type, resolution_status, len(sources) AS n, sources[1].url AS url FROM assistant_turns ORDER BY thread_id, ts',
+    );
+    expect(rows).toEqual([
+      {
+        thread_id: 'T1',
+        ts: '2026-11-17T10:00:00.000Z',
+        response_type: 'answer',
+        resolution_status: 'answered',
+        n: 1,
+        url: 'https://docs.example.com/guide',
+      },
+      {
+        thread_id: 'T1',
+        ts: '2026-11-17T10:05:00.000Z',
+        response_type: 'clarifying_question',
+        resolution_status: 'answered',
+        n: 0,
+        url: null,
+      },
+      {
+        thread_id: 'T2',
+        ts: '2026-11-18T00:00:00.000Z',
+        response_type: 'answer',
+        resolution_status: 'unanswered',
+        n: 1,
+        url: 'https://docs.example.com/guide',
+      },
+    ]);
+  });
+
+  it('fetches the range again when a turn appears twice in one sequence (the data moved), and loads it once', async () => {
+    let calls = 0;
+    const rows = [turn('T1', '2026-11-17T10:00:00.000Z'), turn('T2', '2026-11-17T11:00:00.000Z')];
+    const client = {
+      getAnalytics: (r: { query: Record<string, string> }) => {
+        calls++;
+        const first = r.query['cursor'] === undefined;
+        // The first sequence shows T1 on both pages; the next ones are consistent.
+        const page = first ? [rows[0]] : calls === 2 ? [rows[0]] : [rows[1]];
+        return Promise.resolve({ conversations: page, nextCursor: first ? 'next' : null, hasMore: first });
+      },
+    } as unknown as MintlifyClient;
+    const fetched = await assistant.fetch(client, week, {});
+    expect(fetched.attempts).toBe(2);
+    expect(fetched.rows).toBe(2);
+  });
+});

@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest';
+import { ISO_WEEKS, MONTHS, planRanges, type RangePlanSpec } from '../../src/extract/range-plan.js';
+import type { ProjectState } from '../../src/extract/plan.js';
+
+// A Saturday: the week of 2026-11-16 (Monday) is still running.
+const today = '2026-11-21';
+const empty: ProjectState = { loadedDays: [], partialDays: [], deferredDays: [] };
+const base = { today, lookback: 3, includeToday: false };
+const events: RangePlanSpec = { stream: 'assistant', grid: ISO_WEEKS, kind: 'events' };
+const months: RangePlanSpec = { stream: 'feedback', grid: MONTHS, kind: 'events', lookback: 30 };
+const weeks: RangePlanSpec = { stream: 'visitors_weekly', grid: ISO_WEEKS, kind: 'periods' };
+
+const at = (iso: string): number => Date.parse(iso);
+
+/** A state where each [start, end) was loaded by a fetch at the given instant. */
+function loaded(windows: readonly [string, string, string][]): ProjectState {
+  return {
+    ...empty,
+    loadedDays: windows.map(([s]) => s),
+    windowEnds: new Map(windows.map(([s, e]) => [s, e])),
+    fetchedAt: new Map(windows.map(([s, , f]) => [s, at(f)])),
+  };
+}
+
+describe('the calendar grids of range windows', () => {
+  it('puts every day in one ISO week starting on a Monday, and one calendar month', () => {
+    expect(ISO_WEEKS.start('2026-11-16')).toBe('2026-11-16');
+    expect(ISO_WEEKS.start('2026-11-22')).toBe('2026-11-16');
+    expect(ISO_WEEKS.start('2027-01-01')).toBe('2026-12-28');
+    expect(ISO_WEEKS.next('2026-12-28')).toBe('2027-01-04');
+    expect(MONTHS.start('2028-02-29')).toBe('2028-02-01');
+    expect(MONTHS.next('2028-02-01')).toBe('2028-03-01');
+    expect(MONTHS.next('2026-12-01')).toBe('2027-01-01');
+  });
+});
+
+describe('planning event ranges', () => {
+  it('covers the last 30 days on an empty database with whole weeks, the running week up to today', () => {
+    const p = planRanges('p', empty, base, events);
+    expect(p.windows.map((w) => [w.day, w.dateTo])).toEqual([
+      ['2026-10-19', '2026-10-26'],
+      ['2026-10-26', '2026-11-02'],
+      ['2026-11-02', '2026-11-09'],
+      ['2026-11-09', '2026-11-16'],
+      ['2026-11-16', '2026-11-21'],
+    ]);
+    expect(p.windows.every((w) => w.reason === 'initial' && !w.partial)).toBe(true);
+  });
+
+  it('aligns --from to its cell and clips the last window at --to, so windows never overlap', () => {
+    const p = planRanges('p', empty, { ...base, from: '2026-10-01', to: '2026-11-05' }, months);
+    expect(p.windows.map((w) => [w.day, w.dateTo])).toEqual([
+      ['2026-10-01', '2026-11-01'],
+      ['2026-11-01', '2026-11-05'],
+    ]);
+  });
+
+  it('extends a week loaded only up to some day, and takes today only with --include-today (partial)', () => {
+    const state = loaded([['2026-11-16', '2026-11-20', '2026-11-20T02:00:00Z']]);
+    const p = planRanges('p', state, base, events);
+    expect(p.windows.map((w) => [w.day, w.dateTo, w.reason])).toEqual([
+      ['2026-11-16', '2026-11-21', 'partial'],
+    ]);
+    const withToday = planRanges('p', state, { ...base, includeToday: true }, events);
+    expect(withToday.windows[0]).toMatchObject({ dateTo: '2026-11-22', partial: true });
+  });
+
+  it('fetches a whole loaded week again until a fetch is made lookback days after it ended', () => {
+    const fresh = loaded([['2026-11-09', '2026-11-16', '2026-11-17T02:00:00Z']]);
+    expect(planRanges('p', fresh, base, events).windows.map((w) => [w.day, w.reason])).toEqual([
+      ['2026-11-09', 'lookback'],
+      ['2026-11-16', 'new'],
+    ]);
+    const settled = loaded([['2026-11-09', '2026-11-16', '2026-11-19T00:00:00Z']]);
+    const p = planRanges('p', settled, base, events);
+    expect(p.windows.map((w) => w.day)).toEqual(['2026-11-16']);
+    expect(p.skipped.map((s) => s.day)).toEqual(['2026-11-09']);
+    expect(planRanges('p', settled, { ...base, refresh: true }, events).windows.map((w) => w.day)).toEqual([
+      '2026-11-09',
+      '2026-11-16',
+    ]);
+  });
+
+  it('re-reads feedback months for 30 days after they end (statuses change without a timestamp)', () => {
+    const state = loaded([
+      ['2026-09-01', '2026-10-01', '2026-10-31T00:00:00Z'],
+      ['2026-10-01', '2026-11-01', '2026-11-20T00:00:00Z'],
+      ['2026-11-01', '2026-11-20', '2026-11-20T00:00:00Z'],
+    ]);
+    const p = planRanges('p', state, base, months);
+    expect(p.windows.map((w) => [w.day, w.dateTo, w.reason])).toEqual([
+      ['2026-10-01', '2026-11-01', 'lookback'],
+      ['2026-11-01', '2026-11-21', 'partial'],
+    ]);
+  });
+
+  it('plans the gaps between loaded cells, and the deferred and failed ones', () => {
+    const state: ProjectState = {
+      ...loaded([
+        ['2026-10-05', '2026-10-12', '2026-11-01T00:00:00Z'],
+        ['2026-11-09', '2026-11-16', '2026-11-20T00:00:00Z'],
+      ]),
+      deferredDays: ['2026-10-19'],
+    };
+    const p = planRanges('p', state, base, events);
+    expect(p.windows.map((w) => [w.day, w.reason])).toEqual([
+      ['2026-10-12', 'gap'],
+      ['2026-10-19', 'gap'],
+      ['2026-10-26', 'gap'],
+      ['2026-11-02', 'gap'],
+      ['2026-11-16', 'new'],
+    ]);
+  });
+});
+
+describe('planning period windows (true uniques of a week or month)', () => {
+  it('fetches a period only once it is complete and settled, whole', () => {
+    // The week of 11-09 ended on 11-16; with a 3-day lookback it is final from 11-19.
+    const p = planRanges('p', empty, { ...base, from: '2026-10-26' }, weeks);
+    expect(p.windows.map((w) => [w.day, w.dateTo])).toEqual([
+      ['2026-10-26', '2026-11-02'],
+      ['2026-11-02', '2026-11-09'],
+      ['2026-11-09', '2026-11-16'],
+    ]);
+    expect(p.windows.every((w) => !w.partial)).toBe(true);
+  });
+
+  it('takes the running period with --include-today, flagged partial, up to tomorrow', () => {
+    const p = planRanges('p', empty, { ...base, from: '2026-11-09', includeToday: true }, weeks);
+    expect(p.windows.map((w) => [w.day, w.dateTo, w.partial])).toEqual([
+      ['2026-11-09', '2026-11-16', false],
+      ['2026-11-16', '2026-11-22', true],
+    ]);
+  });
+
+  it('spends nothing on a settled period when run again', () => {
+    const state = loaded([['2026-11-02', '2026-11-09', '2026-11-13T00:00:00Z']]);
+    const p = planRanges('p', state, base, weeks);
+    expect(p.windows.map((w) => w.day)).toEqual(['2026-11-09']);
+    const next = loaded([
+      ['2026-11-02', '2026-11-09', '2026-11-13T00:00:00Z'],
+      ['2026-11-09', '2026-11-16', '2026-11-21T00:00:00Z'],
+    ]);
+    expect(planRanges('p', next, base, weeks).windows).toEqual([]);
+  });
+
+  it('re-fetches a partial period the next run, whole once complete', () => {
+    const state: ProjectState = {
+      ...loaded([['2026-11-16', '2026-11-22', '2026-11-21T10:00:00Z']]),
+      partialDays: ['2026-11-16'],
+    };
+    const later = { ...base, today: '2026-11-26' };
+    expect(planRanges('p', state, later, weeks).windows.map((w) => [w.day, w.dateTo])).toEqual([
+      ['2026-11-16', '2026-11-23'],
+    ]);
+  });
+});
