@@ -9,6 +9,8 @@
 -- web / api / other: assistant queries by caller type from assistant_callers_daily (stream
 -- caller_stats, its own counts, not derived from the turns) when that day is loaded there; NULL,
 -- never 0, when it is not.
+-- partial: the newest loaded assistant window covering the day was fetched before the day ended
+-- (--include-today): its counts are not final. false for a day no loaded window covers.
 CREATE OR REPLACE VIEW v_assistant_daily AS
 WITH turn_days AS (
   SELECT
@@ -22,13 +24,19 @@ WITH turn_days AS (
   FROM assistant_turns
   GROUP BY project_id, (ts AT TIME ZONE 'UTC')::DATE
 ),
-loaded_days AS (
-  SELECT DISTINCT
+window_days AS (
+  SELECT
     project_id,
+    fetched_at,
     unnest(generate_series(window_start::TIMESTAMP, window_end::TIMESTAMP - INTERVAL 1 DAY, INTERVAL 1 DAY))::DATE
       AS day
   FROM sync_windows
   WHERE stream = 'assistant' AND status = 'loaded' AND window_end > window_start
+),
+loaded_days AS (
+  SELECT project_id, day, max(fetched_at) < (day + 1)::TIMESTAMPTZ AS partial
+  FROM window_days
+  GROUP BY project_id, day
 ),
 days AS (
   SELECT project_id, day FROM turn_days
@@ -47,7 +55,9 @@ SELECT
   t.clarifying_questions::DOUBLE / nullif(t.turns, 0) AS clarifying_share,
   c.web,
   c.api,
-  c.other
+  c.other,
+  coalesce(l.partial, false) AS partial
 FROM days AS d
 LEFT JOIN turn_days AS t ON t.project_id = d.project_id AND t.day = d.day
+LEFT JOIN loaded_days AS l ON l.project_id = d.project_id AND l.day = d.day
 LEFT JOIN assistant_callers_daily AS c ON c.project_id = d.project_id AND c.day = d.day;

@@ -40,12 +40,14 @@ async function rangeWindow(
   start: string,
   end: string,
   status: 'loaded' | 'failed' = 'loaded',
+  fetchedAt?: string,
 ): Promise<void> {
+  const fetched = fetchedAt !== undefined ? `TIMESTAMPTZ '${fetchedAt}'` : `DATE '${end}' + INTERVAL 1 HOUR`;
   await run(
     `INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows, truncated,
        api_totals_total, attempts, fetched_at, run_id, error)
      VALUES ('${project}', '${stream}', DATE '${start}', DATE '${end}', '${status}', 1, 1, false, NULL, 1,
-       DATE '${end}' + INTERVAL 1 HOUR, 'event-views', NULL)`,
+       (${fetched})::TIMESTAMPTZ, 'event-views', NULL)`,
   );
 }
 
@@ -191,6 +193,9 @@ beforeAll(async () => {
   // --- ad: the assistant window [11-01, 11-04) is loaded; thread B spans midnight 11-01/11-02;
   // 11-03 had no conversation. Caller stats are loaded for 11-01 and 11-03 (all 0), not 11-02.
   await rangeWindow('ad', 'assistant', '2024-11-01', '2024-11-04');
+  // [11-04, 11-06) fetched at noon on 11-05 (--include-today): 11-05 is partial.
+  await rangeWindow('ad', 'assistant', '2024-11-04', '2024-11-06', 'loaded', '2024-11-05 12:00:00+00');
+  await turn('ad', { thread: 'C', ts: '2024-11-05 08:00:00+00', resolution: 'unanswered' });
   await turn('ad', { thread: 'A', ts: '2024-11-01 09:00:00+00' });
   await turn('ad', {
     thread: 'A',
@@ -389,7 +394,7 @@ describe('v_feedback_by_page', () => {
 });
 
 describe('v_assistant_daily', () => {
-  it('counts turns, threads, answered and clarifying per UTC day, with caller counts only where loaded', async () => {
+  it('counts turns, threads, answered and clarifying per UTC day, with caller counts only where loaded and a partial flag', async () => {
     const r = await rows(`SELECT * FROM v_assistant_daily WHERE project_id = 'ad' ORDER BY day`);
     expect(rounded(r)).toEqual([
       {
@@ -406,6 +411,7 @@ describe('v_assistant_daily', () => {
         web: 2,
         api: 1,
         other: 0,
+        partial: false,
       },
       {
         project_id: 'ad',
@@ -422,6 +428,7 @@ describe('v_assistant_daily', () => {
         web: null,
         api: null,
         other: null,
+        partial: false,
       },
       {
         // Loaded by the assistant window, no conversation: 0 turns, no share; callers loaded, 0.
@@ -437,6 +444,39 @@ describe('v_assistant_daily', () => {
         web: 0,
         api: 0,
         other: 0,
+        partial: false,
+      },
+      // 11-04: loaded by the second window (fetched after it ended), no conversation.
+      {
+        project_id: 'ad',
+        day: '2024-11-04',
+        turns: 0,
+        threads: 0,
+        answered: 0,
+        unanswered: 0,
+        answered_share: null,
+        clarifying_questions: 0,
+        clarifying_share: null,
+        web: null,
+        api: null,
+        other: null,
+        partial: false,
+      },
+      // 11-05: fetched at noon that day: the counts are not final.
+      {
+        project_id: 'ad',
+        day: '2024-11-05',
+        turns: 1,
+        threads: 1,
+        answered: 0,
+        unanswered: 1,
+        answered_share: 0,
+        clarifying_questions: 0,
+        clarifying_share: 0,
+        web: null,
+        api: null,
+        other: null,
+        partial: true,
       },
     ]);
   });
