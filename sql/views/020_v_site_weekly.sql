@@ -1,10 +1,20 @@
--- One row per project and ISO week (Monday to Sunday). The sums are visitor-days: a visitor seen on
+-- One row per project and ISO week (Monday to Sunday) that has a loaded day in site_daily or a
+-- true weekly figure in site_weekly (a week can have either without the other).
+-- The *_visitor_days columns are sums of daily unique visitors (site_daily): a visitor seen on
 -- three days of the week counts three times, so they are NOT unique weekly visitors. `days` says
--- how many days of the week are loaded; has_partial_day whether any of them was not over when
--- fetched; complete = all 7 days loaded and none partial.
+-- how many days of the week are loaded (0 when only site_weekly has the week: the visitor-days are
+-- then NULL, not known); has_partial_day whether any of them was not over when fetched; complete =
+-- all 7 days loaded and none partial.
 -- total_visitor_days_change_pct is a fraction (0.25 = +25%) against the previous ISO week, only
 -- when both weeks are complete (a 7-day sum against a 2-day one is no trend) and the previous
 -- total is not 0; NULL otherwise.
+-- human / ai / total: TRUE unique visitors of the week (site_weekly, stream visitors_weekly: one
+-- request whose window is exactly the week), each reader counted once; NULL when that week is not
+-- loaded there (the stream is opt-in). They are never derived from the daily figures, so they are
+-- at most, and usually well below, the visitor-days. uniques_partial: the week was not over when
+-- its true figure was fetched (NULL without one). uniques_source: 'period' when the true figure is
+-- there, NULL otherwise. total_change_pct: the true total against the previous ISO week's, a
+-- fraction, only when both weeks have a true figure, neither partial, and the previous is not 0.
 CREATE OR REPLACE VIEW v_site_weekly AS
 WITH weeks AS (
   SELECT
@@ -18,8 +28,24 @@ WITH weeks AS (
   FROM site_daily
   GROUP BY project_id, date_trunc('week', day)::DATE
 ),
-flagged AS (
-  SELECT *, days = 7 AND NOT has_partial_day AS complete FROM weeks
+joined AS (
+  SELECT
+    coalesce(d.project_id, u.project_id) AS project_id,
+    coalesce(d.week_start, u.period_start) AS week_start,
+    coalesce(d.days, 0)::BIGINT AS days,
+    d.human_visitor_days,
+    d.ai_visitor_days,
+    d.total_visitor_days,
+    coalesce(d.has_partial_day, false) AS has_partial_day,
+    coalesce(d.days = 7 AND NOT d.has_partial_day, false) AS complete,
+    u.human,
+    u.ai,
+    u.total,
+    u.partial AS uniques_partial,
+    CASE WHEN u.total IS NOT NULL THEN 'period' END AS uniques_source
+  FROM weeks AS d
+  FULL OUTER JOIN site_weekly AS u
+    ON u.project_id = d.project_id AND u.period_start = d.week_start
 )
 SELECT
   w.project_id,
@@ -34,7 +60,15 @@ SELECT
   w.complete,
   CASE WHEN w.complete AND p.complete
     THEN (w.total_visitor_days - p.total_visitor_days)::DOUBLE / nullif(p.total_visitor_days, 0)
-  END AS total_visitor_days_change_pct
-FROM flagged AS w
-LEFT JOIN flagged AS p
+  END AS total_visitor_days_change_pct,
+  w.human,
+  w.ai,
+  w.total,
+  w.uniques_partial,
+  w.uniques_source,
+  CASE WHEN NOT w.uniques_partial AND NOT p.uniques_partial
+    THEN (w.total - p.total)::DOUBLE / nullif(p.total, 0)
+  END AS total_change_pct
+FROM joined AS w
+LEFT JOIN joined AS p
   ON p.project_id = w.project_id AND p.week_start = w.week_start - 7;

@@ -40,9 +40,9 @@ export function registerExport(
 
   OUT/<table>/project_id=<id>/year=<YYYY>/month=<MM>/data_0.parquet
 
-${EXPORT_TABLES.map((t) => `  ${t.table}: ${t.columns.join(', ')}${t.personal === true ? ' (personal data: only with --include-personal-data)' : ''}`).join('\n')}
+${EXPORT_TABLES.map((t) => `  ${t.table}: ${t.columns.map((c) => (t.personalColumns?.includes(c) === true ? `${c} (personal data: only with --include-personal-data)` : c)).join(', ')}${t.personal === true ? ' (personal data: only with --include-personal-data)' : ''}`).join('\n')}
 
-project_id, year and month come from the folder names (hive partitioning); the bookkeeping columns loaded_at and run_id are left out. site_daily and page_daily (visitors) are always written; another table when it holds rows, when its stream has loaded days, or when OUT already holds its files, so a stream never synced gets no folder. --json lists each table written and each skipped (reason empty or personal).
+project_id, year and month come from the folder names (hive partitioning); the bookkeeping columns loaded_at and run_id are left out. The month is that of the row's day: of day for the daily tables, of period_start for the weekly and monthly ones, and the UTC month of the event time for feedback (created_at), assistant_turns (ts), assistant_messages and assistant_threads (created_at); rows without one (feedback without created_at) are in year=__HIVE_DEFAULT_PARTITION__/month=__HIVE_DEFAULT_PARTITION__, read back as NULL, and written again by every export, --from/--to or not. site_daily and page_daily (visitors) are always written; another table when it holds rows, when its stream has loaded days, or when OUT already holds its files, so a stream never synced gets no folder. --json lists each table written, each skipped (reason empty or personal) and, under skippedColumns, the columns left out of a written table: feedback's contact (readers' email addresses) unless --include-personal-data. Files written with it keep the emails until exported again without it.
 
 Exporting again over the same folder replaces files, it never duplicates them: every table is staged in OUT/.export-*, then renamed over the old files, and files of months in scope that have no data any more are deleted. All or nothing: if writing fails (a full disk) no old file has been touched, and the staging folder of an export that was killed is removed by the next export into OUT. --from/--to limit the export to the whole months they touch (--to is exclusive, like sync); files of other months are left alone. The database is opened read-only, and an OUT whose table folders would hold it is refused.`,
     )
@@ -53,7 +53,7 @@ Exporting again over the same folder replaces files, it never duplicates them: e
     .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
     .option(
       '--include-personal-data',
-      'also export the tables marked as holding personal data (none yet; the coming feedback stream will hold email addresses)',
+      "also export personal data: feedback's contact column (readers' email addresses), left out by default",
     )
     .option('--json', 'print one JSON summary on stdout')
     .addHelpText(
@@ -141,6 +141,11 @@ export function describeExport(s: ExportSummary): string {
   const personal = skipped('personal');
   if (personal.length > 0) {
     lines.push(`  skipped (personal data, add --include-personal-data): ${personal.join(', ')}`);
+  }
+  for (const c of s.skippedColumns) {
+    lines.push(
+      `  left out of ${c.table} (personal data, add --include-personal-data): ${c.columns.join(', ')}`,
+    );
   }
   return lines.join('\n');
 }

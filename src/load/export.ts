@@ -14,7 +14,7 @@ export interface ExportOptions {
   readonly from?: Day | undefined;
   /** Day to stop before (exclusive, like sync --to); widened to the end of its month. */
   readonly to?: Day | undefined;
-  /** Export the tables marked `personal` too (--include-personal-data). */
+  /** Export the tables marked `personal` and the `personalColumns` too (--include-personal-data). */
   readonly includePersonalData?: boolean | undefined;
   /** The tables to consider (default EXPORT_TABLES); a test seam. */
   readonly tables?: readonly TableSpec[] | undefined;
@@ -44,6 +44,17 @@ export interface SkippedTable {
   readonly reason: SkipReason;
 }
 
+/**
+ * Columns of an exported table left out of its files: `personal`: they hold personal data (the
+ * emails of feedback.contact) and --include-personal-data was not given. The table itself is
+ * exported (it is in `tables`), without them.
+ */
+export interface SkippedColumns {
+  readonly table: string;
+  readonly columns: readonly string[];
+  readonly reason: 'personal';
+}
+
 export interface ExportSummary {
   readonly out: string;
   readonly format: ExportFormat;
@@ -51,6 +62,8 @@ export interface ExportSummary {
   readonly range: { readonly from: Day | null; readonly to: Day | null } | null;
   readonly tables: readonly TableExport[];
   readonly skipped: readonly SkippedTable[];
+  /** Columns left out of tables that were exported (personal data unless asked for). */
+  readonly skippedColumns: readonly SkippedColumns[];
   readonly durationMs: number;
 }
 
@@ -60,6 +73,18 @@ export interface TableSpec {
   readonly stream: string;
   readonly columns: readonly string[];
   readonly order: string;
+  /**
+   * The SQL expression of the DATE whose year and month partition the rows (default `day`): the
+   * UTC day of the event time for the event tables, the period's first day for the period grains.
+   * Rows where it is NULL (feedback without created_at) go to the __HIVE_DEFAULT_PARTITION__
+   * folders, read back as year and month NULL.
+   */
+  readonly partitionDay?: string;
+  /**
+   * Columns holding personal data (feedback.contact, an email): the table is exported without
+   * them unless --include-personal-data, so that a folder shared with a BI tool never gets them.
+   */
+  readonly personalColumns?: readonly string[];
   /**
    * Holds personal data (e.g. the emails of a feedback table): exported only with
    * --include-personal-data, so that an export folder shared with a BI tool never gets it by
@@ -71,6 +96,11 @@ export interface TableSpec {
    * there were streams, and scripts reading --json expect to find them.
    */
   readonly always?: boolean;
+}
+
+/** The UTC day of a TIMESTAMPTZ column, whatever the session's time zone. */
+function utcDay(column: string): string {
+  return `(${column} AT TIME ZONE 'UTC')::DATE`;
 }
 
 /**
@@ -131,7 +161,91 @@ export const EXPORT_TABLES: readonly TableSpec[] = [
     columns: ['day', 'path', 'thumbs_up', 'thumbs_down', 'code', 'total'],
     order: 'project_id, day, path',
   },
+  {
+    table: 'feedback',
+    stream: 'feedback',
+    columns: [
+      'id',
+      'path',
+      'source',
+      'status',
+      'comment',
+      'helpful',
+      'contact',
+      'code',
+      'filename',
+      'lang',
+      'created_at',
+      'first_seen_at',
+      'last_seen_at',
+    ],
+    order: 'project_id, created_at NULLS LAST, id',
+    partitionDay: utcDay('created_at'),
+    personalColumns: ['contact'],
+  },
+  {
+    table: 'assistant_turns',
+    stream: 'assistant',
+    columns: [
+      'thread_id',
+      'ts',
+      'query',
+      'response',
+      'response_type',
+      'resolution_status',
+      'query_category',
+      'page_url',
+      'sources',
+    ],
+    order: 'project_id, ts, thread_id',
+    partitionDay: utcDay('ts'),
+  },
+  {
+    table: 'assistant_messages',
+    stream: 'assistant_threads',
+    columns: ['thread_id', 'message_id', 'seq', 'role', 'content', 'created_at'],
+    order: 'project_id, created_at, thread_id, seq',
+    partitionDay: utcDay('created_at'),
+  },
+  {
+    table: 'assistant_threads',
+    stream: 'assistant_threads',
+    columns: ['thread_id', 'status', 'created_at', 'turns', 'messages', 'fetched_at'],
+    order: 'project_id, created_at NULLS LAST, thread_id',
+    partitionDay: utcDay('created_at'),
+  },
+  {
+    table: 'site_weekly',
+    stream: 'visitors_weekly',
+    columns: ['period_start', 'human', 'ai', 'total', 'partial'],
+    order: 'project_id, period_start',
+    partitionDay: 'period_start',
+  },
+  {
+    table: 'page_weekly',
+    stream: 'visitors_weekly',
+    columns: ['period_start', 'path', 'human', 'ai', 'total'],
+    order: 'project_id, period_start, path',
+    partitionDay: 'period_start',
+  },
+  {
+    table: 'site_monthly',
+    stream: 'visitors_monthly',
+    columns: ['period_start', 'human', 'ai', 'total', 'partial'],
+    order: 'project_id, period_start',
+    partitionDay: 'period_start',
+  },
+  {
+    table: 'page_monthly',
+    stream: 'visitors_monthly',
+    columns: ['period_start', 'path', 'human', 'ai', 'total'],
+    order: 'project_id, period_start, path',
+    partitionDay: 'period_start',
+  },
 ];
+
+/** The folder name hive partitioning gives a NULL partition value (read back as NULL). */
+export const NULL_PARTITION = '__HIVE_DEFAULT_PARTITION__';
 
 const DATA_FILE = /^data_\d+\.(?:parquet|csv)$/;
 
@@ -195,8 +309,13 @@ function partitionMonth(rel: string): Day | undefined {
   return `${year}-${month.padStart(2, '0')}-01`;
 }
 
+/** The partition of rows without a date (feedback without created_at): in every export's scope. */
+function undatedPartition(rel: string): boolean {
+  return rel.split(sep)[1] === `year=${NULL_PARTITION}`;
+}
+
 function inScope(rel: string, range: ExportSummary['range']): boolean {
-  if (range === null) return true;
+  if (range === null || undatedPartition(rel)) return true;
   const month = partitionMonth(rel);
   if (month === undefined) return false;
   return (range.from === null || month >= range.from) && (range.to === null || month < range.to);
@@ -215,6 +334,12 @@ async function pruneEmpty(tableDir: string, rel: string): Promise<void> {
   }
 }
 
+/** The columns written for a table: all but its personal ones unless personal data is asked for. */
+export function exportedColumns(spec: TableSpec, includePersonal: boolean): readonly string[] {
+  const personal = new Set(includePersonal ? [] : (spec.personalColumns ?? []));
+  return spec.columns.filter((c) => !personal.has(c));
+}
+
 interface StagedTable {
   readonly spec: TableSpec;
   readonly stagedDir: string;
@@ -230,13 +355,17 @@ async function stageTable(
   range: ExportSummary['range'],
   staging: string,
 ): Promise<StagedTable> {
+  const day = spec.partitionDay ?? 'day';
   const where: string[] = [];
-  if (range?.from) where.push(`day >= DATE ${sqlString(range.from)}`);
-  if (range?.to) where.push(`day < DATE ${sqlString(range.to)}`);
+  if (range?.from) where.push(`${day} >= DATE ${sqlString(range.from)}`);
+  if (range?.to) where.push(`${day} < DATE ${sqlString(range.to)}`);
+  // Undated rows belong to no month: every export writes them again, with or without a range.
+  const filter = where.length > 0 ? ` WHERE ${day} IS NULL OR (${where.join(' AND ')})` : '';
   const stagedDir = join(staging, spec.table);
+  const columns = exportedColumns(spec, opts.includePersonalData ?? false);
   // Month as two digits (month=01): folders sort in time order and the layout never changes.
-  const select = `SELECT project_id, ${spec.columns.join(', ')}, year(day) AS year, strftime(day, '%m') AS month
-    FROM ${spec.table}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${spec.order}`;
+  const select = `SELECT project_id, ${columns.join(', ')}, year(${day}) AS year, strftime(${day}, '%m') AS month
+    FROM ${spec.table}${filter} ORDER BY ${spec.order}`;
   const formatOptions = opts.format === 'csv' ? 'FORMAT csv, HEADER true' : 'FORMAT parquet';
   const result = await conn.run(
     `COPY (${select}) TO ${sqlString(stagedDir)} (${formatOptions}, PARTITION_BY (project_id, year, month), FILENAME_PATTERN 'data_{i}')`,
@@ -377,7 +506,20 @@ export async function exportTables(conn: DuckDBConnection, opts: ExportOptions):
     for (const spec of chosen) staged.push(await stageTable(conn, spec, opts, range, staging));
     const tables: TableExport[] = [];
     for (const table of staged) tables.push(await swapTable(table, out, range));
-    return { out, format: opts.format, range, tables, skipped, durationMs: Date.now() - started };
+    const includePersonal = opts.includePersonalData ?? false;
+    const skippedColumns: SkippedColumns[] = chosen.flatMap((spec) => {
+      const columns = spec.columns.filter((c) => !exportedColumns(spec, includePersonal).includes(c));
+      return columns.length > 0 ? [{ table: spec.table, columns, reason: 'personal' as const }] : [];
+    });
+    return {
+      out,
+      format: opts.format,
+      range,
+      tables,
+      skipped,
+      skippedColumns,
+      durationMs: Date.now() - started,
+    };
   } finally {
     await rm(staging, { recursive: true, force: true });
   }

@@ -146,7 +146,7 @@ async function gatherProject(
             coalesce(p.complete, false) AS prev_complete
        FROM v_site_weekly w
        LEFT JOIN v_site_weekly p ON p.project_id = w.project_id AND p.week_start = w.week_start - 7
-      WHERE w.project_id = $1
+      WHERE w.project_id = $1 AND w.days > 0
         AND w.week_start > CAST($2 AS DATE) - 7 AND w.week_start <= CAST($3 AS DATE)
       ORDER BY w.week_start`,
     [projectId, windowFrom, to],

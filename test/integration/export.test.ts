@@ -14,6 +14,7 @@ import { join, relative } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/load/database.js';
+import { describeExport } from '../../src/cli/export.js';
 import { EXPORT_TABLES, exportTables, monthRange, type TableSpec } from '../../src/load/export.js';
 import { queryRows } from '../../src/load/sql.js';
 import { STREAMS } from '../../src/streams/index.js';
@@ -497,7 +498,9 @@ describe('exportTables with every stream', () => {
     const out = join(dir, 'out');
     const summary = await exportTo(out);
     expect(summary.tables.map((t) => t.table)).not.toContain('feedback_page_daily');
-    expect(summary.skipped).toEqual([{ table: 'feedback_page_daily', reason: 'empty' }]);
+    expect(summary.skipped).toEqual(
+      ['feedback_page_daily', ...EVENT_TABLES].map((table) => ({ table, reason: 'empty' })),
+    );
     expect(existsSync(join(out, 'feedback_page_daily'))).toBe(false);
   });
 
@@ -513,7 +516,7 @@ describe('exportTables with every stream', () => {
       rows: 0,
       files: 0,
     });
-    expect(summary.skipped).toEqual([]);
+    expect(summary.skipped.map((t) => t.table)).not.toContain('feedback_page_daily');
   });
 
   it('exported again replaces the changed rows of every table and removes the files of emptied ones', async () => {
@@ -556,6 +559,158 @@ describe('exportTables with every stream', () => {
   });
 });
 
+const EVENT_TABLES = [
+  'feedback',
+  'assistant_turns',
+  'assistant_messages',
+  'assistant_threads',
+  'site_weekly',
+  'page_weekly',
+  'site_monthly',
+  'page_monthly',
+];
+
+/** Rows of the event and period tables; the feedback holds readers' emails (contact). */
+async function insertEventRows(db: Database): Promise<void> {
+  const run = (sql: string) => db.connection.run(sql);
+  const seen = "TIMESTAMPTZ '2026-03-02 00:00:00+00', TIMESTAMPTZ '2026-03-03 00:00:00+00', 'run-1'";
+  await run(`INSERT INTO feedback VALUES
+    ('docs-a', 'f1', '/docs/intro', 'contextual', 'pending', 'nice', true, 'ann@example.com', NULL, NULL, NULL,
+      TIMESTAMPTZ '2026-01-10 10:00:00+00', ${seen}),
+    ('docs-a', 'f2', '/a,b', 'code_snippet', 'resolved', 'typo', NULL, NULL, 'npm i', 'x.sh', 'bash',
+      TIMESTAMPTZ '2026-02-03 10:00:00+00', ${seen}),
+    ('docs-a', 'f3', '/docs/intro', 'contextual', 'pending', 'no date', false, 'bob@example.com', NULL, NULL, NULL,
+      NULL, ${seen})`);
+  // 23:30 at UTC-5 on 01-31 is 04:30 UTC on 02-01: month 02.
+  await run(`INSERT INTO assistant_turns VALUES
+    ('docs-a', 't1', TIMESTAMPTZ '2026-01-31 23:30:00-05', 'how?', 'so', 'answer', 'answered', 'setup', NULL,
+      [{'title': 'Intro', 'url': 'https://docs.example.com/docs/intro'}], TIMESTAMPTZ '2026-03-01 00:00:00+00', 'run-1'),
+    ('docs-a', 't1', TIMESTAMPTZ '2026-01-15 08:00:00+00', 'what?', 'that', 'clarifying_question', 'unanswered',
+      NULL, '/docs/intro', [], TIMESTAMPTZ '2026-03-01 00:00:00+00', 'run-1')`);
+  await run(`INSERT INTO assistant_messages VALUES
+    ('docs-a', 't1', 'm1', 0, 'user', 'what?', TIMESTAMPTZ '2026-01-15 08:00:00+00'),
+    ('docs-a', 't1', 'm2', 1, 'assistant', 'that', TIMESTAMPTZ '2026-01-15 08:00:01+00')`);
+  await run(`INSERT INTO assistant_threads VALUES
+    ('docs-a', 't1', 'loaded', TIMESTAMPTZ '2026-01-15 08:00:00+00', 2, 2, TIMESTAMPTZ '2026-03-01 00:00:00+00', 'run-1')`);
+  for (const grain of ['weekly', 'monthly']) {
+    const start = grain === 'weekly' ? '2026-01-26' : '2026-02-01';
+    await run(`INSERT INTO site_${grain} VALUES
+      ('docs-a', DATE '${start}', 40, 10, 50, false, TIMESTAMPTZ '2026-03-01 00:00:00+00', 'run-1')`);
+    await run(`INSERT INTO page_${grain} VALUES ('docs-a', DATE '${start}', '/docs/intro', 20, 5, 25)`);
+  }
+}
+
+/** Every row of a table's exported Parquet files, read back with hive partitioning. */
+async function readExported(out: string, table: string, orderBy: string): Promise<Record<string, unknown>[]> {
+  const glob = join(out, table, '**', '*.parquet').replaceAll("'", "''");
+  const conn = await reader.connect();
+  try {
+    return await queryRows(
+      conn,
+      `SELECT * FROM read_parquet('${glob}', hive_partitioning = true) ORDER BY ${orderBy}`,
+    );
+  } finally {
+    conn.closeSync();
+  }
+}
+
+describe('the event and period tables', () => {
+  beforeEach(() => withDb(insertEventRows));
+
+  it('are exported, partitioned by the UTC month of their event time or period, reading back equal', async () => {
+    const out = join(dir, 'out');
+    const summary = await withDb(
+      (db) => exportTables(db.connection, { outDir: out, format: 'parquet', includePersonalData: true }),
+      true,
+    );
+    expect(
+      summary.tables.filter((t) => EVENT_TABLES.includes(t.table)).map((t) => [t.table, t.rows]),
+    ).toEqual([
+      ['feedback', 3],
+      ['assistant_turns', 2],
+      ['assistant_messages', 2],
+      ['assistant_threads', 1],
+      ['site_weekly', 1],
+      ['page_weekly', 1],
+      ['site_monthly', 1],
+      ['page_monthly', 1],
+    ]);
+    for (const table of EVENT_TABLES) {
+      const { exported, stored } = await roundTrip(out, table);
+      expect(exported, table).toEqual(stored);
+    }
+    const month = (y: string, m: string) =>
+      join('project_id=docs-a', `year=${y}`, `month=${m}`, 'data_0.parquet');
+    expect(await filesUnder(join(out, 'assistant_turns'))).toEqual([
+      month('2026', '01'),
+      month('2026', '02'),
+    ]);
+    expect(await filesUnder(join(out, 'site_weekly'))).toEqual([month('2026', '01')]);
+    expect(await filesUnder(join(out, 'page_monthly'))).toEqual([month('2026', '02')]);
+  });
+
+  it('leave the feedback contact (an email) out by default, say so, and write it only when asked', async () => {
+    const out = join(dir, 'out');
+    const without = await exportTo(out);
+    expect(without.tables.map((t) => t.table)).toContain('feedback');
+    expect(without.skippedColumns).toEqual([{ table: 'feedback', columns: ['contact'], reason: 'personal' }]);
+    expect(describeExport(without)).toMatch(
+      /left out of feedback \(personal data, add --include-personal-data\): contact/,
+    );
+    const files = await filesUnder(join(out, 'feedback'));
+    expect(files).toHaveLength(3);
+    for (const file of files) {
+      const columns = await fileColumns(join(out, 'feedback', file));
+      expect(columns, file).not.toContain('contact');
+      expect(columns, file).toContain('comment');
+      expect(readFileSync(join(out, 'feedback', file)).toString('latin1'), file).not.toContain(
+        '@example.com',
+      );
+    }
+
+    const withPersonal = await withDb(
+      (db) => exportTables(db.connection, { outDir: out, format: 'parquet', includePersonalData: true }),
+      true,
+    );
+    expect(withPersonal.skippedColumns).toEqual([]);
+    const rows = await readExported(out, 'feedback', 'id');
+    expect(rows.map((r) => [r['id'], r['contact']])).toEqual([
+      ['f1', 'ann@example.com'],
+      ['f2', null],
+      ['f3', 'bob@example.com'],
+    ]);
+  });
+
+  it('export feedback without created_at under year and month NULL, with or without --from/--to', async () => {
+    const out = join(dir, 'out');
+    await exportTo(out);
+    const undated = join(
+      'project_id=docs-a',
+      'year=__HIVE_DEFAULT_PARTITION__',
+      'month=__HIVE_DEFAULT_PARTITION__',
+    );
+    expect(await filesUnder(join(out, 'feedback'))).toContain(join(undated, 'data_0.parquet'));
+    const all = await readExported(out, 'feedback', 'id');
+    expect(all.map((r) => [r['id'], r['created_at'], r['year'], r['month']])).toEqual([
+      ['f1', '2026-01-10T10:00:00.000Z', 2026, '01'],
+      ['f2', '2026-02-03T10:00:00.000Z', 2026, '02'],
+      ['f3', null, null, null],
+    ]);
+
+    // A range export of February rewrites the undated rows too (they belong to no month), and
+    // leaves January's file alone.
+    await withDb((db) => db.connection.run("UPDATE feedback SET status = 'resolved'"));
+    const summary = await exportTo(out, { from: '2026-02-01', to: '2026-03-01' });
+    expect(summary.tables.find((t) => t.table === 'feedback')).toMatchObject({ rows: 2, removedFiles: 0 });
+    const after = await readExported(out, 'feedback', 'id');
+    expect(after.map((r) => [r['id'], r['status']])).toEqual([
+      ['f1', 'pending'],
+      ['f2', 'resolved'],
+      ['f3', 'resolved'],
+    ]);
+  });
+});
+
 describe('tables marked personal', () => {
   const FAKE: readonly TableSpec[] = [specOf('site_daily'), { ...specOf('page_daily'), personal: true }];
 
@@ -593,14 +748,15 @@ describe('EXPORT_TABLES', () => {
     }
   });
 
-  it('covers every table of per-project daily data, each with every column but project_id, loaded_at and run_id', async () => {
+  it('covers every table of per-project data but the bookkeeping ones, each with every column but project_id, loaded_at and run_id', async () => {
     const columns = await withDb(
       (db) =>
         queryRows(
           db.connection,
           `SELECT table_name, list(column_name ORDER BY column_index) AS columns FROM duckdb_columns()
-           WHERE NOT internal AND table_name IN (SELECT table_name FROM duckdb_tables()) GROUP BY table_name
-           HAVING list_contains(columns, 'project_id') AND list_contains(columns, 'day')`,
+           WHERE NOT internal AND table_name IN (SELECT table_name FROM duckdb_tables())
+             AND table_name NOT IN ('sync_windows', 'api_requests', 'agent_jobs') GROUP BY table_name
+           HAVING list_contains(columns, 'project_id')`,
         ),
       true,
     );

@@ -79,11 +79,16 @@ describe('openDatabase (read-write)', () => {
     );
     expect(views.map((r) => r['view_name'])).toEqual([
       'v_assistant_callers_daily',
+      'v_assistant_daily',
+      'v_assistant_unanswered',
       'v_coverage',
+      'v_feedback_by_page',
+      'v_feedback_open',
       'v_page_health',
       'v_page_trends',
       'v_search_terms',
       'v_site_daily',
+      'v_site_monthly',
       'v_site_weekly',
       'v_views_daily',
     ]);

@@ -458,6 +458,13 @@ describe('v_page_health', () => {
       thumbs_down: null,
       code: null,
       feedback_total: null,
+      // Neither feedback nor assistant synced either.
+      feedback_windows_loaded: 0,
+      assistant_windows_loaded: 0,
+      open_feedback: null,
+      feedback_thumbs_up: null,
+      feedback_thumbs_down: null,
+      assistant_citations: null,
     };
     // In the order of the view (by visitor-days).
     expect(r).toEqual([

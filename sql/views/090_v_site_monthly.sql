@@ -1,0 +1,80 @@
+-- One row per project and calendar month that has a loaded day in site_daily or a true monthly
+-- figure in site_monthly (a month can have either without the other).
+-- The *_visitor_days columns are sums of daily unique visitors (site_daily): a visitor seen on ten
+-- days of the month counts ten times, so they are NOT unique monthly visitors. `days` says how many
+-- days of the month are loaded (0 when only site_monthly has it: visitor-days then NULL, not
+-- known), days_in_month how many it has; has_partial_day whether a loaded day was not over when
+-- fetched; complete = every day of the month loaded and none partial.
+-- total_visitor_days_change_pct: a fraction (0.25 = +25%) against the previous month, only when
+-- both months are complete and the previous total is not 0 (months differ in length by up to 3
+-- days: a 31-day sum against a 28-day one is part of the change).
+-- human / ai / total: TRUE unique visitors of the month (site_monthly, stream visitors_monthly:
+-- one request whose window is exactly the month); NULL when the month is not loaded there.
+-- uniques_partial: the month was not over when fetched (NULL without a true figure);
+-- uniques_source: 'period' when the true figure is there, NULL otherwise. total_change_pct: the
+-- true total against the previous month's, only when both have one, neither partial, and the
+-- previous is not 0; NULL otherwise.
+CREATE OR REPLACE VIEW v_site_monthly AS
+WITH months AS (
+  SELECT
+    project_id,
+    date_trunc('month', day)::DATE AS month_start,
+    count(*)::BIGINT AS days,
+    sum(human)::BIGINT AS human_visitor_days,
+    sum(ai)::BIGINT AS ai_visitor_days,
+    sum(total)::BIGINT AS total_visitor_days,
+    coalesce(bool_or(partial), false) AS has_partial_day
+  FROM site_daily
+  GROUP BY project_id, date_trunc('month', day)::DATE
+),
+joined AS (
+  SELECT
+    coalesce(d.project_id, u.project_id) AS project_id,
+    coalesce(d.month_start, u.period_start) AS month_start,
+    coalesce(d.days, 0)::BIGINT AS days,
+    d.human_visitor_days,
+    d.ai_visitor_days,
+    d.total_visitor_days,
+    coalesce(d.has_partial_day, false) AS has_partial_day,
+    u.human,
+    u.ai,
+    u.total,
+    u.partial AS uniques_partial,
+    CASE WHEN u.total IS NOT NULL THEN 'period' END AS uniques_source
+  FROM months AS d
+  FULL OUTER JOIN site_monthly AS u
+    ON u.project_id = d.project_id AND u.period_start = d.month_start
+),
+flagged AS (
+  SELECT
+    *,
+    date_diff('day', month_start, (month_start + INTERVAL 1 MONTH)::DATE)::BIGINT AS days_in_month
+  FROM joined
+)
+SELECT
+  m.project_id,
+  year(m.month_start)::INTEGER AS year,
+  month(m.month_start)::INTEGER AS month,
+  m.month_start,
+  m.days,
+  m.days_in_month,
+  m.human_visitor_days,
+  m.ai_visitor_days,
+  m.total_visitor_days,
+  m.has_partial_day,
+  m.days = m.days_in_month AND NOT m.has_partial_day AS complete,
+  CASE WHEN m.days = m.days_in_month AND NOT m.has_partial_day
+    AND p.days = p.days_in_month AND NOT p.has_partial_day
+    THEN (m.total_visitor_days - p.total_visitor_days)::DOUBLE / nullif(p.total_visitor_days, 0)
+  END AS total_visitor_days_change_pct,
+  m.human,
+  m.ai,
+  m.total,
+  m.uniques_partial,
+  m.uniques_source,
+  CASE WHEN NOT m.uniques_partial AND NOT p.uniques_partial
+    THEN (m.total - p.total)::DOUBLE / nullif(p.total, 0)
+  END AS total_change_pct
+FROM flagged AS m
+LEFT JOIN flagged AS p
+  ON p.project_id = m.project_id AND p.month_start = (m.month_start - INTERVAL 1 MONTH)::DATE;

@@ -1,0 +1,27 @@
+-- The feedback still to handle: one row per feedback entry (table feedback, stream feedback) whose
+-- status is pending or in_progress, oldest first (entries without created_at last, then by id).
+-- source: contextual | code_snippet | agent | thumbs_only; helpful: the thumb of a contextual entry
+-- (true = up, false = down), NULL for the other sources. created_at: when the reader sent it (UTC;
+-- NULL when the API gave none). age_days: whole UTC days from created_at's day to today's, NULL
+-- when created_at is NULL. first_seen_at: when this tool first fetched the entry (a lower bound of
+-- its age when created_at is missing).
+-- NOT in it: `contact` (the reader's email: personal data stays in the table), the code fields of
+-- code_snippet entries (code, filename, lang: see the table), resolved and dismissed entries. The
+-- API sets status later without any timestamp: an entry is as open as the last sync that fetched
+-- its window saw it (feedback.last_seen_at).
+CREATE OR REPLACE VIEW v_feedback_open AS
+SELECT
+  project_id,
+  id,
+  path,
+  source,
+  status,
+  helpful,
+  comment,
+  created_at,
+  date_diff('day', (created_at AT TIME ZONE 'UTC')::DATE, (current_timestamp AT TIME ZONE 'UTC')::DATE)::BIGINT
+    AS age_days,
+  first_seen_at
+FROM feedback
+WHERE status IN ('pending', 'in_progress')
+ORDER BY project_id, created_at ASC NULLS LAST, id;

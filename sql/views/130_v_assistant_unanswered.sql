@@ -1,0 +1,64 @@
+-- The docs gaps: questions the assistant left unanswered (assistant_turns with resolution_status
+-- unanswered), grouped per project by the question's text compared case-insensitively and with
+-- runs of white space made one space and the ends trimmed ("How do I  Login?" and "how do i
+-- login?" are one question). Every unanswered turn ever loaded counts; filter last_asked for a
+-- period.
+-- question_key: that normalized text (lower case), to join or filter on. query: a representative
+-- text, the spelling asked most often (ties: the one asked last). times_asked: unanswered turns;
+-- threads: distinct threads that asked it; first_asked / last_asked: the first and last turn's ts.
+-- example_page_url: the page the reader was on when asking, from the latest such turn that has one
+-- (NULL when none has). rank: 1 = asked most often, ties broken by last_asked (latest first) then
+-- question_key; the view is ordered by project and rank.
+-- NOT in it: answered turns (even of the same question), the assistant's responses.
+CREATE OR REPLACE VIEW v_assistant_unanswered AS
+WITH turns AS (
+  SELECT
+    project_id,
+    thread_id,
+    ts,
+    query,
+    page_url,
+    lower(trim(regexp_replace(query, '\s+', ' ', 'g'))) AS question_key
+  FROM assistant_turns
+  WHERE resolution_status = 'unanswered'
+),
+spellings AS (
+  SELECT
+    project_id,
+    question_key,
+    query,
+    row_number() OVER (PARTITION BY project_id, question_key ORDER BY count(*) DESC, max(ts) DESC, query)
+      AS n
+  FROM turns
+  GROUP BY project_id, question_key, query
+),
+questions AS (
+  SELECT
+    project_id,
+    question_key,
+    count(*)::BIGINT AS times_asked,
+    count(DISTINCT thread_id)::BIGINT AS threads,
+    min(ts) AS first_asked,
+    max(ts) AS last_asked,
+    arg_max(page_url, ts) FILTER (WHERE page_url IS NOT NULL) AS example_page_url
+  FROM turns
+  GROUP BY project_id, question_key
+),
+ranked AS (
+  SELECT
+    q.project_id,
+    row_number() OVER (
+      PARTITION BY q.project_id ORDER BY q.times_asked DESC, q.last_asked DESC, q.question_key
+    ) AS rank,
+    s.query,
+    q.question_key,
+    q.times_asked,
+    q.threads,
+    q.first_asked,
+    q.last_asked,
+    q.example_page_url
+  FROM questions AS q
+  JOIN spellings AS s ON s.project_id = q.project_id AND s.question_key = q.question_key AND s.n = 1
+)
+SELECT * FROM ranked
+ORDER BY project_id, rank;
