@@ -175,6 +175,11 @@ export const UNDATED_FEEDBACK = 4;
 /**
  * The undated items: `createdAt: null`, part of no day (so GET /feedback/by-page never counts
  * them). One per source kind, on catalogue paths, with an odd comment or two.
+ *
+ * Decision (the service documents nothing here): they are served in EVERY dated range's
+ * results, after the dated items, as if the service filtered `createdAt IS NULL OR createdAt
+ * in [dateFrom, dateTo)`. A client therefore meets them on every sync and must upsert them by
+ * key rather than count them once per range.
  */
 export function generateUndatedFeedback(seed: number, paths: readonly string[]): FeedbackItem[] {
   const random = mulberry32(mixSeed(seed, 0xfeed0));

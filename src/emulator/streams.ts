@@ -75,23 +75,23 @@ export interface TriageOptions {
   to?: FeedbackStatus | undefined;
 }
 
-/** Test hooks: change what the service holds between two syncs, as its users do. */
+/** Test hooks: change what the service holds between two syncs, as its users do (plain functions, safe to pass around). */
 export interface StreamHooks {
   /**
    * Sets the status of feedback items (dated or undated), as a docs team triaging feedback
    * does; the service records no time for it. Throws a RangeError for an id it does not hold.
    */
-  setFeedbackStatus(ids: readonly string[], status: FeedbackStatus): void;
+  readonly setFeedbackStatus: (ids: readonly string[], status: FeedbackStatus) => void;
   /**
    * Moves the first `count` dated items of [dateFrom, dateTo) (by id) whose status is not
    * `to` to `to`; returns their ids. Deterministic for a dataset and its earlier changes.
    */
-  triageFeedback(opts: TriageOptions): string[];
+  readonly triageFeedback: (opts: TriageOptions) => string[];
   /**
    * Adds a turn at `at` (ISO 8601, after the thread's last message and before the dataset's
    * now) to a thread; returns the new turn. Throws a RangeError for an unknown thread or time.
    */
-  appendAssistantTurn(threadId: string, at: string): AssistantTurn;
+  readonly appendAssistantTurn: (threadId: string, at: string) => AssistantTurn;
 }
 
 export interface Streams extends StreamHooks {

@@ -116,7 +116,9 @@ describe('feedback items ground truth', () => {
     const contextual = items.flatMap((f) => (f.source === 'contextual' ? [f] : []));
     const contacts = contextual.map((f) => f.contact);
     expect(contacts.some((c) => c === null)).toBe(true);
-    expect(contacts.filter((c) => c !== null).every((c) => /^reader\d+@example\.com$/.test(c!))).toBe(true);
+    expect(
+      contacts.filter((c): c is string => c !== null).every((c) => /^reader\d+@example\.com$/.test(c)),
+    ).toBe(true);
     expect(contacts.some((c) => c !== null)).toBe(true);
     expect(contextual.some((f) => f.helpful) && contextual.some((f) => !f.helpful)).toBe(true);
   });
