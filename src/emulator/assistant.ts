@@ -254,7 +254,9 @@ export function threadBody(thread: ThreadDraft): AssistantThreadBody {
  * seed), and every cursor of that sequence carries it, so its pages share one order while two
  * sequences see two orders. The 128 bits of a cursor: a 48-bit keyed check (the time part),
  * the 32-bit shuffle, the 32-bit offset and 16 more check bits; the check binds the range, so
- * a ULID the emulator did not mint for this query fails it.
+ * a ULID the emulator did not mint for this query fails it. The limit may change between
+ * pages. A turn appended (test hook) while a sequence is under way changes the shuffle of the
+ * range, so that sequence may repeat or miss rows: append between syncs, not during one.
  */
 export class AssistantCursors {
   private sequences = 0;

@@ -138,7 +138,11 @@ function placeStreamEdges(src: StreamSource): StreamEdgeDays {
 /**
  * Views, searches, caller stats and feedback for every day, built lazily (a day only when
  * first asked for) from (seed, day) streams of their own, so adding them changed no visitor
- * count and a day's data does not depend on which days were built before it.
+ * count and a day's data does not depend on which days were built before it. The event
+ * streams follow the same rule: a day's feedback items come from its by-page cells and a
+ * (seed, day) stream of their own, its assistant threads (those whose first turn is that day)
+ * from another. The test hooks' changes (statuses, appended turns) live beside the generated
+ * data, which is never edited.
  */
 export function buildStreams(src: StreamSource): Streams {
   const edgeDays = placeStreamEdges(src);
