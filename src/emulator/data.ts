@@ -7,7 +7,7 @@ import { buildProfiles, generateDay } from './generate.js';
 import { mixSeed, mulberry32 } from './prng.js';
 import type { StreamGroundTruth } from './stream-truth.js';
 import { streamGroundTruth } from './stream-truth.js';
-import type { Streams } from './streams.js';
+import type { StreamHooks, Streams } from './streams.js';
 import { buildStreams } from './streams.js';
 
 export type { Day } from './days.js';
@@ -54,7 +54,7 @@ export interface DatasetOptions {
   projectId?: string;
 }
 
-export interface Dataset extends StreamGroundTruth {
+export interface Dataset extends StreamGroundTruth, StreamHooks {
   readonly projectId: string;
   readonly seed: number;
   /** The partial current day: served and in site()/pages(), not in `days`. */
@@ -155,6 +155,9 @@ export function buildDataset(opts: DatasetOptions): Dataset {
   return Object.freeze({
     ...streamGroundTruth(streams),
     streams,
+    setFeedbackStatus: streams.setFeedbackStatus,
+    triageFeedback: streams.triageFeedback,
+    appendAssistantTurn: streams.appendAssistantTurn,
     projectId: opts.projectId ?? DEFAULT_PROJECT_ID,
     seed,
     today,

@@ -138,7 +138,8 @@ export function feedbackPage(rows: readonly FeedbackRow[], limit: number): Feedb
   return { feedback: rows.slice(0, limit).map((r) => ({ ...r })), hasMore: rows.length > limit };
 }
 
-function statusList(text: string | undefined, details: string[]): FeedbackStatus[] | undefined {
+/** The `status` parameter: a comma-separated list of known statuses, else a problem in `details`. */
+export function statusList(text: string | undefined, details: string[]): FeedbackStatus[] | undefined {
   if (text === undefined) return undefined;
   const items = text.split(',').map((s) => s.trim());
   const known = new Set<string>(FEEDBACK_STATUSES);

@@ -1,7 +1,8 @@
 import type { AnalyticsKind } from './analytics.js';
 
 export type Route =
-  | { kind: AnalyticsKind; projectId: string }
+  | { kind: Exclude<AnalyticsKind, 'assistant-thread'>; projectId: string }
+  | { kind: 'assistant-thread'; projectId: string; threadId: string }
   | { kind: 'create'; projectId: string }
   | { kind: 'get'; projectId: string; jobId: string }
   | { kind: 'message'; projectId: string; jobId: string };
@@ -21,8 +22,12 @@ export function matchRoute(method: string, pathname: string): Match {
   let route: Route | undefined;
   let allow = 'GET';
   if (version === 'v1' && area === 'analytics') {
-    const kind = analyticsKind(a, b, c);
-    if (kind) route = { kind, projectId };
+    if (a === 'assistant' && b === 'threads' && c !== undefined && c !== '') {
+      route = { kind: 'assistant-thread', projectId, threadId: c };
+    } else {
+      const kind = analyticsKind(a, b, c);
+      if (kind) route = { kind, projectId };
+    }
   } else if (version === 'v2' && area === 'agent' && a === 'job') {
     if (b === undefined) {
       route = { kind: 'create', projectId };
@@ -38,14 +43,18 @@ export function matchRoute(method: string, pathname: string): Match {
   return method === allow ? { route } : { allow };
 }
 
-/** `/v1/analytics/{projectId}/` followed by `a/b/c`: which analytics operation, if any. */
+/** `/v1/analytics/{projectId}/` followed by `a/b/c`: which analytics operation, if any (threads aside). */
 function analyticsKind(
   a: string | undefined,
   b: string | undefined,
   c: string | undefined,
-): AnalyticsKind | undefined {
+): Exclude<AnalyticsKind, 'assistant-thread'> | undefined {
   if (c !== undefined) return undefined;
-  if (b === undefined) return a === 'visitors' || a === 'views' || a === 'searches' ? a : undefined;
+  if (b === undefined) {
+    return a === 'visitors' || a === 'views' || a === 'searches' || a === 'feedback' || a === 'assistant'
+      ? a
+      : undefined;
+  }
   if (a === 'assistant' && b === 'caller-stats') return 'caller-stats';
   if (a === 'feedback' && b === 'by-page') return 'feedback-by-page';
   return undefined;

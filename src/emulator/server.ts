@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AgentJobStore, parsePrompt } from './agent.js';
+import { AssistantCursors } from './assistant.js';
 import type { AnalyticsKind } from './analytics.js';
 import { ANALYTICS_KINDS, prepareAnalytics, refusal } from './analytics.js';
 import type { Dataset } from './data.js';
@@ -16,6 +17,8 @@ import { faultAnswer, json, writeAnswer, writeTruncated } from './responses.js';
 import type { Route } from './routes.js';
 import { matchRoute } from './routes.js';
 import { SearchCursors } from './search-cursor.js';
+import { SignedCursors } from './signed-cursor.js';
+import type { StreamHooks } from './streams.js';
 
 export const DEFAULT_API_KEY = 'mint_emulator_demo_key';
 /** The request log keeps this many most recent entries, so a long-running demo does not grow without bound. */
@@ -78,7 +81,7 @@ export interface EmulatorStats {
   log: RequestLogEntry[];
 }
 
-export interface Emulator {
+export interface Emulator extends StreamHooks {
   readonly url: string;
   readonly host: string;
   readonly port: number;
@@ -148,7 +151,13 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (!l) agentLimiters.set(projectId, (l = new SlidingWindowLimiter(opts.agentRateLimit)));
     return l;
   };
-  const analytics = { dataset, cursors: new SearchCursors(seed, projectId), hasMoreOnFullPages };
+  const analytics = {
+    dataset,
+    cursors: new SearchCursors(seed, projectId),
+    feedbackCursors: new SignedCursors('feedback', seed, projectId),
+    assistantCursors: new AssistantCursors(seed, new SignedCursors('assistant', seed, projectId)),
+    hasMoreOnFullPages,
+  };
   const faults = new FaultInjector({
     probability: opts.faults ?? 0,
     seed: opts.faultSeed ?? seed + 1,
@@ -177,7 +186,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (route.projectId !== projectId)
       return { refusal: json(404, { error: `Project ${route.projectId} not found` }) };
     if (isAnalytics(route.kind)) {
-      const prepared = prepareAnalytics(route.kind, params, analytics);
+      const threadId = route.kind === 'assistant-thread' ? route.threadId : '';
+      const prepared = prepareAnalytics(route.kind, params, analytics, threadId);
       return prepared.ok ? { respond: prepared.respond } : { refusal: refusal(prepared) };
     }
     if (route.kind === 'create' || route.kind === 'message') {
@@ -245,7 +255,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
 
     let result: Answer;
     if (checked.respond) {
-      result = json(200, checked.respond());
+      result = checked.respond();
     } else if (route.kind === 'create' && checked.prompt !== undefined) {
       result = json(201, jobs.create(route.projectId, checked.prompt));
     } else {
@@ -299,6 +309,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     resetStats() {
       Object.assign(stats, emptyStats());
     },
+    setFeedbackStatus: dataset.setFeedbackStatus,
+    triageFeedback: dataset.triageFeedback,
+    appendAssistantTurn: dataset.appendAssistantTurn,
     close() {
       closed ??= new Promise<void>((resolve, reject) => {
         closing.abort();

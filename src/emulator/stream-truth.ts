@@ -1,8 +1,12 @@
+import type { AssistantThreadBody, AssistantTurn } from './assistant.js';
+import { copyTurn } from './assistant.js';
 import type { CallerStats } from './caller-stats.js';
 import type { Day } from './days.js';
 import { addDays } from './days.js';
 import type { FeedbackFilter, FeedbackRow } from './feedback-by-page.js';
 import { FEEDBACK_MAX_LIMIT, feedbackPage, feedbackRows } from './feedback-by-page.js';
+import type { FeedbackItem } from './feedback-events.js';
+import { copyFeedback } from './feedback-events.js';
 import type { SearchRow } from './searches.js';
 import { toSearchRow } from './searches.js';
 import type { StreamEdgeDays, Streams } from './streams.js';
@@ -42,6 +46,20 @@ export interface StreamGroundTruth {
   feedbackByPage(day: Day): FeedbackTruth;
   /** Every page with feedback in the range, those no request can fetch included. */
   feedbackPages(dateFrom: Day, dateTo: Day, filter?: FeedbackFilter): FeedbackRow[];
+  /**
+   * Exactly the items a complete cursor sequence of GET /feedback over [dateFrom, dateTo)
+   * returns, in the served order: the dated items of the range (createdAt desc, then id),
+   * then the undated ones (served in every range), statuses as they are now.
+   */
+  feedbackEvents(dateFrom: Day, dateTo: Day, filter?: FeedbackFilter): FeedbackItem[];
+  /** The items with createdAt null. */
+  feedbackUndated(): FeedbackItem[];
+  /** Every turn GET /assistant serves for [dateFrom, dateTo), ordered by thread id then timestamp. */
+  assistantTurns(dateFrom: Day, dateTo: Day): AssistantTurn[];
+  /** GET /assistant/threads/{threadId}, or undefined when the thread does not exist (a 404). */
+  assistantThread(threadId: string): AssistantThreadBody | undefined;
+  /** The ids of the threads with a turn in [dateFrom, dateTo), sorted. */
+  assistantThreadIds(dateFrom: Day, dateTo: Day): string[];
 }
 
 export function streamGroundTruth(streams: Streams): StreamGroundTruth {
@@ -66,5 +84,13 @@ export function streamGroundTruth(streams: Streams): StreamGroundTruth {
     callerStatsRange,
     feedbackByPage: (day) => feedbackPage(feedbackPages(day, addDays(day, 1)), FEEDBACK_MAX_LIMIT),
     feedbackPages,
+    feedbackEvents: (f, t, filter) => streams.feedbackEvents(f, t, filter).map(copyFeedback),
+    feedbackUndated: () => streams.feedbackUndated().map(copyFeedback),
+    assistantTurns: (f, t) => streams.assistantTurns(f, t).map(copyTurn),
+    assistantThread: (threadId) => {
+      const body = streams.assistantThread(threadId);
+      return body && { ...body, messages: body.messages.map((m) => ({ ...m })) };
+    },
+    assistantThreadIds: (f, t) => streams.assistantThreadIds(f, t),
   };
 }

@@ -298,7 +298,14 @@ describe('emulator: the day streams refuse what the service refuses', () => {
     });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET');
-    for (const path of ['assistant', 'feedback', 'assistant/caller-stats/x', 'views/extra']) {
+    for (const path of [
+      'assistant/threads',
+      'assistant/threads/',
+      'assistant/threads/01ARZ3NDEKTSV4RRFFQ69G5FAV/messages',
+      'feedback/other',
+      'assistant/caller-stats/x',
+      'views/extra',
+    ]) {
       const r = await fetch(`${e.url}/v1/analytics/${e.projectId}/${path}`, {
         headers: { authorization: `Bearer ${e.apiKey}` },
       });
