@@ -268,6 +268,7 @@ describe('sync state', () => {
       failedDays: [],
       truncatedDays: [],
       fetchedAt: new Map(),
+      windowEnds: new Map(),
     });
   });
 

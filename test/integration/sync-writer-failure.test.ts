@@ -1,3 +1,4 @@
+import { addDays } from '../../src/util/day.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -89,7 +90,14 @@ describe('a day that fails in the writer', () => {
 
     const next = await runSync(options(apiUrl, db, { dryRun: true }));
     expect(next.plan?.days).toEqual([
-      { projectId: PROJECT, stream: 'visitors', day: BAD_DAY, reason: 'deferred', partial: false },
+      {
+        projectId: PROJECT,
+        stream: 'visitors',
+        day: BAD_DAY,
+        dateTo: addDays(BAD_DAY, 1),
+        reason: 'deferred',
+        partial: false,
+      },
     ]);
   });
 });

@@ -1,0 +1,161 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { validateApiKey } from '../../src/api/key.js';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { ISO_WEEKS, MONTHS, type Grid } from '../../src/extract/range-plan.js';
+import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
+import { parseStreams } from '../../src/streams/index.js';
+import { addDays, todayUtc } from '../../src/util/day.js';
+import { parseRateLimit } from '../../src/util/duration.js';
+import { silentLogger } from '../../src/util/log.js';
+import { readRows, tempDbPath } from '../helpers/db.js';
+import { byKey } from '../helpers/streams-truth.js';
+
+const emulators: Emulator[] = [];
+afterEach(async () => {
+  await Promise.all(emulators.splice(0).map((e) => e.close()));
+});
+
+async function emulator(opts: Parameters<typeof startEmulator>[0] = {}): Promise<Emulator> {
+  const e = await startEmulator({ seed: 9, days: 200, paths: 80, ...opts });
+  emulators.push(e);
+  return e;
+}
+
+function options(emu: Emulator, dbPath: string, over: Partial<SyncOptions> = {}): SyncOptions {
+  return {
+    projects: [emu.projectId],
+    streams: parseStreams('visitors_weekly,visitors_monthly'),
+    lookback: 3,
+    dbPath,
+    rateLimit: parseRateLimit('100000/1h'),
+    maxWaitMs: 60_000,
+    concurrency: 4,
+    includeToday: false,
+    dryRun: false,
+    apiUrl: emu.url,
+    apiKey: validateApiKey(emu.apiKey, 'test key'),
+    logger: silentLogger,
+    backoff: { minMs: 5, maxMs: 50 },
+    idleCloseMs: 50,
+    ...over,
+  };
+}
+
+const today = todayUtc();
+const from = addDays(today, -183);
+
+/** The complete periods from `from`'s period on that a 3-day lookback has settled by today. */
+function settledPeriods(grid: Grid, first: string): [string, string][] {
+  const out: [string, string][] = [];
+  for (let s = grid.start(first); addDays(grid.next(s), 3) <= today; s = grid.next(s))
+    out.push([s, grid.next(s)]);
+  return out;
+}
+
+function siteTruth(emu: Emulator, periods: readonly [string, string][]) {
+  return periods.map(([s, e]) => ({
+    project_id: emu.projectId,
+    period_start: s,
+    ...emu.dataset.query(s, e).totals,
+  }));
+}
+
+async function siteRows(db: string, table: string) {
+  return readRows(
+    db,
+    `SELECT project_id, strftime(period_start, '%Y-%m-%d') AS period_start, human::INT AS human, ai::INT AS ai, total::INT AS total
+     FROM ${table} ORDER BY period_start`,
+  );
+}
+
+describe('true weekly and monthly unique visitors', () => {
+  it('load six months of complete, settled weeks and months equal to the truth, one request a period', async () => {
+    const emu = await emulator();
+    const db = tempDbPath();
+    const s = await runSync(options(emu, db, { from }));
+    expect(s.status).toBe('succeeded');
+    const weeks = settledPeriods(ISO_WEEKS, from);
+    const months = settledPeriods(MONTHS, from);
+    expect(await siteRows(db, 'site_weekly')).toEqual(siteTruth(emu, weeks));
+    expect(await siteRows(db, 'site_monthly')).toEqual(siteTruth(emu, months));
+    expect(s.requests).toBe(weeks.length + months.length);
+    expect(emu.stats.log.every((e) => e.query.includes('limit=1&'))).toBe(true);
+    expect(await readRows(db, 'SELECT count(*)::INT AS n FROM page_weekly')).toEqual([{ n: 0 }]);
+
+    // Settled periods are never paid for twice.
+    const again = await runSync(options(emu, db));
+    expect(again.requests).toBe(0);
+  });
+
+  it('load the same truth through faults, every extra request a retry of an injected fault', async () => {
+    const emu = await emulator({
+      faults: 0.3,
+      faultKinds: ['server-error', 'bad-gateway', 'unavailable', 'connection-reset', 'slow'],
+    });
+    const db = tempDbPath();
+    const s = await runSync(options(emu, db, { from }));
+    expect(s.status).toBe('succeeded');
+    const weeks = settledPeriods(ISO_WEEKS, from);
+    const months = settledPeriods(MONTHS, from);
+    expect(await siteRows(db, 'site_weekly')).toEqual(siteTruth(emu, weeks));
+    expect(await siteRows(db, 'site_monthly')).toEqual(siteTruth(emu, months));
+    expect(s.requests - (weeks.length + months.length)).toBe(emu.stats.faults);
+  }, 60_000);
+
+  it('with --period-pages, load every page of each period (ceil(paths/250) requests a period)', async () => {
+    const emu = await emulator({ paths: 600 });
+    const db = tempDbPath();
+    const start = addDays(today, -40);
+    const s = await runSync(
+      options(emu, db, { from: start, periodPages: true, streams: parseStreams('visitors_weekly') }),
+    );
+    expect(s.status).toBe('succeeded');
+    const weeks = settledPeriods(ISO_WEEKS, start);
+    const want = weeks
+      .flatMap(([ws, we]) =>
+        emu.dataset.query(ws, we).rows.map((r) => ({ project_id: emu.projectId, period_start: ws, ...r })),
+      )
+      .sort(byKey('period_start', 'path'));
+    const got = await readRows<Record<string, unknown>>(
+      db,
+      `SELECT project_id, strftime(period_start, '%Y-%m-%d') AS period_start, path, human::INT AS human, ai::INT AS ai, total::INT AS total FROM page_weekly`,
+    );
+    expect(got.sort(byKey('period_start', 'path'))).toEqual(want);
+    const cost = weeks.reduce(
+      (n, [ws, we]) => n + Math.max(1, Math.ceil(emu.dataset.query(ws, we).rows.length / 250)),
+      0,
+    );
+    expect(s.requests).toBe(cost);
+  });
+
+  it('fetch the running week only with --include-today, flagged partial', async () => {
+    const emu = await emulator();
+    const db = tempDbPath();
+    const monday = ISO_WEEKS.start(today);
+    await runSync(
+      options(emu, db, { from: monday, includeToday: true, streams: parseStreams('visitors_weekly') }),
+    );
+    expect(
+      await readRows(db, "SELECT strftime(period_start, '%Y-%m-%d') AS s, partial FROM site_weekly"),
+    ).toEqual([{ s: monday, partial: true }]);
+  });
+
+  it('show a week below its visitor-days in v_site_weekly, each figure labelled for what it is', async () => {
+    const emu = await emulator({ days: 30 });
+    const db = tempDbPath();
+    const [week] = settledPeriods(ISO_WEEKS, addDays(today, -20));
+    const [ws, we] = week ?? ['', ''];
+    await runSync(options(emu, db, { from: ws, to: we, streams: parseStreams('visitors,visitors_weekly') }));
+    const rows = await readRows<Record<string, unknown>>(
+      db,
+      `SELECT total::INT AS total, total_visitor_days::INT AS visitor_days, uniques_source, days::INT AS days
+       FROM v_site_weekly WHERE week_start = '${ws}'`,
+    );
+    expect(rows).toHaveLength(1);
+    const row = rows[0] ?? {};
+    expect(row['days']).toBe(7);
+    expect(row['uniques_source']).toBe('period');
+    expect(row['total']).toBe(emu.dataset.query(ws, we).totals.total);
+    expect(Number(row['total'])).toBeLessThan(Number(row['visitor_days']));
+  });
+});
