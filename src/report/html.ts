@@ -5,7 +5,7 @@ import type { ProjectReport, ReportData } from './model.js';
 import { eventTables } from './event-tables.js';
 import { ASSISTANT_COLORS, CALLER_COLORS } from './stream-charts.js';
 import { streamTables } from './stream-tables.js';
-import { changeTone, projectTables, UNIQUES_NOTE, type Cell, type Table } from './tables.js';
+import { changeTone, projectTables, type Cell, type Table } from './tables.js';
 
 /**
  * The report as ONE self-contained HTML page: inline CSS, charts as inline SVG drawn at build
@@ -228,12 +228,9 @@ function uniquesCards(p: ProjectReport): string {
 
 /** Words of the newer sections, said only on a page that has them. */
 function streamFooter(data: ReportData): string {
-  const has = (k: 'views' | 'searches' | 'callers' | 'feedback' | 'assistant' | 'uniques'): boolean =>
+  const has = (k: 'views' | 'searches' | 'callers' | 'feedback' | 'assistant'): boolean =>
     data.projects.some((p) => p[k] !== undefined);
   const words = [
-    has('uniques')
-      ? `<strong>Unique visitors of a week or month</strong> ${escapeHtml(UNIQUES_NOTE.replace(/^Unique visitors of a week or month /, ''))}`
-      : '',
     has('views')
       ? '<strong>Views</strong> are content view events: unlike visitors they add up over days and pages; <strong>views per visitor</strong> is views / unique visitors of the same day.'
       : '',

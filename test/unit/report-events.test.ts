@@ -171,6 +171,20 @@ describe('the HTML report of feedback, assistant and unique visitors', () => {
     expect(html).not.toContain('@example.com');
   });
 
+  it('draws the feedback part with no open item and no week of thumbs in the window', () => {
+    const empty = { ...makeFeedback([]), weekly: [], up: 0, down: 0, helpfulShare: null };
+    const page = renderHtml(makeReport([withEvents({ feedback: empty, uniques: {} })]));
+    const doc = new JSDOM(page).window.document;
+    expect(doc.querySelector('[data-table="feedback-open"] .empty')?.textContent).toBe('no open feedback');
+    expect(doc.querySelector('[data-table="feedback-thumbs"] .empty')?.textContent).toBe(
+      'no loaded feedback day in the report window',
+    );
+    expect(doc.querySelectorAll('figure[data-chart="feedback"] svg')).toHaveLength(2);
+    // A uniques section with no period in it: no card, and the table says so.
+    expect(doc.querySelector('.cards.uniques')).toBeNull();
+    expect(doc.querySelector('[data-table="uniques"] .empty')?.textContent).toBe('no week or month loaded');
+  });
+
   it('gives cards for the last complete week and month of true uniques', () => {
     const cards = [...d.querySelectorAll('.cards.uniques .card')].map((c) => c.textContent);
     expect(cards).toHaveLength(2);
