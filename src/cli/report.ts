@@ -18,6 +18,7 @@ interface ReportFlags {
   project?: string;
   html?: string;
   json?: boolean;
+  includePersonalData?: boolean;
 }
 
 export function registerReport(
@@ -42,7 +43,15 @@ stream is loaded: views (content views per day, 7-day average, views per
 visitor, top pages by views), searches (top terms of the last 7 days with
 CTR and change; terms searched 20+ times in 28 days with the lowest CTR, the
 docs gaps) and caller_stats (assistant queries per day: web, API, other).
-Views, searches and queries are events: they add up over days.
+Views, searches and queries are events: they add up over days. feedback adds
+the open items (pending, in progress) oldest first with their comment and age,
+and the helpful share of thumbs per week; assistant adds the answered and
+clarifying-question shares per day and the most asked unanswered questions.
+visitors_weekly / visitors_monthly add the true unique visitors of the last
+week and month (a reader counted once per period, unlike visitor-days).
+
+Feedback contacts (email addresses) are personal data: left out of the text,
+the HTML and --json unless --include-personal-data.
 
 --html FILE also writes one self-contained page (charts as inline SVG, no
 script, no network) to share or archive. Colour on a terminal only; NO_COLOR
@@ -58,6 +67,10 @@ turns it off.`,
     .option('-p, --project <id>', 'only this project (default: every project in the database)')
     .option('--html <file>', 'also write the report as one self-contained HTML page')
     .option('--json', 'print the report data as one JSON object on stdout instead of text')
+    .option(
+      '--include-personal-data',
+      'show the contact (email address) of open feedback items, in the text, the HTML and --json; off by default: a shared report must not carry them',
+    )
     .addHelpText(
       'after',
       `
@@ -65,7 +78,8 @@ Examples:
   $ mintlify-etl report
   $ mintlify-etl report --days 90 --html reports/visitors.html
   $ mintlify-etl report --json | jq '.projects[0].topPages[:3]'
-  $ mintlify-etl report --json | jq '.projects[0].searches.gaps'`,
+  $ mintlify-etl report --json | jq '.projects[0].searches.gaps'
+  $ mintlify-etl report --include-personal-data --html private/feedback.html`,
     )
     .action((flags: ReportFlags) => run(() => reportCommand(flags)));
 }
@@ -94,7 +108,11 @@ async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
         { missing, known },
       );
     }
-    data = await gatherReport(db.connection, { days: flags.days, projects: only ?? known });
+    data = await gatherReport(db.connection, {
+      days: flags.days,
+      projects: only ?? known,
+      includePersonalData: flags.includePersonalData === true,
+    });
   } finally {
     db.close();
   }

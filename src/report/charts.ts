@@ -3,7 +3,7 @@ import { JSDOM } from 'jsdom';
 import { addDays, dayToMs } from '../util/day.js';
 import { formatChange, formatCount, formatIsoWeek, formatShare } from './format.js';
 import { calendarSeries, type ProjectReport } from './model.js';
-import { callersChart, viewsChart } from './stream-charts.js';
+import { assistantChart, callersChart, feedbackChart, viewsChart } from './stream-charts.js';
 import { truncateMiddle } from './text.js';
 
 /**
@@ -35,6 +35,9 @@ export interface ProjectCharts {
   /** Only when the project has the views (caller_stats) section. */
   readonly views?: string | undefined;
   readonly callers?: string | undefined;
+  /** Only when the project has the feedback (assistant) section. */
+  readonly feedback?: string | undefined;
+  readonly assistant?: string | undefined;
 }
 
 const COMPACT = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
@@ -68,6 +71,8 @@ export function renderCharts(
     aiShare: aiShareChart(p, document, width),
     views: viewsChart(p, document, width),
     callers: callersChart(p, document, width),
+    feedback: feedbackChart(p, document, width),
+    assistant: assistantChart(p, document, width),
   };
 }
 

@@ -2,7 +2,14 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows } from '../load/sql.js';
 import { daysBetween } from '../util/day.js';
 import type { DailyPoint, PageTrend, PeriodTotals, ProjectReport, ReportData, WeekRow } from './model.js';
-import { gatherCallers, gatherSearches, gatherViews, loadedStreams, type StreamWindow } from './streams.js';
+import {
+  gatherAssistant,
+  gatherFeedback,
+  gatherUniques,
+  loadedEventStreams,
+  type EventWindow,
+} from './events.js';
+import { gatherCallers, gatherSearches, gatherViews, loadedStreams } from './streams.js';
 
 export interface GatherOptions {
   /** Calendar days the report covers, ending at each project's last loaded day. */
@@ -13,6 +20,13 @@ export interface GatherOptions {
   readonly movers?: number;
   /** Search terms listed, in the top list and among the docs gaps. */
   readonly topTerms?: number;
+  /** Open feedback items and unanswered assistant questions listed. */
+  readonly topItems?: number;
+  /**
+   * --include-personal-data: feedback contacts (email addresses) are read and shown. Without it
+   * the column is never read, so no output can carry it.
+   */
+  readonly includePersonalData?: boolean;
   readonly now?: Date;
 }
 
@@ -178,6 +192,9 @@ async function gatherProject(
     to,
     topPages: opts.topPages ?? 10,
     topTerms: opts.topTerms ?? 10,
+    topItems: opts.topItems ?? 10,
+    now: opts.now ?? new Date(),
+    personalData: opts.includePersonalData === true,
   });
   return {
     projectId,
@@ -211,16 +228,24 @@ async function gatherProject(
 /** The sections of the other streams, each only when that stream is loaded (absent from --json otherwise). */
 async function streamSections(
   conn: DuckDBConnection,
-  w: StreamWindow,
-): Promise<Pick<ProjectReport, 'views' | 'searches' | 'callers'>> {
+  w: EventWindow,
+): Promise<Pick<ProjectReport, 'views' | 'searches' | 'callers' | 'feedback' | 'assistant' | 'uniques'>> {
   const loaded = await loadedStreams(conn, w.projectId);
   const views = loaded.has('views') ? await gatherViews(conn, w) : undefined;
   const searches = loaded.has('searches') ? await gatherSearches(conn, w) : undefined;
   const callers = loaded.has('caller_stats') ? await gatherCallers(conn, w) : undefined;
+  // The event streams and the period grains are read from their tables and sync_windows directly.
+  const events = await loadedEventStreams(conn, w.projectId);
+  const feedback = events.has('feedback') ? await gatherFeedback(conn, w) : undefined;
+  const assistant = events.has('assistant') ? await gatherAssistant(conn, w) : undefined;
+  const uniques = await gatherUniques(conn, w.projectId);
   return {
     ...(views ? { views } : {}),
     ...(searches ? { searches } : {}),
     ...(callers ? { callers } : {}),
+    ...(feedback ? { feedback } : {}),
+    ...(assistant ? { assistant } : {}),
+    ...(uniques ? { uniques } : {}),
   };
 }
 

@@ -2,7 +2,8 @@ import { JSDOM } from 'jsdom';
 import { COLORS, NARROW, renderCharts, WIDE, type ProjectCharts } from './charts.js';
 import { formatChange, formatCount, formatShare, plural } from './format.js';
 import type { ProjectReport, ReportData } from './model.js';
-import { CALLER_COLORS } from './stream-charts.js';
+import { eventTables } from './event-tables.js';
+import { ASSISTANT_COLORS, CALLER_COLORS } from './stream-charts.js';
 import { streamTables } from './stream-tables.js';
 import { changeTone, projectTables, type Cell, type Table } from './tables.js';
 
@@ -110,6 +111,7 @@ ${figure(
 )}
 ${table('site')}
 ${table('period')}
+${uniquesCards(p)}${table('uniques')}
 ${figure(
   'weekly',
   'Weekly visitor-days',
@@ -147,7 +149,7 @@ ${streamSections(p, charts)}</section>`;
  * visitors-only project gives an empty string, and the page is the one it always was.
  */
 function streamSections(p: ProjectReport, charts: ChartPair): string {
-  const byId = new Map(streamTables(p).map((t) => [t.id, renderTable(t)]));
+  const byId = new Map([...streamTables(p), ...eventTables(p)].map((t) => [t.id, renderTable(t)]));
   const table = (id: Table['id']): string => byId.get(id) ?? '';
   const parts: string[] = [];
   if (p.views) {
@@ -179,12 +181,55 @@ ${figure(
 ${table('callers')}
 </div>`);
   }
+  if (p.feedback) {
+    parts.push(`<div class="stream" data-stream="feedback">
+${table('feedback-open')}
+${figure('feedback', 'Helpful share of feedback per week', 'thumbs up / (up + down) of contextual feedback, by the week it was given · hollow: a week not wholly loaded', pick(charts, 'feedback'), [['helpful', COLORS.total]])}
+${table('feedback-thumbs')}
+</div>`);
+  }
+  if (p.assistant) {
+    parts.push(`<div class="stream" data-stream="assistant">
+${figure(
+  'assistant',
+  'Assistant answers per day',
+  'shares of the day’s turns (questions to the assistant); a day not loaded breaks the lines',
+  pick(charts, 'assistant'),
+  [
+    ['answered', ASSISTANT_COLORS.answered],
+    ['clarifying question', ASSISTANT_COLORS.clarifying],
+  ],
+)}
+${table('assistant')}
+${table('assistant-unanswered')}
+</div>`);
+  }
   return parts.map((x) => `${x}\n`).join('');
+}
+
+/** Cards of the true unique visitors of the latest complete week and month, when loaded. */
+function uniquesCards(p: ProjectReport): string {
+  const u = p.uniques;
+  if (!u) return '';
+  const card = (
+    what: string,
+    x: NonNullable<typeof u.week>,
+    partial: NonNullable<typeof u.week> | undefined,
+  ): string => {
+    const sub = `human ${formatCount(x.human)} · AI ${formatCount(x.ai)}${partial ? ` · ${partial.label} so far (partial): ${formatCount(partial.total)}` : ''}`;
+    return `<div class="card"><div class="label">${escapeHtml(`Unique visitors, ${what} ${x.label}`)}</div><div class="value">${escapeHtml(formatCount(x.total))}</div><div class="sub">${escapeHtml(sub)}</div><div class="delta">${delta(x.totalChangePct, `vs the ${what} before`)}</div></div>`;
+  };
+  const items = [
+    u.week ? card('week', u.week, u.weekPartial) : '',
+    u.month ? card('month', u.month, u.monthPartial) : '',
+  ].filter((x) => x !== '');
+  return items.length === 0 ? '' : `<div class="cards uniques">\n${items.join('\n')}\n</div>\n`;
 }
 
 /** Words of the newer sections, said only on a page that has them. */
 function streamFooter(data: ReportData): string {
-  const has = (k: 'views' | 'searches' | 'callers'): boolean => data.projects.some((p) => p[k] !== undefined);
+  const has = (k: 'views' | 'searches' | 'callers' | 'feedback' | 'assistant'): boolean =>
+    data.projects.some((p) => p[k] !== undefined);
   const words = [
     has('views')
       ? '<strong>Views</strong> are content view events: unlike visitors they add up over days and pages; <strong>views per visitor</strong> is views / unique visitors of the same day.'
@@ -194,6 +239,12 @@ function streamFooter(data: ReportData): string {
       : '',
     has('callers')
       ? '<strong>Assistant queries</strong> are events by caller: web (the docs site’s assistant), API, other.'
+      : '',
+    has('feedback')
+      ? '<strong>Helpful</strong> is thumbs up / (up + down) of contextual feedback; feedback contacts are personal data, shown only with <code>--include-personal-data</code>.'
+      : '',
+    has('assistant')
+      ? '<strong>Answered</strong> and <strong>clarifying</strong> are shares of the assistant’s turns (one user question each); unanswered questions are grouped ignoring case and spacing.'
       : '',
   ].filter((w) => w !== '');
   return words.length === 0 ? '' : `\n<p>${words.join(' ')}</p>`;
@@ -291,7 +342,7 @@ function renderTable(t: Table): string {
   if (t.rows.length === 0)
     return `<div class="table" data-table="${t.id}">${title}<p class="empty">${escapeHtml(t.empty ?? 'nothing to show')}</p></div>`;
   const columns = (t.rows[0] ?? []).map((c) =>
-    c.path ? 'path' : c.spark ? 'spark' : c.minor ? 'minor' : '',
+    c.path ? 'path' : c.spark ? 'spark' : c.minor ? 'minor' : c.free ? 'free' : '',
   );
   const row = (cells: readonly Cell[], tag: 'td' | 'th'): string =>
     `<tr>${cells.map((c, i) => cellHtml(c, tag, columns[i] ?? '')).join('')}</tr>`;
@@ -299,7 +350,7 @@ function renderTable(t: Table): string {
   const rows = t.rows.map((r) => row(r, 'td')).join('\n');
   const notes = t.notes.map((n) => `<p class="note">${escapeHtml(n)}</p>`).join('');
   // On a phone such a table folds each row in two (see the CSS) instead of pushing these off screen.
-  const reflow = columns.some((c) => c === 'path' || c === 'spark') ? ' reflow' : '';
+  const reflow = columns.some((c) => c === 'path' || c === 'spark' || c === 'free') ? ' reflow' : '';
   return `<div class="table${reflow}" data-table="${t.id}">${title}
 <div class="scroll"><table>
 <thead>${headRow}</thead>
@@ -354,6 +405,8 @@ tbody tr:hover td { background: #f1f5f9; }
 td.path { word-break: break-all; min-width: 14em; }
 td.path code { font-size: 13px; }
 td.label { white-space: nowrap; }
+td.free { min-width: 16em; overflow-wrap: anywhere; }
+[data-table="feedback-open"] td { overflow-wrap: anywhere; }
 .strong { font-weight: 650; }
 .muted, .flat { color: var(--muted); }
 .up { color: var(--up); }
@@ -387,6 +440,7 @@ footer { color: var(--muted); font-size: 13px; border-top: 1px solid var(--line)
   .reflow th, .reflow td { flex: 1 1 0; min-width: 0; padding: 3px 5px; border-bottom: 0; }
   .reflow .path { flex-basis: 100%; order: -1; min-width: 0; }
   .reflow .spark { flex-basis: 100%; order: 1; overflow-x: auto; }
+  .reflow .free { flex-basis: 100%; order: 2; min-width: 0; }
   .reflow thead tr { border-bottom: 1px solid var(--line); }
 }
 @media print { body { max-width: none; } figure.chart, .table, .card { break-inside: avoid; } }

@@ -115,6 +115,137 @@ export interface ProjectReport {
   readonly searches?: SearchSection;
   /** Present only when the caller_stats stream is loaded. */
   readonly callers?: CallersSection;
+  /** Present only when the project has a loaded `feedback` window. */
+  readonly feedback?: FeedbackSection;
+  /** Present only when the project has a loaded `assistant` window. */
+  readonly assistant?: AssistantSection;
+  /** Present only when site_weekly or site_monthly hold rows of the project (visitors_weekly / _monthly). */
+  readonly uniques?: UniquesSection;
+}
+
+/** One open feedback item (pending or in progress). */
+export interface FeedbackItem {
+  readonly id: string;
+  readonly path: string;
+  /** contextual | code_snippet | agent | thumbs_only */
+  readonly source: string;
+  readonly status: string;
+  /** As the API gave it (user input: shown inert in a terminal, escaped in HTML). */
+  readonly comment: string | null;
+  /** ISO timestamp in UTC; null when the API gave none. */
+  readonly createdAt: string | null;
+  /** Whole days from createdAt to when the report was built; null without createdAt. */
+  readonly ageDays: number | null;
+  /** Open items on the same page, this one included. */
+  readonly pageOpen: number;
+  /**
+   * An email address: PERSONAL DATA. The key is present only with --include-personal-data;
+   * without it the column is never even read from the database.
+   */
+  readonly contact?: string | null;
+}
+
+/** Thumbs of the contextual feedback created in one ISO week (Monday to Sunday, UTC). */
+export interface FeedbackWeek {
+  readonly weekStart: Day;
+  readonly isoYear: number;
+  readonly isoWeek: number;
+  /** Days of the week inside a loaded feedback window; fewer than 7 leave votes out. */
+  readonly daysLoaded: number;
+  readonly up: number;
+  readonly down: number;
+  /** up / (up + down); null without votes. */
+  readonly helpfulShare: number | null;
+}
+
+export interface FeedbackSection {
+  /** Open items of the project (every loaded item, whatever its date). */
+  readonly openCount: number;
+  readonly pendingCount: number;
+  readonly inProgressCount: number;
+  /** Pages with at least one open item. */
+  readonly openPages: number;
+  /** The oldest open items first (items without a date last), at most `topFeedback`. */
+  readonly open: readonly FeedbackItem[];
+  /** ISO weeks that meet the report window and a loaded feedback window, ascending. */
+  readonly weekly: readonly FeedbackWeek[];
+  /** Thumbs of those weeks together. */
+  readonly up: number;
+  readonly down: number;
+  readonly helpfulShare: number | null;
+  /** Whether contacts were asked for (--include-personal-data): only then may items carry them. */
+  readonly personalData: boolean;
+}
+
+/** Assistant turns of one complete day (a day inside a loaded window, fetched after it ended). */
+export interface AssistantDay {
+  readonly day: Day;
+  readonly turns: number;
+  readonly answered: number;
+  readonly clarifying: number;
+  /** answered / turns; null when there is no turn. */
+  readonly answeredShare: number | null;
+  /** clarifying questions / turns; null when there is no turn. */
+  readonly clarifyingShare: number | null;
+}
+
+/** Turns summed over a run of days: turns are events, they add up. */
+export interface AssistantPeriod {
+  readonly from: Day;
+  readonly to: Day;
+  readonly daysLoaded: number;
+  readonly turns: number;
+  readonly answered: number;
+  readonly clarifying: number;
+  readonly unanswered: number;
+  readonly answeredShare: number | null;
+  readonly clarifyingShare: number | null;
+}
+
+/** One unanswered question, grouped case- and whitespace-insensitively. */
+export interface UnansweredQuestion {
+  /** The most frequent spelling of the group (user input). */
+  readonly query: string;
+  readonly count: number;
+  /** Distinct threads it was asked in. */
+  readonly threads: number;
+  readonly lastAsked: string;
+}
+
+export interface AssistantSection {
+  /** Complete days of the report window with a loaded assistant window, ascending. */
+  readonly daily: readonly AssistantDay[];
+  readonly latest: AssistantDay;
+  readonly last7: AssistantPeriod;
+  readonly window: AssistantPeriod;
+  /** Unanswered questions of the report window, most frequent first. */
+  readonly unanswered: readonly UnansweredQuestion[];
+  /** Distinct unanswered questions in the window, listed or not. */
+  readonly unansweredDistinct: number;
+}
+
+/** True unique visitors of one ISO week or calendar month (one request for the whole period). */
+export interface UniquePeriod {
+  readonly periodStart: Day;
+  /** 2026-W09 or 2026-02. */
+  readonly label: string;
+  readonly human: number;
+  readonly ai: number;
+  readonly total: number;
+  /** The period was not over when fetched. */
+  readonly partial: boolean;
+  /** Fraction of total against the previous complete period; null when that one is missing, partial or 0, and for a partial period. */
+  readonly totalChangePct: number | null;
+  /** The previous period's total, when it is loaded and complete. */
+  readonly previousTotal: number | null;
+}
+
+export interface UniquesSection {
+  /** The latest complete week, and the week in progress after it when loaded. */
+  readonly week?: UniquePeriod;
+  readonly weekPartial?: UniquePeriod;
+  readonly month?: UniquePeriod;
+  readonly monthPartial?: UniquePeriod;
 }
 
 /** Content views of one complete day. Views are events: unlike visitors they add up. */

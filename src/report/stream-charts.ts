@@ -1,8 +1,14 @@
 import * as Plot from '@observablehq/plot';
 import { addDays, dayToMs } from '../util/day.js';
 import { COLORS } from './charts.js';
-import { formatCount, formatRatio, formatShare } from './format.js';
-import { windowSeries, type CallerDay, type ProjectReport, type ViewsDay } from './model.js';
+import { formatCount, formatIsoWeek, formatRatio, formatShare } from './format.js';
+import {
+  windowSeries,
+  type AssistantDay,
+  type CallerDay,
+  type ProjectReport,
+  type ViewsDay,
+} from './model.js';
 
 /**
  * The charts of the views and assistant-callers sections, drawn like the visitors charts (Plot on
@@ -101,3 +107,79 @@ export function callersChart(p: ProjectReport, document: Document, width: number
     ],
   }).outerHTML;
 }
+
+const PERCENT = (n: number): string => `${Math.round(n * 100)}%`;
+
+/** The helpful share of contextual feedback per ISO week: one dot a week (hollow: an incomplete week). */
+export function feedbackChart(p: ProjectReport, document: Document, width: number): string | undefined {
+  const f = p.feedback;
+  if (!f) return undefined;
+  const rows = f.weekly
+    .filter((w) => w.helpfulShare !== null)
+    .map((w) => ({
+      date: new Date(dayToMs(w.weekStart)),
+      share: w.helpfulShare,
+      complete: w.daysLoaded === 7,
+      title: `${formatIsoWeek(w.isoYear, w.isoWeek)} (from ${w.weekStart}): ${formatShare(w.helpfulShare)} helpful\n${formatCount(w.up)} up · ${formatCount(w.down)} down${w.daysLoaded < 7 ? ` · ${w.daysLoaded} of 7 days loaded` : ''}`,
+    }));
+  return Plot.plot({
+    document,
+    width,
+    height: 200,
+    marginLeft: 48,
+    style: FONT,
+    ariaLabel: 'Helpful share of contextual feedback per week',
+    x: { type: 'utc', label: null },
+    y: { domain: [0, 1], grid: true, label: 'helpful share', tickFormat: PERCENT },
+    marks: [
+      Plot.lineY(rows, { x: 'date', y: 'share', stroke: COLORS.total, strokeWidth: 2 }),
+      Plot.dot(rows, {
+        x: 'date',
+        y: 'share',
+        r: 5,
+        stroke: COLORS.total,
+        fill: (d: { complete: boolean }) => (d.complete ? COLORS.total : 'white'),
+        title: 'title',
+      }),
+    ],
+  }).outerHTML;
+}
+
+/** Answered and clarifying shares of the assistant's turns per day; a day not loaded breaks the lines. */
+export function assistantChart(p: ProjectReport, document: Document, width: number): string | undefined {
+  const a = p.assistant;
+  if (!a) return undefined;
+  const rows = calendar<AssistantDay>(p, a.daily).flatMap((r) => {
+    const d = r.d;
+    const title = d
+      ? `${r.day}: ${formatCount(d.turns)} turns\nanswered ${formatShare(d.answeredShare)} · clarifying ${formatShare(d.clarifyingShare)}`
+      : `${r.day}: not loaded`;
+    return [
+      { date: r.date, kind: 'answered', share: d?.answeredShare ?? null, title },
+      { date: r.date, kind: 'clarifying', share: d?.clarifyingShare ?? null, title },
+    ];
+  });
+  return Plot.plot({
+    document,
+    width,
+    height: 220,
+    marginLeft: 48,
+    style: FONT,
+    ariaLabel: 'Answered and clarifying-question shares of assistant turns per day',
+    x: { type: 'utc', label: null },
+    y: { domain: [0, 1], grid: true, label: 'share of turns', tickFormat: PERCENT },
+    color: {
+      domain: ['answered', 'clarifying'],
+      range: [ASSISTANT_COLORS.answered, ASSISTANT_COLORS.clarifying],
+    },
+    marks: [
+      Plot.lineY(rows, { x: 'date', y: 'share', z: 'kind', stroke: 'kind', strokeWidth: 2 }),
+      Plot.dot(
+        rows.filter((r) => r.share !== null),
+        { x: 'date', y: 'share', r: 5, stroke: 'kind', fillOpacity: 0, title: 'title' },
+      ),
+    ],
+  }).outerHTML;
+}
+
+export const ASSISTANT_COLORS = { answered: '#15803d', clarifying: '#94a3b8' } as const;

@@ -6,7 +6,13 @@ import {
   formatSignedCount,
   plural,
 } from './format.js';
-import { calendarSeries, type DailyPoint, type PageTrend, type ProjectReport } from './model.js';
+import {
+  calendarSeries,
+  type DailyPoint,
+  type PageTrend,
+  type ProjectReport,
+  type UniquePeriod,
+} from './model.js';
 import { sparkline } from './sparkline.js';
 
 /**
@@ -21,6 +27,11 @@ export interface Cell {
   readonly tone?: Tone | undefined;
   /** A page path: the terminal shortens it to fit, HTML wraps it. Full text is kept here. */
   readonly path?: boolean;
+  /**
+   * Free text from users (a feedback comment, an assistant question), already flattened to one
+   * line: the terminal cuts its end to fit, HTML wraps it.
+   */
+  readonly free?: boolean;
   /** A row label (first column). */
   readonly label?: boolean;
   /** A sparkline: HTML keeps it whole on a narrow screen instead of squeezing it. */
@@ -40,7 +51,12 @@ export interface Table {
     | 'views-pages'
     | 'search-terms'
     | 'search-gaps'
-    | 'callers';
+    | 'callers'
+    | 'uniques'
+    | 'feedback-open'
+    | 'feedback-thumbs'
+    | 'assistant'
+    | 'assistant-unanswered';
   readonly title: string;
   readonly head: readonly Cell[];
   readonly rows: readonly (readonly Cell[])[];
@@ -71,7 +87,14 @@ export const label = (text: string, tone?: Tone): Cell => ({ text, label: true, 
 export const head = (text: string, right = true): Cell => ({ text, right, tone: 'muted' });
 
 export function projectTables(p: ProjectReport, opts: TableOptions = {}): Table[] {
-  return [siteTable(p, opts), periodTable(p), weeklyTable(p), topPagesTable(p), moversTable(p)];
+  return [
+    siteTable(p, opts),
+    periodTable(p),
+    ...(p.uniques ? [uniquesTable(p)] : []),
+    weeklyTable(p),
+    topPagesTable(p),
+    moversTable(p),
+  ];
 }
 
 /** Why some numbers of the site table are missing or were left out. */
@@ -272,5 +295,60 @@ export function moversTable(p: ProjectReport): Table {
     rows: [...p.moversUp.map(row), ...p.moversDown.map(row)],
     notes: [],
     empty: 'no page changed',
+  };
+}
+
+/** The one line that tells true uniques of a period from the visitor-days of the other tables. */
+export const UNIQUES_NOTE =
+  'Unique visitors of a week or month count a reader once per period; the visitor-days figures elsewhere count a reader once per day they came.';
+
+/**
+ * True unique visitors of the latest complete ISO week and month (visitors_weekly /
+ * visitors_monthly), the period in progress after each labelled partial, each complete one
+ * against the complete period before it. A partial period is never compared: it is not over.
+ */
+export function uniquesTable(p: ProjectReport): Table {
+  const u = p.uniques;
+  if (!u) throw new Error('no uniques section');
+  const row = (grain: string, x: UniquePeriod | undefined): Cell[][] => {
+    if (!x) return [];
+    return [
+      [
+        label(grain, x.partial ? undefined : 'strong'),
+        { text: x.partial ? `${x.label} (partial)` : x.label, tone: x.partial ? 'muted' : undefined },
+        num(formatCount(x.human)),
+        num(formatCount(x.ai)),
+        num(formatCount(x.total), x.partial ? undefined : 'strong'),
+        num(formatCount(x.previousTotal), 'muted'),
+        x.partial ? num('–', 'muted') : change(x.totalChangePct),
+      ],
+    ];
+  };
+  return {
+    id: 'uniques',
+    wrapNotes: true,
+    title: 'Unique visitors this week and this month',
+    head: [
+      head('', false),
+      head('period', false),
+      head('human'),
+      head('AI'),
+      head('total'),
+      head('previous'),
+      head('change'),
+    ],
+    rows: [
+      ...row('week', u.week),
+      ...row('week', u.weekPartial),
+      ...row('month', u.month),
+      ...row('month', u.monthPartial),
+    ],
+    notes: [
+      UNIQUES_NOTE,
+      ...(u.weekPartial || u.monthPartial
+        ? ['A partial period was not over when loaded: it is not compared with the one before.']
+        : []),
+    ],
+    empty: 'no week or month loaded',
   };
 }

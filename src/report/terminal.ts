@@ -1,8 +1,9 @@
 import { plural } from './format.js';
 import type { ProjectReport, ReportData } from './model.js';
+import { eventTables } from './event-tables.js';
 import { streamTables } from './stream-tables.js';
 import { projectTables, type Cell, type Table, type Tone } from './tables.js';
-import { displayWidth, inert, padEndTo, padStartTo, truncateMiddle } from './text.js';
+import { displayWidth, inert, padEndTo, padStartTo, truncateEnd, truncateMiddle } from './text.js';
 
 export { sparkline } from './sparkline.js';
 
@@ -70,7 +71,12 @@ function renderProject(p: ProjectReport, paint: Paint, width: number): string {
   ];
   // What the fixed columns of the site table take; the sparkline gets the rest.
   const sparkWidth = Math.max(8, Math.min(w.days, width - 66));
-  for (const table of [...projectTables(p, { sparkWidth }), ...streamTables(p, { sparkWidth })]) {
+  const tables = [
+    ...projectTables(p, { sparkWidth }),
+    ...streamTables(p, { sparkWidth }),
+    ...eventTables(p, { sparkWidth }),
+  ];
+  for (const table of tables) {
     lines.push('', ...renderTable(table, paint, width));
   }
   return lines.join('\n');
@@ -95,15 +101,29 @@ function renderTable(t: Table, paint: Paint, width: number): string[] {
     Math.max(...all.map((r) => (r[i] ? displayWidth(r[i].text) : 0))),
   );
   const pathCol = t.rows[0]?.findIndex((c) => c.path === true) ?? -1;
-  if (pathCol >= 0) {
-    const others = widths.reduce((s, w, i) => (i === pathCol ? s : s + w), 0);
-    const room = width - INDENT.length - others - GAP.length * (cols - 1);
-    widths[pathCol] = Math.min(widths[pathCol] ?? 0, Math.max(16, room));
+  const freeCol = t.rows[0]?.findIndex((c) => c.free === true) ?? -1;
+  const flexible = [pathCol, freeCol].filter((i) => i >= 0);
+  if (flexible.length > 0) {
+    const others = widths.reduce((s, w, i) => (flexible.includes(i) ? s : s + w), 0);
+    let room = width - INDENT.length - others - GAP.length * (cols - 1);
+    if (pathCol >= 0 && freeCol >= 0) {
+      // A path and a comment share the room: the path at most 40% of it, the comment the rest.
+      widths[pathCol] = Math.min(widths[pathCol] ?? 0, Math.max(12, Math.floor(room * 0.4)));
+      room -= widths[pathCol] ?? 0;
+      widths[freeCol] = Math.min(widths[freeCol] ?? 0, Math.max(12, room));
+    } else {
+      const col = flexible[0] ?? 0;
+      widths[col] = Math.min(widths[col] ?? 0, Math.max(16, room));
+    }
   }
   for (const row of all) {
     const cells = row.map((cell: Cell, i) => {
       const w = widths[i] ?? 0;
-      const text = cell.path ? truncateMiddle(cell.text, w) : cell.text;
+      const text = cell.path
+        ? truncateMiddle(cell.text, w)
+        : cell.free
+          ? truncateEnd(cell.text, w)
+          : cell.text;
       const last = i === row.length - 1;
       const padded = cell.right ? padStartTo(text, w) : last ? text : padEndTo(text, w);
       return paint(padded, cell.tone);

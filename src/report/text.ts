@@ -59,3 +59,27 @@ export function padEndTo(text: string, width: number): string {
 export function padStartTo(text: string, width: number): string {
   return ' '.repeat(Math.max(0, width - displayWidth(text))) + text;
 }
+
+/**
+ * User text (a comment, a question) on one line: every run of whitespace, line breaks and tabs
+ * included, becomes one space. Other control characters are left for inert (terminal) and
+ * escapeHtml (HTML) to deal with.
+ */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/gu, ' ').trim();
+}
+
+/** Shortens text to at most `width` columns by cutting its end (with …), whole graphemes only. */
+export function truncateEnd(text: string, width: number): string {
+  if (displayWidth(text) <= width) return text;
+  if (width <= 1) return '…'.slice(0, width);
+  let out = '';
+  let used = 0;
+  for (const g of graphemes(text)) {
+    const gw = graphemeWidth(g);
+    if (used + gw > width - 1) break;
+    out += g;
+    used += gw;
+  }
+  return `${out.trimEnd()}…`;
+}

@@ -97,7 +97,167 @@ export interface FixtureOptions {
   readonly streams?: readonly FixtureStream[];
   /** Day indexes whose search term list a page cap cut short (search_totals_daily.truncated). */
   readonly truncatedSearchDays?: readonly number[];
+  /** Load feedback (FEEDBACK_ROWS) with its range windows. */
+  readonly feedback?: boolean;
+  /** Load assistant turns (assistantTurns) with their range windows. */
+  readonly assistant?: boolean;
+  /** Load true weekly and monthly uniques (site_weekly, site_monthly). */
+  readonly periods?: boolean;
 }
+
+/** A contact address that must never appear in a report without --include-personal-data. */
+export const SECRET_CONTACT = 'secret.reader@example.com';
+export const OTHER_CONTACT = 'another.reader@example.com';
+export const NASTY_COMMENT = `<script>alert("x")</script> it's "broken"\nsee line 2`;
+export const CONTROL_COMMENT = '\x1b[2Jcleared the screen\u202e';
+export const LONG_COMMENT = `This page ${'explains the configuration at great length '.repeat(8)}THE END`;
+
+export interface FeedbackRow {
+  id: string;
+  path: string;
+  source: 'contextual' | 'code_snippet' | 'agent' | 'thumbs_only';
+  status: 'pending' | 'in_progress' | 'resolved' | 'dismissed';
+  comment: string | null;
+  helpful: boolean | null;
+  contact: string | null;
+  /** Day index and time of day, or null (no created_at). */
+  day: number | null;
+  time: string;
+}
+
+/** Votes of day i: contextual, already dealt with (resolved or dismissed). */
+export function votes(i: number): { up: number; down: number } {
+  return { up: 2 + (i % 3), down: 1 + (i % 2) };
+}
+
+function feedbackRows(): FeedbackRow[] {
+  const rows: FeedbackRow[] = [];
+  for (let i = 0; i < FIXTURE_DAYS; i++) {
+    const v = votes(i);
+    for (let k = 0; k < v.up + v.down; k++) {
+      rows.push({
+        id: `vote-${i}-${k}`,
+        path: '/quickstart',
+        source: 'contextual',
+        status: k % 2 === 0 ? 'resolved' : 'dismissed',
+        comment: k < v.up ? 'thanks' : 'CLOSED COMPLAINT',
+        helpful: k < v.up,
+        contact: k === 0 ? `voter${i}@example.com` : null,
+        day: i,
+        time: `12:${String(k).padStart(2, '0')}:00`,
+      });
+    }
+  }
+  const open = (
+    id: string,
+    path: string,
+    source: FeedbackRow['source'],
+    status: FeedbackRow['status'],
+    comment: string | null,
+    day: number | null,
+    extra: Partial<FeedbackRow> = {},
+  ): FeedbackRow => ({
+    id,
+    path,
+    source,
+    status,
+    comment,
+    helpful: null,
+    contact: null,
+    day,
+    time: '10:00:00',
+    ...extra,
+  });
+  rows.push(
+    open('fb-open-1', '/introduction', 'contextual', 'pending', NASTY_COMMENT, 10, {
+      helpful: false,
+      contact: SECRET_CONTACT,
+    }),
+    open('fb-open-2', '/quickstart', 'code_snippet', 'in_progress', 'The curl example lacks a header', 20),
+    open('fb-open-3', '/introduction', 'agent', 'pending', CONTROL_COMMENT, 30),
+    open('fb-open-4', NASTY_PATH, 'contextual', 'pending', LONG_COMMENT, 55, {
+      helpful: true,
+      contact: OTHER_CONTACT,
+    }),
+    open('fb-open-5', '/changelog', 'thumbs_only', 'pending', null, null),
+    open('fb-closed-1', '/introduction', 'code_snippet', 'resolved', 'CLOSED ITEM', 5),
+    open('fb-closed-2', '/changelog', 'agent', 'dismissed', 'CLOSED ITEM', 58),
+  );
+  return rows;
+}
+
+export const FEEDBACK_ROWS: readonly FeedbackRow[] = feedbackRows();
+
+export interface TurnRow {
+  thread: string;
+  day: number;
+  minute: number;
+  query: string;
+  responseType: 'answer' | 'clarifying_question';
+  resolution: 'answered' | 'unanswered';
+}
+
+/** Spellings of one question: the report groups them ignoring case and spacing. */
+export const ROTATE_SPELLINGS = [
+  'How do I rotate API keys?',
+  '  how do i rotate   API KEYS? ',
+  'How do I rotate\tapi keys?',
+] as const;
+export const NASTY_QUESTION = `<script>"q"</script>`;
+
+/**
+ * Turns of day i: 8 + i % 3 turns, the first one clarifying; one unanswered rotate question a
+ * day, and on even days one more (SSO on days divisible by 4, webhooks on the others).
+ */
+export function assistantTurns(i: number): TurnRow[] {
+  const n = 8 + (i % 3);
+  const rows: TurnRow[] = [];
+  for (let k = 0; k < n; k++) {
+    rows.push({
+      thread: `t${i}-${k}`,
+      day: i,
+      minute: k,
+      query: `question ${k}`,
+      responseType: k === 0 ? 'clarifying_question' : 'answer',
+      resolution: 'answered',
+    });
+  }
+  const unanswered = (k: number, query: string): TurnRow => ({
+    thread: `u${i}-${k}`,
+    day: i,
+    minute: 30 + k,
+    query,
+    responseType: 'answer',
+    resolution: 'unanswered',
+  });
+  rows.push(unanswered(0, ROTATE_SPELLINGS[i % 3] ?? ''));
+  if (i % 2 === 0) rows.push(unanswered(1, i % 4 === 0 ? 'SSO with Okta' : NASTY_QUESTION));
+  return rows;
+}
+
+/** True uniques of ISO week k (k = 0: the week of Monday 2026-01-05); the week of 2026-03-02 is partial. */
+export const WEEK_STARTS = [
+  '2026-01-05',
+  '2026-01-12',
+  '2026-01-19',
+  '2026-01-26',
+  '2026-02-02',
+  '2026-02-09',
+  '2026-02-16',
+  '2026-02-23',
+  '2026-03-02',
+] as const;
+export function weeklyUniques(k: number): Counts & { partial: boolean } {
+  const partial = k === WEEK_STARTS.length - 1;
+  const human = partial ? 1100 : 3000 + 80 * k;
+  const ai = partial ? 300 : 1200 + 30 * k;
+  return { human, ai, total: human + ai - 50, partial };
+}
+export const MONTHS = [
+  { start: '2026-01-01', human: 11000, ai: 4500, total: 15000, partial: false },
+  { start: '2026-02-01', human: 12000, ai: 5000, total: 16500, partial: false },
+  { start: '2026-03-01', human: 900, ai: 250, total: 1120, partial: true },
+] as const;
 
 /** Content views of day i: events, so total is human + AI exactly. */
 export function viewCounts(i: number): Counts {
@@ -243,6 +403,7 @@ export async function buildReportFixture(file: string, opts: FixtureOptions = {}
     for (const [table, rows] of Object.entries(others)) {
       if (rows.length > 0) await db.connection.run(`INSERT INTO ${table} VALUES ${rows.join(',\n')}`);
     }
+    windows.push(...(await eventStreams(db.connection, opts)));
     await db.connection.run(
       `INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows, api_totals_total, attempts, fetched_at, run_id)
        VALUES ${windows.join(',\n')}`,
@@ -250,6 +411,71 @@ export async function buildReportFixture(file: string, opts: FixtureOptions = {}
   } finally {
     db.close();
   }
+}
+
+const at = (i: number, time: string): string => `TIMESTAMPTZ '${addDays(FIXTURE_FIRST_DAY, i)} ${time}+00'`;
+const orNull = (v: string | null): string => (v === null ? 'NULL' : sqlString(v));
+
+/**
+ * Rows of the event streams and period grains asked for, and their sync_windows rows: ranges of
+ * 10 days over the 60 (the last fetched during its last day when partialLast).
+ */
+async function eventStreams(
+  conn: Awaited<ReturnType<typeof openDatabase>>['connection'],
+  opts: FixtureOptions,
+): Promise<string[]> {
+  const p = sqlString(FIXTURE_PROJECT);
+  const windows: string[] = [];
+  const ranges = (stream: string): void => {
+    for (let s = 0; s < FIXTURE_DAYS; s += 10) {
+      const last = s + 10 >= FIXTURE_DAYS;
+      const end = addDays(FIXTURE_FIRST_DAY, s + 10);
+      const fetched =
+        last && opts.partialLast === true
+          ? `TIMESTAMPTZ '${FIXTURE_LAST_DAY} 12:00:00+00'`
+          : `TIMESTAMPTZ '${end} 00:00:00+00' + INTERVAL 1 DAY`;
+      windows.push(
+        `(${p}, '${stream}', DATE '${addDays(FIXTURE_FIRST_DAY, s)}', DATE '${end}', 'loaded', 1, 1, NULL, 1, ${fetched}, 'fixture')`,
+      );
+    }
+  };
+  if (opts.feedback) {
+    ranges('feedback');
+    const values = FEEDBACK_ROWS.map(
+      (f) =>
+        `(${p}, ${sqlString(f.id)}, ${sqlString(f.path)}, '${f.source}', '${f.status}', ${orNull(f.comment)}, ${f.helpful === null ? 'NULL' : String(f.helpful)}, ${orNull(f.contact)}, NULL, NULL, NULL, ${f.day === null ? 'NULL' : at(f.day, f.time)}, now(), now(), 'fixture')`,
+    );
+    await conn.run(`INSERT INTO feedback VALUES ${values.join(',\n')}`);
+  }
+  if (opts.assistant) {
+    ranges('assistant');
+    const values: string[] = [];
+    for (let i = 0; i < FIXTURE_DAYS; i++) {
+      for (const t of assistantTurns(i)) {
+        values.push(
+          `(${p}, '${t.thread}', ${at(i, `09:${String(t.minute).padStart(2, '0')}:00`)}, ${sqlString(t.query)}, 'an answer', '${t.responseType}', '${t.resolution}', NULL, NULL, [], now(), 'fixture')`,
+        );
+      }
+    }
+    await conn.run(`INSERT INTO assistant_turns VALUES ${values.join(',\n')}`);
+  }
+  if (opts.periods) {
+    const weeks = WEEK_STARTS.map((start, k) => {
+      const c = weeklyUniques(k);
+      return `(${p}, DATE '${start}', ${c.human}, ${c.ai}, ${c.total}, ${c.partial}, now(), 'fixture')`;
+    });
+    await conn.run(`INSERT INTO site_weekly VALUES ${weeks.join(',\n')}`);
+    const months = MONTHS.map(
+      (m) => `(${p}, DATE '${m.start}', ${m.human}, ${m.ai}, ${m.total}, ${m.partial}, now(), 'fixture')`,
+    );
+    await conn.run(`INSERT INTO site_monthly VALUES ${months.join(',\n')}`);
+    for (const start of WEEK_STARTS) {
+      windows.push(
+        `(${p}, 'visitors_weekly', DATE '${start}', DATE '${start}' + 7, 'loaded', 1, 1, NULL, 1, TIMESTAMPTZ '${FIXTURE_LAST_DAY} 12:00:00+00', 'fixture')`,
+      );
+    }
+  }
+  return windows;
 }
 
 /** A database with the schema and views but no data. */

@@ -1,4 +1,7 @@
 import type {
+  AssistantSection,
+  FeedbackSection,
+  UniquePeriod,
   CallerDay,
   CallersSection,
   DailyPoint,
@@ -216,5 +219,100 @@ export function makeCallers(to = '2026-03-01', days = 28): CallersSection {
     daily,
     latest,
     last7: { ...callerDay(addDays(to, -6), 420, 210, 70), to, daysLoaded: 7 },
+  };
+}
+
+/** A feedback section: `n` open items with the given comments, 4 weeks of thumbs. */
+export function makeFeedback(
+  comments: readonly (string | null)[],
+  opts: { personalData?: boolean; openCount?: number } = {},
+): FeedbackSection {
+  const weekly = ['2026-02-02', '2026-02-09', '2026-02-16', '2026-02-23'].map((weekStart, i) => ({
+    weekStart,
+    isoYear: 2026,
+    isoWeek: 6 + i,
+    daysLoaded: 7,
+    up: 30 + i,
+    down: 10,
+    helpfulShare: (30 + i) / (40 + i),
+  }));
+  const up = weekly.reduce((s, w) => s + w.up, 0);
+  return {
+    openCount: opts.openCount ?? comments.length,
+    pendingCount: opts.openCount ?? comments.length,
+    inProgressCount: 0,
+    openPages: 1,
+    open: comments.map((comment, i) => ({
+      id: `fb-${i}`,
+      path: `/guides/page-${i}`,
+      source: 'contextual',
+      status: i % 2 === 0 ? 'pending' : 'in_progress',
+      comment,
+      createdAt: '2026-02-01T10:00:00.000Z',
+      ageDays: 28 - i,
+      pageOpen: 1,
+      ...(opts.personalData ? { contact: `reader${i}@example.com` } : {}),
+    })),
+    weekly,
+    up,
+    down: 40,
+    helpfulShare: up / (up + 40),
+    personalData: opts.personalData === true,
+  };
+}
+
+/** An assistant section over the last `days` days to `to`: 100 turns a day, 80 answered, 5 clarifying. */
+export function makeAssistant(
+  questions: readonly string[],
+  to = '2026-03-01',
+  days = 7,
+  daysLoaded7 = 7,
+): AssistantSection {
+  const daily = dayRange(addDays(to, -(days - 1)), addDays(to, 1)).map((day) => ({
+    day,
+    turns: 100,
+    answered: 80,
+    clarifying: 5,
+    answeredShare: 0.8,
+    clarifyingShare: 0.05,
+  }));
+  const latest = daily.at(-1) ?? daily[0];
+  if (!latest) throw new Error('no day');
+  const period = (from: string, n: number) => ({
+    from,
+    to,
+    daysLoaded: n,
+    turns: 100 * n,
+    answered: 80 * n,
+    clarifying: 5 * n,
+    unanswered: 20 * n,
+    answeredShare: 0.8,
+    clarifyingShare: 0.05,
+  });
+  return {
+    daily,
+    latest,
+    last7: period(addDays(to, -6), daysLoaded7),
+    window: period(addDays(to, -(days - 1)), days),
+    unanswered: questions.map((query, i) => ({
+      query,
+      count: 20 - i,
+      threads: 18 - i,
+      lastAsked: `${to}T09:00:00.000Z`,
+    })),
+    unansweredDistinct: questions.length + 5,
+  };
+}
+
+export function makeUnique(periodStart: string, label: string, total: number, partial = false): UniquePeriod {
+  return {
+    periodStart,
+    label,
+    human: Math.round(total * 0.7),
+    ai: Math.round(total * 0.35),
+    total,
+    partial,
+    previousTotal: partial ? null : 1000,
+    totalChangePct: partial ? null : (total - 1000) / 1000,
   };
 }
