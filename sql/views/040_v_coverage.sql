@@ -2,7 +2,10 @@
 -- calendar days between the first and the last loaded window of that stream are loaded, read from
 -- sync_windows (status = 'loaded'; a window's day is its window_start). One row per stream that
 -- has at least one loaded window. For the visitors numbers of earlier versions, filter
--- stream = 'visitors'. days_loaded counts loaded windows: one per day for the day streams.
+-- stream = 'visitors'. last_day is the last day the newest window covers (window_end - 1: a range
+-- window of feedback or assistant, or a week or month of the period grains, covers several days).
+-- days_loaded counts the days the loaded windows cover (one per window for the day streams);
+-- windows_loaded counts the windows.
 -- missing_days lists the calendar days in [first_day, last_day] that no loaded window of the
 -- stream covers (a window covers [window_start, window_end)); empty list when none.
 -- partial_days: loaded windows fetched before they ended (fetched_at < window_end, in UTC), e.g.
@@ -28,8 +31,9 @@ bounds AS (
     project_id,
     stream,
     min(day) AS first_day,
-    max(day) AS last_day,
-    count(*)::BIGINT AS days_loaded,
+    (max(window_end) - 1)::DATE AS last_day,
+    sum(window_end - day)::BIGINT AS days_loaded,
+    count(*)::BIGINT AS windows_loaded,
     coalesce(list(day ORDER BY day) FILTER (WHERE partial), []::DATE[]) AS partial_days,
     coalesce(list(day ORDER BY day) FILTER (WHERE truncated), []::DATE[]) AS truncated_days,
     max(fetched_at) AS last_loaded_at
@@ -62,6 +66,7 @@ SELECT
   b.partial_days,
   len(b.truncated_days)::BIGINT AS days_truncated,
   b.truncated_days,
-  b.last_loaded_at
+  b.last_loaded_at,
+  b.windows_loaded
 FROM bounds AS b
 LEFT JOIN missing AS m ON m.project_id = b.project_id AND m.stream = b.stream;

@@ -112,6 +112,12 @@ async function checkStream(
   const today = todayUtc(nowMs);
   const w = { projectId, stream: stream.name, day: addDays(today, -1), dateTo: today, partial: false };
   const base = { projectId, stream: stream.name };
+  if (stream.planAfterLoads !== undefined) {
+    // Its requests name a record another stream loaded (a thread id): there is nothing to ask
+    // without one, and the key and project are proven by the other streams' requests.
+    const detail = 'not checked on its own: each request needs a thread id that the assistant stream loads';
+    return { check: { ...base, ok: true, detail }, exitCode: EXIT.ok, stop: false };
+  }
   try {
     const f = await stream.fetch(client, w, { maxPages: 1 });
     const detail = `answered: yesterday ${f.rows}${f.truncated ? '+' : ''} row(s) on the first page`;

@@ -8,7 +8,7 @@ describe('mintlify-etl demo as a process', () => {
     const r = await runCli(['demo', '--db', db, '--days', '14']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(
-      /synced 14 days of visitors, views, searches, caller_stats \(56 windows, \d+ rows\) with \d+ requests/,
+      /synced 14 days of visitors, views, searches, feedback, assistant, caller_stats, assistant_threads, visitors_weekly, visitors_monthly \(\d+ windows, \d+ rows\) with \d+ requests/,
     );
     expect(r.stdout).toContain('Unique visitors per day');
     expect(r.stdout).toContain('Top pages, last 7 days');

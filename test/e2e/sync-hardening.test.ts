@@ -272,10 +272,12 @@ describe('mintlify-etl check', () => {
       ['visitors', true],
       ['views', true],
       ['searches', true],
+      ['feedback', true],
+      ['assistant', true],
       ['caller_stats', true],
     ]);
-    expect(out.requests).toBe(4);
-    expect(emu.stats.requests).toBe(4);
+    expect(out.requests).toBe(6);
+    expect(emu.stats.requests).toBe(6);
   });
 
   it('exits 4, not 0, when the budget is spent and nothing could be checked', async () => {

@@ -51,7 +51,9 @@ describe('a database written by an older mintlify-etl', () => {
       env,
     );
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout).toMatch(/^dry run: 7 window\(s\) to fetch/);
+    // Day streams: visitors 1 (03-01 is loaded) + views, searches, caller_stats 2 each; feedback
+    // one month; assistant the ISO weeks of 2026-02-23 and 2026-03-02.
+    expect(dry.stdout).toMatch(/^dry run: 10 window\(s\) to fetch/);
     expect(readFileSync(db).equals(before)).toBe(true);
     expect(readdirSync(dirname(db)).sort()).toEqual(['analytics.duckdb', 'sql-v2']);
   });

@@ -229,11 +229,42 @@ describe('v_coverage (per project and stream)', () => {
       'days_truncated',
       'truncated_days',
       'last_loaded_at',
+      'windows_loaded',
+    ]);
+  });
+
+  it('counts the days range windows cover, and a day after the last window start as covered', async () => {
+    for (const [start, end] of [
+      ['2024-06-03', '2024-06-10'],
+      ['2024-06-17', '2024-06-21'],
+    ])
+      await run(
+        `INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows, truncated,
+           api_totals_total, attempts, fetched_at, run_id, error)
+         VALUES ('rng', 'assistant', DATE '${start}', DATE '${end}', 'loaded', 1, 1, false, NULL, 1,
+           TIMESTAMPTZ '2024-07-01 00:00:00+00', 'stream-views', NULL)`,
+      );
+    expect(
+      await rows(
+        `SELECT first_day, last_day, days_loaded, windows_loaded, days_missing FROM v_coverage WHERE project_id = 'rng'`,
+      ),
+    ).toEqual([
+      {
+        first_day: '2024-06-03',
+        last_day: '2024-06-20',
+        days_loaded: 11,
+        windows_loaded: 2,
+        days_missing: 7,
+      },
     ]);
   });
 
   it('lists missing, partial and truncated days of each stream from sync_windows', async () => {
-    expect(await rows(`SELECT * FROM v_coverage WHERE project_id = 'cov' ORDER BY stream`)).toEqual([
+    expect(
+      await rows(
+        `SELECT * EXCLUDE (windows_loaded) FROM v_coverage WHERE project_id = 'cov' ORDER BY stream`,
+      ),
+    ).toEqual([
       {
         project_id: 'cov',
         stream: 'searches',
