@@ -293,9 +293,15 @@ async function holdsData(db: string): Promise<boolean> {
   }
 }
 
-/** One stream's windows are days; several streams' are windows (a day of each stream). */
+/** A stream whose windows are ranges of days (feedback, assistant, the periods) or threads. */
+function rangeStream(name: string): boolean {
+  const s = STREAMS.find((x) => x.name === name);
+  return s?.plan !== undefined || s?.planAfterLoads !== undefined;
+}
+
+/** One day stream's windows are days; other windows are windows (a day, a range, a thread). */
 function unit(s: SyncSummary): string {
-  return s.streams.length === 1 ? 'day(s)' : 'window(s)';
+  return s.streams.length === 1 && !rangeStream(s.streams[0] ?? '') ? 'day(s)' : 'window(s)';
 }
 
 function describe(s: SyncSummary): string {
@@ -313,18 +319,27 @@ function describe(s: SyncSummary): string {
             `skipped: ${skipped} loaded day(s) already settled (fetched ${s.plan.skipped.length === 1 ? 'it' : 'each'} --lookback days or more after it ended; --refresh fetches them again)`,
           ]
         : []),
-      `estimated requests: ${est}${s.plan.pagesPerDayFromHistory ? ' (from past pages per day)' : ' (1 per day; no history yet)'}`,
+      `estimated requests: ${est}${s.plan.pagesPerDayFromHistory ? ' (from past pages per day)' : ' (1 per window; no history yet)'}`,
       `budget ${s.budget.rateLimit}: ${s.budget.spentBefore} spent in the current window; ETA about ${formatDuration(s.plan.etaMs)}`,
     ];
     if (s.plan.streams.length > 1 || s.plan.streams[0]?.stream !== 'visitors') {
       const width = Math.max(...s.plan.streams.map((x) => x.stream.length));
       for (const x of s.plan.streams)
         lines.push(
-          `  ${x.stream.padEnd(width)}  ${x.windows} day(s), ${x.fromHistory ? '' : 'at least '}${x.estimatedRequests} request(s)`,
+          `  ${x.stream.padEnd(width)}  ${x.windows} ${rangeStream(x.stream) ? 'window(s)' : 'day(s)'}, ${x.fromHistory ? '' : 'at least '}${x.estimatedRequests} request(s)`,
         );
     }
-    const dates = [...new Set(s.plan.days.map((d) => `${d.day}${d.partial ? '*' : ''}`))].sort();
+    const dates = [
+      ...new Set(
+        s.plan.days.filter((d) => !rangeStream(d.stream)).map((d) => `${d.day}${d.partial ? '*' : ''}`),
+      ),
+    ].sort();
     if (dates.length > 0 && dates.length <= 40) lines.push(`days: ${dates.join(' ')}`);
+    const ranges = s.plan.days
+      .filter((d) => rangeStream(d.stream))
+      .map((d) => `${d.stream} ${d.item ?? `[${d.day}, ${d.dateTo})`}${d.partial ? '*' : ''}`)
+      .sort();
+    if (ranges.length > 0 && ranges.length <= 40) lines.push(`ranges: ${ranges.join(', ')}`);
     return lines.join('\n');
   }
   const w = s.windows;

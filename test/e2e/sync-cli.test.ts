@@ -11,6 +11,14 @@ import { expectedRows, minimumRequests } from '../helpers/truth.js';
 import { minimum, sorted, tables, truth } from '../helpers/streams-truth.js';
 import { DEFAULT_STREAMS } from '../../src/streams/index.js';
 import { waitFor } from '../helpers/wait.js';
+import {
+  feedbackRows,
+  feedbackTruth,
+  messageRows,
+  messagesTruth,
+  turnRows,
+  turnsTruth,
+} from '../helpers/events-truth.js';
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -94,7 +102,11 @@ describe('every default stream across kills', () => {
       const days = dayRange(from, today);
       // The kills together stop at about half the work, so every run still has some left.
       expect(minimum(big.dataset, days)).toBeGreaterThan(1.8 * (20 + 60 + 120));
-      const allEnv = { ...env(), MINTLIFY_API_URL: big.url, MINTLIFY_ETL_STREAMS: DEFAULT_STREAMS.join(',') };
+      const allEnv = {
+        ...env(),
+        MINTLIFY_API_URL: big.url,
+        MINTLIFY_ETL_STREAMS: [...DEFAULT_STREAMS, 'assistant_threads'].join(','),
+      };
       const args = ['sync', '--db', db, '--from', from, '--concurrency', '4', '--rate-limit', '100000/1h'];
       for (const k of [20, 60, 120]) {
         const before = big.stats.requests;
@@ -113,6 +125,22 @@ describe('every default stream across kills', () => {
       expect(final.code, final.stderr).toBe(0);
       expect(await readData(db)).toEqual(expectedRows(big.dataset, days));
       expect(sorted(await tables(db))).toEqual(truth(big.dataset, big.projectId, days));
+      // The event streams: each table equals the API's rows over the ranges its windows cover.
+      const starts = await readRows<{ stream: string; start: string }>(
+        db,
+        `SELECT stream, strftime(min(window_start), '%Y-%m-%d') AS start FROM sync_windows
+         WHERE stream IN ('feedback', 'assistant') GROUP BY stream`,
+      );
+      const start = (s: string): string => starts.find((r) => r.stream === s)?.start ?? from;
+      expect(await feedbackRows(db)).toEqual(
+        feedbackTruth(big.dataset, big.projectId, start('feedback'), today),
+      );
+      expect(await turnRows(db)).toEqual(turnsTruth(big.dataset, big.projectId, start('assistant'), today));
+      const threads = (
+        await readRows<{ id: string }>(db, 'SELECT thread_id AS id FROM assistant_threads')
+      ).map((r) => r.id);
+      expect(threads.length).toBeGreaterThan(0);
+      expect(await messageRows(db)).toEqual(messagesTruth(big.dataset, big.projectId, threads));
     } finally {
       await big.close();
     }
