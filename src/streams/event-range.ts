@@ -103,9 +103,16 @@ export async function fetchEventRange<T, R extends object>(
   };
 }
 
-/** ISO 8601 in UTC with milliseconds, or null: what the loader's TIMESTAMPTZ columns read. */
+/** A date and time with no zone: `2026-11-03T10:00` or `2026-11-03 10:00:00.5`. */
+const ZONELESS = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+
+/**
+ * ISO 8601 in UTC with milliseconds, or null: what the loader's TIMESTAMPTZ columns read. The
+ * service stores UTC, so a time sent without a zone is UTC (JavaScript would read it in this
+ * machine's zone, and a cron box in Berlin would shift every event by an hour).
+ */
 export function isoUtc(t: string | null): string | null {
   if (t === null) return null;
-  const ms = Date.parse(t);
+  const ms = Date.parse(ZONELESS.test(t) ? `${t.replace(' ', 'T')}Z` : t);
   return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
 }

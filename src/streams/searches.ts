@@ -3,6 +3,7 @@ import { SearchesResponseSchema, type SearchRow } from '../api/schemas.js';
 import { DataShiftError, HttpStatusError } from '../errors.js';
 import type { QualityWarning } from '../extract/quality.js';
 import { jsonChunks, jsonTables, type JsonTable } from '../load/json-tables.js';
+import { isoUtc } from './event-range.js';
 import type { DayStream, StreamFetchOptions, StreamWindow } from './types.js';
 
 const TERMS: JsonTable = {
@@ -112,11 +113,6 @@ async function fetchDay(
   );
 }
 
-function isoOrNull(s: string): string | null {
-  const t = Date.parse(s);
-  return Number.isFinite(t) ? new Date(t).toISOString() : null;
-}
-
 function checks(pass: Pass): QualityWarning[] {
   const sum = pass.rows.reduce((n, r) => n + r.hits, 0);
   return !pass.truncated && sum > pass.totalSearches
@@ -154,7 +150,7 @@ export const searches: DayStream = {
           hits: r.hits,
           ctr: r.ctr,
           top_clicked_path: r.topClickedPage,
-          last_searched_at: isoOrNull(r.lastSearchedAt),
+          last_searched_at: isoUtc(r.lastSearchedAt),
         }));
         const totals = { total_searches: pass.totalSearches, terms: terms.length, truncated: pass.truncated };
         return {
