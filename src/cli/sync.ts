@@ -316,7 +316,7 @@ function describe(s: SyncSummary): string {
       `dry run: ${days} ${unit(s)} to fetch${days ? ` from ${s.dateFrom} to before ${s.dateTo} (${reasons})` : ''}`,
       ...(skipped > 0
         ? [
-            `skipped: ${skipped} loaded day(s) already settled (fetched ${s.plan.skipped.length === 1 ? 'it' : 'each'} --lookback days or more after it ended; --refresh fetches them again)`,
+            `skipped: ${skipped} loaded ${s.plan.skipped.some((x) => rangeStream(x.stream)) ? 'window(s)' : 'day(s)'} already settled (fetched ${s.plan.skipped.length === 1 ? 'it' : 'each'} --lookback days or more after it ended; --refresh fetches them again)`,
           ]
         : []),
       `estimated requests: ${est}${s.plan.pagesPerDayFromHistory ? ' (from past pages per day)' : ' (1 per window; no history yet)'}`,

@@ -138,15 +138,19 @@ export function eventTable(t: EventTable): TableLoader {
           `UPDATE ${STAGE} SET first_seen = o.first_seen_at FROM ${t.table} AS o WHERE ${keyMatch(t, 'o', STAGE)}`,
         );
       }
-      await conn.run(
-        `DELETE FROM ${t.table} USING (SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::DATE[]) AS s, unnest($3::DATE[]) AS e) AS k
+      // A window cut short by --max-pages saw only part of its range: its rows are upserted, and
+      // rows it did not reach stay until a complete fetch of the range replaces them.
+      const whole = batch.filter((b) => !b.w.truncated);
+      if (whole.length > 0)
+        await conn.run(
+          `DELETE FROM ${t.table} USING (SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::DATE[]) AS s, unnest($3::DATE[]) AS e) AS k
 WHERE ${t.table}.project_id = k.project_id AND ${t.table}.${t.time} >= k.s::TIMESTAMPTZ AND ${t.table}.${t.time} < k.e::TIMESTAMPTZ`,
-        [
-          listValue(batch.map((b) => b.w.projectId)),
-          listValue(batch.map((b) => toDateValue(b.w.day))),
-          listValue(batch.map((b) => toDateValue(b.w.dateTo))),
-        ],
-      );
+          [
+            listValue(whole.map((b) => b.w.projectId)),
+            listValue(whole.map((b) => toDateValue(b.w.day))),
+            listValue(whole.map((b) => toDateValue(b.w.dateTo))),
+          ],
+        );
       await conn.run(`DELETE FROM ${t.table} USING ${STAGE} WHERE ${keyMatch(t, t.table, STAGE)}`);
       await onStep('delete');
       await conn.run(

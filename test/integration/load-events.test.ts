@@ -279,3 +279,40 @@ describe('loading an assistant range', () => {
     expect(fetched.rows).toBe(2);
   });
 });
+
+describe('a range window cut short by --max-pages', () => {
+  it('upserts what it fetched and deletes nothing it did not reach', async () => {
+    const all = [
+      fb('a', '2026-11-03T10:00:00.000Z'),
+      fb('b', '2026-11-04T10:00:00.000Z'),
+      fb('c', '2026-11-05T10:00:00.000Z'),
+    ];
+    const nov: StreamWindow = {
+      projectId: 'p',
+      stream: 'feedback',
+      day: '2026-11-01',
+      dateTo: '2026-12-01',
+      partial: false,
+    };
+    await load(feedback, nov, fakeClient('feedback', all), '2026-11-20T00:00:00Z');
+    const capped = await feedback.fetch(
+      fakeClient(
+        'feedback',
+        [fb('c', '2026-11-05T10:00:00.000Z', { status: 'resolved' }), ...all.slice(0, 2)],
+        1,
+      ),
+      nov,
+      { maxPages: 1 },
+    );
+    expect(capped.truncated).toBe(true);
+    await loadPreparedBatch(db, [
+      capped.prepare({ runId: 'r', fetchedAt: new Date('2026-11-21T00:00:00Z') }),
+    ]);
+    const rows = await queryRows(db.connection, 'SELECT id, status FROM feedback ORDER BY id');
+    expect(rows).toEqual([
+      { id: 'a', status: 'pending' },
+      { id: 'b', status: 'pending' },
+      { id: 'c', status: 'resolved' },
+    ]);
+  });
+});
