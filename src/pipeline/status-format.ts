@@ -121,6 +121,13 @@ function describeStreams(streams: readonly StreamStatus[]): string[] {
 
 function describeProject(p: ProjectStatus, maxWidth: number): string[] {
   const lines = [`project ${p.projectId}`, ...describeStreams(p.streams)];
+  const t = p.threads;
+  if (t !== null) {
+    const gone = t.gone > 0 ? ` (${plural(t.gone, 'thread')} gone from the service)` : '';
+    const waiting =
+      t.waiting > 0 ? `${t.waiting} waiting (new or grown; --max-threads a run)` : 'none waiting';
+    lines.push(`  threads   assistant_threads: ${t.fetched} fetched${gone}, ${waiting}`);
+  }
   if (p.runs.length === 0) {
     lines.push('  runs      none yet');
     return lines;

@@ -71,8 +71,19 @@ export interface ProjectStatus {
   readonly deferredDays: Day[];
   /** Every stream with loaded, failed or deferred days: visitors first, then the others. */
   readonly streams: StreamStatus[];
+  /** assistant_threads (recorded per thread, not in sync_windows); null when none was fetched. */
+  readonly threads: ThreadStatus | null;
   /** Most recent first. */
   readonly runs: RunSummary[];
+}
+
+export interface ThreadStatus {
+  /** Threads whose messages are loaded. */
+  readonly fetched: number;
+  /** Threads the service answered 404 for. */
+  readonly gone: number;
+  /** Threads of loaded turns never fetched, or that gained turns since: the next runs' work. */
+  readonly waiting: number;
 }
 
 export interface BudgetStatus {
@@ -245,6 +256,7 @@ async function projectStatus(
     if (hasDays(s)) streams.push(s);
   }
   const visitors = streams.find((s) => s.stream === 'visitors');
+  const threads = await threadStatus(db, projectId);
   return {
     projectId,
     coverage: visitors?.coverage ?? null,
@@ -252,8 +264,26 @@ async function projectStatus(
     failedDays: visitors?.failedDays ?? [],
     deferredDays: visitors?.deferredDays ?? [],
     streams,
+    threads,
     runs,
   };
+}
+
+async function threadStatus(db: Database, projectId: string): Promise<ThreadStatus | null> {
+  const [r] = await read(
+    db,
+    `SELECT
+       (SELECT count(*) FROM assistant_threads WHERE project_id = $1 AND status = 'loaded') AS fetched,
+       (SELECT count(*) FROM assistant_threads WHERE project_id = $1 AND status = 'gone') AS gone,
+       (SELECT count(*) FROM (SELECT thread_id, count(*) AS turns FROM assistant_turns
+                              WHERE project_id = $1 GROUP BY thread_id) AS t
+        LEFT JOIN assistant_threads AS a ON a.project_id = $1 AND a.thread_id = t.thread_id
+        WHERE a.thread_id IS NULL OR t.turns > a.turns) AS waiting`,
+    [projectId],
+  );
+  const fetched = Number(r?.['fetched'] ?? 0);
+  const gone = Number(r?.['gone'] ?? 0);
+  return fetched + gone === 0 ? null : { fetched, gone, waiting: Number(r?.['waiting'] ?? 0) };
 }
 
 async function budgetStatus(db: Database, spec: RateLimitSpec, now: number): Promise<BudgetStatus> {

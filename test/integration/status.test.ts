@@ -74,6 +74,21 @@ async function buildFixture(file: string): Promise<void> {
         [id, projects, started, finished, status, i, id === 'r5' ? 3 : 0, 10 + i, error],
       );
     }
+    // assistant threads of docs-b: T1 fetched with 1 turn and grown to 2 since, T2 gone, T3 never fetched.
+    for (const [thread, ts] of [
+      ['T1', '2026-03-30 10:00:00+00'],
+      ['T1', '2026-03-31 10:00:00+00'],
+      ['T2', '2026-03-30 11:00:00+00'],
+      ['T3', '2026-03-30 12:00:00+00'],
+    ] as const) {
+      await run(
+        `INSERT INTO assistant_turns VALUES ('docs-b', $1, $2::TIMESTAMPTZ, 'q', 'r', 'answer', 'answered', NULL, NULL, [], now(), 'r5')`,
+        [thread, ts],
+      );
+    }
+    await run(
+      `INSERT INTO assistant_threads VALUES ('docs-b', 'T1', 'loaded', NULL, 1, 2, now(), 'r5'), ('docs-b', 'T2', 'gone', NULL, 1, 0, now(), 'r5')`,
+    );
     // 37 requests in the last hour (13:03 to 13:39), 5 older ones that no longer count.
     for (let i = 0; i < 37; i++) {
       await run(
@@ -176,6 +191,21 @@ describe('gatherStatus', () => {
   });
 });
 
+describe('assistant threads in status', () => {
+  it('counts threads fetched, gone, and waiting (never fetched, or grown since)', async () => {
+    const s = await gatherStatus(db, { rateLimit: parseRateLimit('100/1h'), now: NOW });
+    expect(s.projects.find((p) => p.projectId === 'docs-b')?.threads).toEqual({
+      fetched: 1,
+      gone: 1,
+      waiting: 2,
+    });
+    expect(s.projects.find((p) => p.projectId === 'docs-a')?.threads).toBeNull();
+    expect(formatStatus(s)).toContain(
+      'threads   assistant_threads: 1 fetched (1 thread gone from the service), 2 waiting (new or grown; --max-threads a run)',
+    );
+  });
+});
+
 describe('formatStatus', () => {
   it('prints the budget, the coverage, the gaps and a table of the last runs', async () => {
     const text = formatStatus(await gatherStatus(db, { rateLimit: parseRateLimit('100/1h'), now: NOW }));
@@ -225,6 +255,7 @@ describe('formatStatus', () => {
           partialDays: [],
           failedDays: [],
           deferredDays: [],
+          threads: null,
           streams: [
             {
               stream: 'visitors',
