@@ -128,6 +128,29 @@ describe('true weekly and monthly unique visitors', () => {
     expect(s.requests).toBe(cost);
   });
 
+  it('with --period-pages and --max-pages, load the pages asked for and record the period truncated', async () => {
+    const emu = await emulator({ paths: 600 });
+    const db = tempDbPath();
+    const [week] = settledPeriods(ISO_WEEKS, addDays(today, -20));
+    const [ws, we] = week ?? ['', ''];
+    expect(emu.dataset.query(ws, we).rows.length).toBeGreaterThan(250);
+    const s = await runSync(
+      options(emu, db, {
+        from: ws,
+        to: we,
+        periodPages: true,
+        maxPages: new Map([['visitors_weekly', 1]]),
+        streams: parseStreams('visitors_weekly'),
+      }),
+    );
+    expect(s.requests).toBe(1);
+    expect(
+      await readRows(db, "SELECT truncated, rows FROM sync_windows WHERE stream = 'visitors_weekly'"),
+    ).toEqual([{ truncated: true, rows: 250 }]);
+    // The site's figure is the API's whole one, whatever the page cap.
+    expect(await siteRows(db, 'site_weekly')).toEqual(siteTruth(emu, [[ws, we]]));
+  });
+
   it('fetch the running week only with --include-today, flagged partial', async () => {
     const emu = await emulator();
     const db = tempDbPath();
