@@ -2,9 +2,9 @@
 -- period grains of unique visitors (ISO weeks, calendar months).
 --
 -- Event streams load ranges of days: after a range window is loaded, its table holds exactly the
--- API's rows whose event time lies in [window_start, window_end). Rows are keyed records that
--- change later (a feedback status), so the loader upserts by key; no key is declared, the loader
--- keeps keys unique and the tests check it.
+-- rows the API served for [window_start, window_end) (rows.window_start names the window). Rows
+-- are keyed records that change later (a feedback status), so the loader upserts by key; no key
+-- is declared, the loader keeps keys unique and the tests check it.
 
 -- feedback: one row per feedback entry, the three shapes of `source` in one table (the fields of
 -- the other shapes NULL). `contact` is an email address: personal data, never logged, left out of
@@ -25,7 +25,8 @@ CREATE TABLE IF NOT EXISTS feedback (
   created_at    TIMESTAMPTZ,
   first_seen_at TIMESTAMPTZ NOT NULL,  -- when this tool first fetched the row
   last_seen_at  TIMESTAMPTZ NOT NULL,  -- when this tool last fetched the row
-  run_id        VARCHAR NOT NULL
+  run_id        VARCHAR NOT NULL,
+  window_start  DATE NOT NULL        -- the range window that served the row last (owns it)
 );
 
 -- assistant: one row per user turn; the API's `id` is the thread id and repeats across turns.
@@ -41,7 +42,8 @@ CREATE TABLE IF NOT EXISTS assistant_turns (
   page_url          VARCHAR,
   sources           STRUCT(title VARCHAR, url VARCHAR)[] NOT NULL,
   loaded_at         TIMESTAMPTZ NOT NULL,
-  run_id            VARCHAR NOT NULL
+  run_id            VARCHAR NOT NULL,
+  window_start      DATE NOT NULL      -- the range window that served the turn last (owns it)
 );
 
 -- assistant_threads (opt-in): every message of a fetched thread, replaced as a set per thread.

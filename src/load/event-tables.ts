@@ -1,4 +1,4 @@
-import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { InternalError } from '../errors.js';
 import type { JsonChunk } from './json-tables.js';
 import { toDateValue, toTimestampValue } from './sql.js';
@@ -34,20 +34,34 @@ export interface EventTableData {
 }
 
 const STAGE = 'etl_event_stage';
-/** Rows per JSON text: DuckDB parses one string in one allocation, so it stays small. */
-const CHUNK_ROWS = 20_000;
+/**
+ * JSON text per statement: DuckDB parses one string in one allocation, and the writer runs under
+ * a 32 MB memory limit, so a week of long assistant answers goes in pieces of about 1 MB.
+ */
+const CHUNK_CHARS = 1_000_000;
 
 /**
- * An event window's rows as JSON chunks. The rows are built by the stream with exactly the
- * table's columns, so no key filter is applied: a replacer list would also strip the fields of
- * nested values (the title and url of assistant sources).
+ * An event window's rows as JSON chunks of about CHUNK_CHARS. The rows are built by the stream
+ * with exactly the table's columns, so no key filter is applied: a replacer list would also strip
+ * the fields of nested values (the title and url of assistant sources).
  */
 export function eventChunks(rows: readonly object[]): JsonChunk[] {
   const out: JsonChunk[] = [];
-  for (let i = 0; i < rows.length; i += CHUNK_ROWS) {
-    const part = rows.slice(i, i + CHUNK_ROWS);
-    out.push({ rows: part.length, body: JSON.stringify(part) });
+  let part: string[] = [];
+  let chars = 0;
+  const flush = (): void => {
+    if (part.length === 0) return;
+    out.push({ rows: part.length, body: `[${part.join(',')}]` });
+    part = [];
+    chars = 0;
+  };
+  for (const row of rows) {
+    const text = JSON.stringify(row);
+    if (chars + text.length > CHUNK_CHARS) flush();
+    part.push(text);
+    chars += text.length + 1;
   }
+  flush();
   return out;
 }
 
@@ -58,13 +72,10 @@ function shape(t: EventTable): string {
 function stageSql(t: EventTable): { create: string; insert: string } {
   const cols = t.columns.map((c) => `${c.name} ${c.type}`).join(', ');
   return {
-    create: `CREATE OR REPLACE TEMP TABLE ${STAGE} (project_id VARCHAR, ord INTEGER, fetched_at TIMESTAMPTZ, run_id VARCHAR, first_seen TIMESTAMPTZ, ${cols})`,
-    insert: `INSERT INTO ${STAGE} (project_id, ord, fetched_at, run_id, ${t.columns.map((c) => c.name).join(', ')})
-SELECT project_id, ord, fetched_at, run_id, ${t.columns.map((c) => `r.${c.name}`).join(', ')} FROM (
-  SELECT project_id, ord, fetched_at, run_id, unnest(from_json(body, '${shape(t)}')) AS r
-  FROM (SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::INTEGER[]) AS ord,
-               unnest($3::TIMESTAMPTZ[]) AS fetched_at, unnest($4::VARCHAR[]) AS run_id,
-               unnest($5::VARCHAR[]) AS body))`,
+    create: `CREATE OR REPLACE TEMP TABLE ${STAGE} (project_id VARCHAR, ord INTEGER, window_start DATE, fetched_at TIMESTAMPTZ, run_id VARCHAR, first_seen TIMESTAMPTZ, ${cols})`,
+    insert: `INSERT INTO ${STAGE} (project_id, ord, window_start, fetched_at, run_id, ${t.columns.map((c) => c.name).join(', ')})
+SELECT $1::VARCHAR, $2::INTEGER, $3::DATE, $4::TIMESTAMPTZ, $5::VARCHAR, ${t.columns.map((c) => `r.${c.name}`).join(', ')}
+FROM (SELECT unnest(from_json($6::VARCHAR, '${shape(t)}')) AS r)`,
   };
 }
 
@@ -72,6 +83,7 @@ function keyMatch(t: EventTable, a: string, b: string): string {
   return ['project_id', ...t.key].map((k) => `${a}.${k} = ${b}.${k}`).join(' AND ');
 }
 
+/** The windows' rows into the staging table, one chunk per statement (bounded memory). */
 async function fillStage(
   conn: DuckDBConnection,
   t: EventTable,
@@ -79,42 +91,24 @@ async function fillStage(
 ): Promise<void> {
   const sql = stageSql(t);
   await conn.run(sql.create);
-  let sent = 0;
-  const cols: { p: string[]; ord: number[]; at: DuckDBValue[]; run: string[]; body: string[] } = {
-    p: [],
-    ord: [],
-    at: [],
-    run: [],
-    body: [],
-  };
-  batch.forEach((b, i) => {
+  for (const [i, b] of batch.entries()) {
     for (const c of (b.data as EventTableData).chunks) {
       if (c.rows === 0) continue;
-      cols.p.push(b.w.projectId);
-      cols.ord.push(i);
-      cols.at.push(toTimestampValue(b.w.fetchedAt));
-      cols.run.push(b.w.runId);
-      cols.body.push(c.body);
-      sent += c.rows;
+      const r = await conn.run(sql.insert, [
+        b.w.projectId,
+        i,
+        toDateValue(b.w.day),
+        toTimestampValue(b.w.fetchedAt),
+        b.w.runId,
+        c.body,
+      ]);
+      if (r.rowsChanged !== c.rows) {
+        throw new InternalError(
+          `${t.table} rows did not round-trip: sent ${c.rows}, DuckDB read ${r.rowsChanged}`,
+          { table: t.table, sent: c.rows, read: r.rowsChanged },
+        );
+      }
     }
-  });
-  if (sent === 0) return;
-  const r = await conn.run(sql.insert, [
-    listValue(cols.p),
-    listValue(cols.ord),
-    listValue(cols.at),
-    listValue(cols.run),
-    listValue(cols.body),
-  ]);
-  if (r.rowsChanged !== sent) {
-    throw new InternalError(
-      `${t.table} rows did not round-trip: sent ${sent}, DuckDB read ${r.rowsChanged}`,
-      {
-        table: t.table,
-        sent,
-        read: r.rowsChanged,
-      },
-    );
   }
 }
 
@@ -138,25 +132,30 @@ export function eventTable(t: EventTable): TableLoader {
           `UPDATE ${STAGE} SET first_seen = o.first_seen_at FROM ${t.table} AS o WHERE ${keyMatch(t, 'o', STAGE)}`,
         );
       }
-      // A window cut short by --max-pages saw only part of its range: its rows are upserted, and
-      // rows it did not reach stay until a complete fetch of the range replaces them.
+      // A window owns the rows it served last (window_start): a re-fetch deletes those it no
+      // longer serves, whatever their time, so the result does not depend on the order windows
+      // load in. A window cut short by --max-pages saw only part of its range: its rows are
+      // upserted, and rows it did not reach stay until a complete fetch replaces them. Rows with
+      // no time belong to no range and are never deleted by one.
       const whole = batch.filter((b) => !b.w.truncated);
       if (whole.length > 0)
         await conn.run(
-          `DELETE FROM ${t.table} USING (SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::DATE[]) AS s, unnest($3::DATE[]) AS e) AS k
-WHERE ${t.table}.project_id = k.project_id AND ${t.table}.${t.time} >= k.s::TIMESTAMPTZ AND ${t.table}.${t.time} < k.e::TIMESTAMPTZ`,
-          [
-            listValue(whole.map((b) => b.w.projectId)),
-            listValue(whole.map((b) => toDateValue(b.w.day))),
-            listValue(whole.map((b) => toDateValue(b.w.dateTo))),
-          ],
+          `DELETE FROM ${t.table} USING (SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::DATE[]) AS s) AS k
+WHERE ${t.table}.project_id = k.project_id AND ${t.table}.window_start = k.s AND ${t.table}.${t.time} IS NOT NULL`,
+          [listValue(whole.map((b) => b.w.projectId)), listValue(whole.map((b) => toDateValue(b.w.day)))],
         );
       await conn.run(`DELETE FROM ${t.table} USING ${STAGE} WHERE ${keyMatch(t, t.table, STAGE)}`);
       await onStep('delete');
+      // One row per key: the batch's last window wins. Ranked on the key columns alone, so the
+      // wide columns (answers, comments) are never sorted.
       await conn.run(
-        `INSERT INTO ${t.table} (project_id, ${names.join(', ')}, ${stampCols})
-SELECT project_id, ${names.join(', ')}, ${stampVals} FROM (
-  SELECT DISTINCT ON (${keyCols}) * FROM ${STAGE} ORDER BY ${keyCols}, ord DESC)`,
+        `DELETE FROM ${STAGE} WHERE rowid IN (
+  SELECT rowid FROM (SELECT rowid, row_number() OVER (PARTITION BY ${keyCols} ORDER BY ord DESC) AS n FROM ${STAGE})
+  WHERE n > 1)`,
+      );
+      await conn.run(
+        `INSERT INTO ${t.table} (project_id, ${names.join(', ')}, window_start, ${stampCols})
+SELECT project_id, ${names.join(', ')}, window_start, ${stampVals} FROM ${STAGE}`,
         t.stamps === 'seen' ? [] : [loadedAt],
       );
       await conn.run(`DROP TABLE ${STAGE}`);

@@ -443,7 +443,7 @@ async function eventStreams(
     ranges('feedback');
     const values = FEEDBACK_ROWS.map(
       (f) =>
-        `(${p}, ${sqlString(f.id)}, ${sqlString(f.path)}, '${f.source}', '${f.status}', ${orNull(f.comment)}, ${f.helpful === null ? 'NULL' : String(f.helpful)}, ${orNull(f.contact)}, NULL, NULL, NULL, ${f.day === null ? 'NULL' : at(f.day, f.time)}, now(), now(), 'fixture')`,
+        `(${p}, ${sqlString(f.id)}, ${sqlString(f.path)}, '${f.source}', '${f.status}', ${orNull(f.comment)}, ${f.helpful === null ? 'NULL' : String(f.helpful)}, ${orNull(f.contact)}, NULL, NULL, NULL, ${f.day === null ? 'NULL' : at(f.day, f.time)}, now(), now(), 'fixture', DATE '2000-01-01')`,
     );
     await conn.run(`INSERT INTO feedback VALUES ${values.join(',\n')}`);
   }
@@ -453,7 +453,7 @@ async function eventStreams(
     for (let i = 0; i < FIXTURE_DAYS; i++) {
       for (const t of assistantTurns(i)) {
         values.push(
-          `(${p}, '${t.thread}', ${at(i, `09:${String(t.minute).padStart(2, '0')}:00`)}, ${sqlString(t.query)}, 'an answer', '${t.responseType}', '${t.resolution}', NULL, NULL, [], now(), 'fixture')`,
+          `(${p}, '${t.thread}', ${at(i, `09:${String(t.minute).padStart(2, '0')}:00`)}, ${sqlString(t.query)}, 'an answer', '${t.responseType}', '${t.resolution}', NULL, NULL, [], now(), 'fixture', DATE '2000-01-01')`,
         );
       }
     }

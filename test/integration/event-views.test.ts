@@ -76,7 +76,7 @@ async function feedback(project: string, f: Feedback): Promise<void> {
        ${lit(f.comment ?? null)}, ${lit(f.helpful ?? null)}, ${lit(f.contact ?? null)}, ${lit(f.code ?? null)},
        ${lit(f.code !== undefined ? 'x.ts' : null)}, ${lit(f.code !== undefined ? 'ts' : null)},
        ${f.createdAt === null ? 'NULL' : `TIMESTAMPTZ '${f.createdAt}'`},
-       TIMESTAMPTZ '2024-12-31 00:00:00+00', TIMESTAMPTZ '2025-01-01 00:00:00+00', 'event-views')`,
+       TIMESTAMPTZ '2024-12-31 00:00:00+00', TIMESTAMPTZ '2025-01-01 00:00:00+00', 'event-views', DATE '2000-01-01')`,
   );
 }
 
@@ -98,7 +98,7 @@ async function turn(project: string, t: Turn): Promise<void> {
   await run(
     `INSERT INTO assistant_turns VALUES ('${project}', ${lit(t.thread)}, TIMESTAMPTZ '${t.ts}',
        ${lit(t.query ?? 'q')}, 'r', ${lit(t.responseType ?? 'answer')}, ${lit(t.resolution ?? 'answered')}, NULL,
-       ${lit(t.pageUrl ?? null)}, ${sources}, TIMESTAMPTZ '2025-01-01 00:00:00+00', 'event-views')`,
+       ${lit(t.pageUrl ?? null)}, ${sources}, TIMESTAMPTZ '2025-01-01 00:00:00+00', 'event-views', DATE '2000-01-01')`,
   );
 }
 

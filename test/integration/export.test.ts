@@ -573,7 +573,8 @@ const EVENT_TABLES = [
 /** Rows of the event and period tables; the feedback holds readers' emails (contact). */
 async function insertEventRows(db: Database): Promise<void> {
   const run = (sql: string) => db.connection.run(sql);
-  const seen = "TIMESTAMPTZ '2026-03-02 00:00:00+00', TIMESTAMPTZ '2026-03-03 00:00:00+00', 'run-1'";
+  const seen =
+    "TIMESTAMPTZ '2026-03-02 00:00:00+00', TIMESTAMPTZ '2026-03-03 00:00:00+00', 'run-1', DATE '2026-01-01'";
   await run(`INSERT INTO feedback VALUES
     ('docs-a', 'f1', '/docs/intro', 'contextual', 'pending', 'nice', true, 'ann@example.com', NULL, NULL, NULL,
       TIMESTAMPTZ '2026-01-10 10:00:00+00', ${seen}),
@@ -584,9 +585,9 @@ async function insertEventRows(db: Database): Promise<void> {
   // 23:30 at UTC-5 on 01-31 is 04:30 UTC on 02-01: month 02.
   await run(`INSERT INTO assistant_turns VALUES
     ('docs-a', 't1', TIMESTAMPTZ '2026-01-31 23:30:00-05', 'how?', 'so', 'answer', 'answered', 'setup', NULL,
-      [{'title': 'Intro', 'url': 'https://docs.example.com/docs/intro'}], TIMESTAMPTZ '2026-03-01 00:00:00+00', 'run-1'),
+      [{'title': 'Intro', 'url': 'https://docs.example.com/docs/intro'}], TIMESTAMPTZ '2026-03-01 00:00:00+00', 'run-1', DATE '2026-01-26'),
     ('docs-a', 't1', TIMESTAMPTZ '2026-01-15 08:00:00+00', 'what?', 'that', 'clarifying_question', 'unanswered',
-      NULL, '/docs/intro', [], TIMESTAMPTZ '2026-03-01 00:00:00+00', 'run-1')`);
+      NULL, '/docs/intro', [], TIMESTAMPTZ '2026-03-01 00:00:00+00', 'run-1', DATE '2026-01-12')`);
   await run(`INSERT INTO assistant_messages VALUES
     ('docs-a', 't1', 'm1', 0, 'user', 'what?', TIMESTAMPTZ '2026-01-15 08:00:00+00'),
     ('docs-a', 't1', 'm2', 1, 'assistant', 'that', TIMESTAMPTZ '2026-01-15 08:00:01+00')`);
@@ -748,7 +749,7 @@ describe('EXPORT_TABLES', () => {
     }
   });
 
-  it('covers every table of per-project data but the bookkeeping ones, each with every column but project_id, loaded_at and run_id', async () => {
+  it('covers every table of per-project data but the bookkeeping ones, each with every column but project_id, loaded_at, run_id and window_start', async () => {
     const columns = await withDb(
       (db) =>
         queryRows(
@@ -760,7 +761,7 @@ describe('EXPORT_TABLES', () => {
         ),
       true,
     );
-    const bookkeeping = new Set(['project_id', 'loaded_at', 'run_id']);
+    const bookkeeping = new Set(['project_id', 'loaded_at', 'run_id', 'window_start']);
     const schema = new Map(
       columns.map((r) => [
         String(r['table_name']),

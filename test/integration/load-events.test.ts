@@ -9,6 +9,7 @@ import { assistant } from '../../src/streams/assistant.js';
 import { feedback } from '../../src/streams/feedback.js';
 import type { DayStream, StreamWindow } from '../../src/streams/types.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
+import { WindowWriter } from '../../src/pipeline/writer.js';
 
 let cleanup: () => void;
 let db: Database;
@@ -91,15 +92,39 @@ describe('loading a feedback range', () => {
       db.connection,
       'SELECT id, status, first_seen_at, last_seen_at FROM feedback ORDER BY id',
     );
-    // `old` lies outside November: no November window may delete it.
+    // `old` came in the November window (its time says October): November owned it, and no
+    // longer serves it.
     expect(rows.map((r) => [r['id'], r['status']])).toEqual([
       ['a', 'resolved'],
       ['c', 'pending'],
-      ['old', 'pending'],
     ]);
     const a = rows[0] as Record<string, unknown>;
     expect(a['first_seen_at']).toBe('2026-11-20T00:00:00.000Z');
     expect(a['last_seen_at']).toBe('2026-11-21T00:00:00.000Z');
+  });
+
+  it('gives the same rows whatever order two windows load in, a row outside its window included', async () => {
+    const oct = { ...nov, day: '2026-10-01', dateTo: '2026-11-01' };
+    // The October window serves x, whose time is in November; the November window does not.
+    const octRows = [fb('x', '2026-11-03T10:00:00.000Z'), fb('o', '2026-10-03T10:00:00.000Z')];
+    const novRows = [fb('n', '2026-11-04T10:00:00.000Z')];
+    const results: unknown[] = [];
+    for (const order of [
+      [oct, nov],
+      [nov, oct],
+    ]) {
+      await db.connection.run('DELETE FROM feedback');
+      for (const w of order)
+        await load(
+          feedback,
+          w,
+          fakeClient('feedback', w === oct ? octRows : novRows),
+          '2026-11-20T00:00:00Z',
+        );
+      results.push(await queryRows(db.connection, 'SELECT id FROM feedback ORDER BY id'));
+    }
+    expect(results[0]).toEqual([{ id: 'n' }, { id: 'o' }, { id: 'x' }]);
+    expect(results[1]).toEqual(results[0]);
   });
 
   it('keeps rows with no time (upserted by key, never deleted by a range) and stores one row for each', async () => {
@@ -315,4 +340,49 @@ describe('a range window cut short by --max-pages', () => {
       { id: 'c', status: 'resolved' },
     ]);
   });
+});
+
+describe('a busy assistant week', () => {
+  it("loads 6,000 turns with long answers through the writer's memory limit", async () => {
+    const dir = tempDir();
+    const path = join(dir.dir, 'busy.duckdb');
+    try {
+      const n = 6_000;
+      const base = Date.parse('2026-11-16T00:00:00Z');
+      const answer = 'x'.repeat(1_500);
+      const rows = Array.from({ length: n }, (_, i) =>
+        turn(`T${i % 2_000}`, new Date(base + i * 5_000).toISOString(), {
+          response: `${answer}${i}`,
+          sources: [{ title: 't', url: `https://docs.example.com/p${i}` }],
+        }),
+      );
+      const week: StreamWindow = {
+        projectId: 'p',
+        stream: 'assistant',
+        day: '2026-11-16',
+        dateTo: '2026-11-23',
+        partial: false,
+      };
+      const fetched = await assistant.fetch(fakeClient('conversations', rows, 1_000), week, {});
+      (await openDatabase(path)).close();
+      const writer = new WindowWriter(path, { drainLedger: () => [] });
+      try {
+        await writer.loadPrepared(() =>
+          fetched.prepare({ runId: 'r', fetchedAt: new Date('2026-11-24T00:00:00Z') }),
+        );
+      } finally {
+        await writer.close();
+      }
+      const check = await openDatabase(path);
+      try {
+        expect(await queryRows(check.connection, 'SELECT count(*)::INT AS n FROM assistant_turns')).toEqual([
+          { n: n },
+        ]);
+      } finally {
+        check.close();
+      }
+    } finally {
+      dir.cleanup();
+    }
+  }, 60_000);
 });

@@ -82,7 +82,7 @@ async function buildFixture(file: string): Promise<void> {
       ['T3', '2026-03-30 12:00:00+00'],
     ] as const) {
       await run(
-        `INSERT INTO assistant_turns VALUES ('docs-b', $1, $2::TIMESTAMPTZ, 'q', 'r', 'answer', 'answered', NULL, NULL, [], now(), 'r5')`,
+        `INSERT INTO assistant_turns VALUES ('docs-b', $1, $2::TIMESTAMPTZ, 'q', 'r', 'answer', 'answered', NULL, NULL, [], now(), 'r5', DATE '2026-03-30')`,
         [thread, ts],
       );
     }
