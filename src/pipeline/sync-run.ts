@@ -419,8 +419,18 @@ export class SyncRun {
     const code = e instanceof EtlError ? e.code : 'E_INTERNAL';
     this.#failures.push({ projectId: w.projectId, stream: w.stream, day: w.day, code, message: err.message });
     this.#log.error(`${label(w)}: ${err.message}`);
-    // An item's own table records what was fetched: with no record, the next run plans it again.
-    if (w.item !== undefined) return;
+    if (w.item !== undefined) {
+      // An item has no sync_windows row: its stream records the failure in its own table.
+      const record = streamByName(w.stream).recordItemFailure;
+      const at = new Date(this.#now());
+      if (record !== undefined)
+        await this.#writer
+          .read((db) => record(db, w, at, this.#runId))
+          .catch((recErr: unknown) => {
+            this.#log.debug(`could not record the failed ${w.stream} item: ${String(recErr)}`);
+          });
+      return;
+    }
     try {
       await this.#writer.recordFailure({
         projectId: w.projectId,

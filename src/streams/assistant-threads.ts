@@ -8,7 +8,8 @@ import { queryRows, toTimestampValue } from '../load/sql.js';
 import type { PreparedWindow, TableLoader } from '../load/window-batch.js';
 import { addDays } from '../util/day.js';
 import { isoUtc } from './event-range.js';
-import type { DayStream } from './types.js';
+import type { Database } from '../load/database.js';
+import type { DayStream, StreamWindow } from './types.js';
 
 /**
  * Threads fetched per project and run unless --max-threads says otherwise: each costs a request
@@ -29,8 +30,20 @@ const MESSAGES: JsonTable = {
   ],
 };
 
+/**
+ * `gone`: the service answered that it has no such thread (404 naming the thread); `refused`: it
+ * refused the id (400); `failed`: every retry failed (asked again after the other threads).
+ */
+type ThreadStatus = 'loaded' | 'gone' | 'refused' | 'failed';
+
 interface ThreadData {
-  readonly status: 'loaded' | 'gone';
+  readonly status: ThreadStatus;
+  /**
+   * Turns the thread is known to have: its user messages, or the turns planned if more. A thread
+   * still going when fetched holds turns the assistant stream loads only the next day; counting
+   * them here keeps that from looking like growth and paying for the thread twice.
+   */
+  readonly turns: number;
   readonly createdAt: string | null;
   readonly messages: number;
   readonly chunks: readonly JsonChunk[];
@@ -72,7 +85,7 @@ SELECT * FROM (SELECT unnest($1::VARCHAR[]), unnest($2::VARCHAR[]), unnest($3::V
         ...keys,
         listValue(data.map((d) => d.status)),
         listValue(data.map((d) => d.createdAt)),
-        listValue(batch.map((b) => b.w.item?.version ?? 0)),
+        listValue(data.map((d) => d.turns)),
         listValue(data.map((d) => d.messages)),
         listValue(batch.map((b) => toTimestampValue(b.w.fetchedAt))),
         listValue(batch.map((b) => b.w.runId)),
@@ -98,8 +111,8 @@ async function planThreads(
      FROM (SELECT thread_id, count(*)::INTEGER AS turns, max(ts) AS last_ts
            FROM assistant_turns WHERE project_id = $1 GROUP BY thread_id) AS t
      LEFT JOIN assistant_threads AS a ON a.project_id = $1 AND a.thread_id = t.thread_id
-     WHERE a.thread_id IS NULL OR t.turns > a.turns OR $3
-     ORDER BY t.last_ts DESC, t.thread_id
+     WHERE a.thread_id IS NULL OR t.turns > a.turns OR a.status = 'failed' OR $3
+     ORDER BY coalesce(a.status = 'failed', false), t.last_ts DESC, t.thread_id
      LIMIT $2`,
     [projectId, opts.maxItems, opts.refresh],
   );
@@ -115,6 +128,36 @@ async function planThreads(
       item: { id: String(r['thread_id']), version: Number(r['turns']) },
     };
   });
+}
+
+/**
+ * What a refused thread request means. Only a 404 that names the thread says the service no
+ * longer has it; a 404 naming the project, or none (a wrong API URL), is the run's problem and
+ * goes to the pipeline's 404 rules, and so does every other error.
+ */
+function refusal(e: unknown): ThreadStatus {
+  if (e instanceof HttpStatusError) {
+    const said = e.serverError ?? '';
+    // "Thread … not found", not "Project … not found" nor a router's "No route for GET /…/threads/…".
+    if (e.status === 404 && /thread/i.test(said) && !/project|route|\//i.test(said)) return 'gone';
+    if (e.status === 400) return 'refused';
+  }
+  throw e;
+}
+
+/** An item that failed after every retry: recorded so the next runs ask the other threads first. */
+async function recordFailure(db: Database, w: StreamWindow, at: Date, runId: string): Promise<void> {
+  const id = w.item?.id ?? '';
+  await db.connection.run(`DELETE FROM assistant_threads WHERE project_id = $1 AND thread_id = $2`, [
+    w.projectId,
+    id,
+  ]);
+  await db.connection.run(
+    `INSERT INTO assistant_threads (project_id, thread_id, status, created_at, turns, messages, fetched_at, run_id)
+     SELECT $1, $2, 'failed', NULL, $3, count(*)::INTEGER, $4, $5 FROM assistant_messages
+     WHERE project_id = $1 AND thread_id = $2`,
+    [w.projectId, id, w.item?.version ?? 0, toTimestampValue(at), runId],
+  );
 }
 
 function checks(t: AssistantThread, turns: number): QualityWarning[] {
@@ -148,10 +191,12 @@ export const assistantThreads: DayStream = {
     skipped: [],
   }),
   planAfterLoads: planThreads,
+  recordItemFailure: recordFailure,
   async fetch(client, w, o) {
     const item = w.item;
     if (item === undefined) throw new Error('assistant_threads windows are threads');
     let thread: AssistantThread | undefined;
+    let status: ThreadStatus = 'loaded';
     try {
       thread = await client.getAnalytics(
         {
@@ -167,7 +212,7 @@ export const assistantThreads: DayStream = {
         },
       );
     } catch (e) {
-      if (!(e instanceof HttpStatusError) || (e.status !== 404 && e.status !== 400)) throw e;
+      status = refusal(e);
     }
     o.onPage?.();
     const messages = (thread?.messages ?? []).map((m, seq) => ({
@@ -178,8 +223,10 @@ export const assistantThreads: DayStream = {
       content: m.content,
       created_at: isoUtc(m.createdAt),
     }));
+    const asked = messages.filter((m) => m.role === 'user').length;
     const data: ThreadData = {
-      status: thread ? 'loaded' : 'gone',
+      status,
+      turns: Math.max(item.version, asked),
       createdAt: thread ? isoUtc(thread.createdAt) : null,
       messages: messages.length,
       chunks: jsonChunks(messages, MESSAGES),
@@ -191,7 +238,9 @@ export const assistantThreads: DayStream = {
       warnings: thread ? checks(thread, item.version) : [],
       notes: thread
         ? []
-        : [`thread ${item.id} is gone from the service (recorded; asked again only if it gains turns)`],
+        : [
+            `thread ${item.id}: the service ${status === 'gone' ? 'has no such thread (404)' : 'refused its id (400)'}; recorded, asked again only if it gains turns`,
+          ],
       truncated: false,
       prepare: ({ runId, fetchedAt }): PreparedWindow => ({
         w: { ...w, pagesFetched: 1, attempts: 1, runId, fetchedAt, apiTotalsTotal: null, truncated: false },

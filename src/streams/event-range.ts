@@ -75,13 +75,18 @@ export async function fetchEventRange<T, R extends object>(
       return { rows: spec.rowsOf(page), nextCursor: page.nextCursor, hasMore: page.hasMore };
     },
   });
+  // A page that said hasMore with no cursor left part of the range unseen: like a page cap, the
+  // window is loaded without deleting what it did not reach, and never counts as settled.
+  const truncated = f.truncated || f.endedWithoutCursor;
   return {
     pagesFetched: f.pages,
     attempts: f.attempts,
     rows: f.rows.length,
     warnings: outsideWindow(spec as EventRangeSpec<T, object>, w, f.rows),
-    notes: f.endedWithoutCursor ? ['a page said hasMore but gave no cursor; the window ends there'] : [],
-    truncated: f.truncated,
+    notes: f.endedWithoutCursor
+      ? ['a page said hasMore but gave no cursor; the window is loaded as truncated and fetched again']
+      : [],
+    truncated,
     prepare: ({ runId, fetchedAt }) => {
       const rows = f.rows.map(spec.toRow);
       const data: EventTableData = { chunks: eventChunks(rows) };
@@ -93,7 +98,7 @@ export async function fetchEventRange<T, R extends object>(
           runId,
           fetchedAt,
           apiTotalsTotal: null,
-          truncated: f.truncated,
+          truncated,
         },
         rows: rows.length,
         tables: loader,

@@ -85,5 +85,10 @@ export interface DayStream {
     projectId: string,
     opts: LatePlanOptions,
   ) => Promise<readonly PlannedWindow[]>;
+  /**
+   * Records an item window that failed after every retry in the stream's own table (items have no
+   * sync_windows row), so that it does not take the place of the others in the next run.
+   */
+  readonly recordItemFailure?: (db: Database, w: StreamWindow, at: Date, runId: string) => Promise<void>;
   fetch(client: MintlifyClient, w: StreamWindow, o: StreamFetchOptions): Promise<StreamFetched>;
 }

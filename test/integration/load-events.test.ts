@@ -386,3 +386,32 @@ describe('a busy assistant week', () => {
     }
   }, 60_000);
 });
+
+describe('a sequence that says hasMore but gives no cursor', () => {
+  it('is loaded as truncated: what came is upserted, nothing else deleted, never settled', async () => {
+    const nov: StreamWindow = {
+      projectId: 'p',
+      stream: 'feedback',
+      day: '2026-11-01',
+      dateTo: '2026-12-01',
+      partial: false,
+    };
+    const all = [fb('a', '2026-11-03T10:00:00.000Z'), fb('b', '2026-11-04T10:00:00.000Z')];
+    await load(feedback, nov, fakeClient('feedback', all), '2026-11-20T00:00:00Z');
+    const glitch = {
+      getAnalytics: () => Promise.resolve({ feedback: [all[0]], nextCursor: null, hasMore: true }),
+    } as unknown as MintlifyClient;
+    const fetched = await feedback.fetch(glitch, nov, {});
+    expect(fetched.truncated).toBe(true);
+    await loadPreparedBatch(db, [
+      fetched.prepare({ runId: 'r', fetchedAt: new Date('2027-01-15T00:00:00Z') }),
+    ]);
+    expect(await queryRows(db.connection, 'SELECT id FROM feedback ORDER BY id')).toEqual([
+      { id: 'a' },
+      { id: 'b' },
+    ]);
+    expect(
+      await queryRows(db.connection, "SELECT truncated FROM sync_windows WHERE stream = 'feedback'"),
+    ).toEqual([{ truncated: true }]);
+  });
+});

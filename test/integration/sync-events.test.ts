@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateApiKey } from '../../src/api/key.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { openDatabase } from '../../src/load/database.js';
 import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
 import { parseStreams } from '../../src/streams/index.js';
 import { addDays, todayUtc } from '../../src/util/day.js';
@@ -201,6 +202,46 @@ describe('assistant threads (opt-in)', () => {
     await runSync(options(emu, db, { streams, maxThreads: 10_000 }));
     expect(threadRequests()).toBe(ids.length + 1);
     expect(await messageRows(db)).toEqual(messagesTruth(emu.dataset, emu.projectId, ids));
+  });
+
+  it('record a thread the service no longer has as gone, and never take a wrong URL for that', async () => {
+    const emu = await emulator({ days: 10 });
+    const db = tempDbPath();
+    const streams = parseStreams('assistant,assistant_threads');
+    await runSync(options(emu, db, { from: addDays(today, -7), streams, maxThreads: 10_000 }));
+    const messages = await messageRows(db);
+    expect(messages.length).toBeGreaterThan(0);
+
+    // A wrong API URL answers 404 for every thread without naming it: nothing is marked gone.
+    const wrong = options(emu, db, {
+      streams: parseStreams('assistant_threads'),
+      refresh: true,
+      maxThreads: 3,
+    });
+    await expect(runSync({ ...wrong, apiUrl: `${emu.url}/wrong` })).rejects.toThrow(/API URL looks wrong/);
+    expect(
+      await readRows(db, "SELECT count(*)::INT AS n FROM assistant_threads WHERE status <> 'loaded'"),
+    ).toEqual([{ n: 0 }]);
+    expect(await messageRows(db)).toEqual(messages);
+
+    // A turn of a thread the service does not know (a ULID it never made): 404 naming the thread.
+    const file = await openDatabase(db);
+    await file.connection.run(
+      `INSERT INTO assistant_turns VALUES ('${emu.projectId}', '01ARZ3NDEKTSV4RRFFQ69G5FAV', now(), 'q', 'r',
+         'answer', 'answered', NULL, NULL, [], now(), 'test', current_date)`,
+    );
+    file.close();
+    const s = await runSync(
+      options(emu, db, { streams: parseStreams('assistant_threads'), maxThreads: 10_000 }),
+    );
+    expect(s.status).toBe('succeeded');
+    expect(
+      await readRows(db, "SELECT thread_id, status FROM assistant_threads WHERE status <> 'loaded'"),
+    ).toEqual([{ thread_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV', status: 'gone' }]);
+    const again = await runSync(
+      options(emu, db, { streams: parseStreams('assistant_threads'), maxThreads: 10_000 }),
+    );
+    expect(again.requests).toBe(0);
   });
 
   it('fetch at most --max-threads per run, newest first, and the rest in later runs', async () => {
