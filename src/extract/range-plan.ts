@@ -54,6 +54,12 @@ export interface RangePlanSpec {
   readonly kind: 'events' | 'periods';
   /** Days after a window's end before a fetch of it is final (default: --lookback). */
   readonly lookback?: number;
+  /**
+   * --refresh without --from re-reads every loaded window, not only the recent ones (feedback:
+   * statuses change at any age). Otherwise it re-reads those within the lookback of the newest,
+   * as for days: a whole history of assistant weeks would cost more than an hour's budget.
+   */
+  readonly refreshAll?: boolean;
 }
 
 interface Cell {
@@ -89,6 +95,17 @@ export function planRanges(
     if (state.truncatedDays?.includes(c.start) || loadedEnd(c.start) !== c.end) return undefined;
     const fetched = state.fetchedAt?.get(c.start);
     return isSettled(addDays(c.end, -1), fetched, lookback) ? fetched : undefined;
+  };
+  /**
+   * A loaded cell older than the lookback that the incremental rule does not go back for, as for
+   * days: one cut short by a page cap (every run would pay for it again, with the same cap), or
+   * one --refresh would re-read though its last fetch is final (unless `refreshAll`).
+   */
+  const beyondReach = (start: Day): boolean => {
+    if (state.truncatedDays?.includes(start)) return true;
+    const end = spec.grid.next(start);
+    const final = isSettled(addDays(end, -1), state.fetchedAt?.get(start), lookback);
+    return opts.refresh === true && spec.refreshAll !== true && final;
   };
   /** Whether a fetch of the cell now is allowed: periods wait until complete and settled. */
   const fetchable = (c: Cell): boolean => {
@@ -128,10 +145,12 @@ export function planRanges(
       for (const s of loaded) {
         const c = cellAt(s);
         const open = loadedEnd(s) !== c.end || state.partialDays.includes(s);
+        if (c.end <= listedFrom && !open && beyondReach(s)) continue;
         add(c, open ? 'partial' : 'lookback', c.end <= listedFrom);
       }
       for (const c of cellsFrom(spec.grid.next(last))) add(c, 'new');
-      for (const c of cellsFrom(first)) if (c.start < last) add(c, 'gap');
+      const have = new Set(loaded);
+      for (const c of cellsFrom(first)) if (c.start < last && !have.has(c.start)) add(c, 'gap');
     }
     for (const d of state.deferredDays) add(cellAt(spec.grid.start(d)), 'deferred');
     for (const d of state.failedDays ?? []) add(cellAt(spec.grid.start(d)), 'failed');

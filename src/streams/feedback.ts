@@ -80,6 +80,7 @@ export const feedback: DayStream = {
       grid: MONTHS,
       kind: 'events',
       lookback: opts.lookbackByStream?.['feedback'] ?? FEEDBACK_LOOKBACK_DAYS,
+      refreshAll: true,
     }),
   fetch: (client, w, o) => fetchEventRange(SPEC, LOADER, client, w, o),
 };

@@ -155,3 +155,50 @@ describe('planning period windows (true uniques of a week or month)', () => {
     ]);
   });
 });
+
+describe('range plans over a long history', () => {
+  /** Every ISO week from 2025-12-29 up to 11-16, each fetched a week after it ended (final). */
+  const settledHistory = (): ProjectState => {
+    const weeks: [string, string, string][] = [];
+    for (let s = '2025-12-29'; s < '2026-11-16'; s = ISO_WEEKS.next(s)) {
+      const e = ISO_WEEKS.next(s);
+      weeks.push([s, e, `${ISO_WEEKS.next(e)}T06:00:00Z`]);
+    }
+    return loaded(weeks);
+  };
+
+  it('lists no settled week as skipped but those near the newest, and plans only the new one', () => {
+    const p = planRanges('p', settledHistory(), base, events);
+    expect(p.windows.map((w) => w.day)).toEqual(['2026-11-16']);
+    expect(p.skipped.length).toBeLessThanOrEqual(2);
+  });
+
+  it('does not go back every run for old weeks cut short by a page cap', () => {
+    const st = { ...settledHistory(), truncatedDays: ['2026-01-05', '2026-03-02', '2026-11-09'] };
+    expect(planRanges('p', st, base, events).windows.map((w) => w.day)).toEqual(['2026-11-09', '2026-11-16']);
+  });
+
+  it('re-reads with --refresh only the recent assistant weeks, but every feedback month', () => {
+    const weeks = planRanges('p', settledHistory(), { ...base, refresh: true }, events);
+    expect(weeks.windows.map((w) => w.day)).toEqual(['2026-11-09', '2026-11-16']);
+    const monthsLoaded = loaded([
+      ['2026-01-01', '2026-02-01', '2026-04-01T00:00:00Z'],
+      ['2026-02-01', '2026-03-01', '2026-04-01T00:00:00Z'],
+      ['2026-11-01', '2026-11-21', '2026-11-21T00:00:00Z'],
+    ]);
+    const fb = planRanges('p', monthsLoaded, { ...base, refresh: true }, { ...months, refreshAll: true });
+    expect(fb.windows.map((w) => w.day)).toEqual([
+      '2026-01-01',
+      '2026-02-01',
+      '2026-03-01',
+      '2026-04-01',
+      '2026-05-01',
+      '2026-06-01',
+      '2026-07-01',
+      '2026-08-01',
+      '2026-09-01',
+      '2026-10-01',
+      '2026-11-01',
+    ]);
+  });
+});
