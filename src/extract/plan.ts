@@ -46,6 +46,8 @@ export interface ProjectState {
   readonly truncatedDays?: readonly Day[];
   /** Range streams: each loaded window's end (exclusive), by window start. */
   readonly windowEnds?: ReadonlyMap<Day, Day>;
+  /** Loaded windows with no rows though the API counted some (periods fetched without pages). */
+  readonly rowlessDays?: readonly Day[];
 }
 
 export interface PlanOptions {
@@ -58,6 +60,8 @@ export interface PlanOptions {
   readonly initialDays?: number;
   /** Fetch settled loaded days again (--refresh): the service has re-classified traffic before. */
   readonly refresh?: boolean;
+  /** --period-pages: a period loaded without its pages is not final. */
+  readonly periodPages?: boolean;
   /** A stream's own lookback in days where it differs from `lookback` (feedback: --feedback-lookback). */
   readonly lookbackByStream?: Readonly<Record<string, number>>;
 }

@@ -93,6 +93,9 @@ export function planRanges(
   const settledAt = (c: Cell): number | undefined => {
     if (opts.refresh === true || state.partialDays.includes(c.start)) return undefined;
     if (state.truncatedDays?.includes(c.start) || loadedEnd(c.start) !== c.end) return undefined;
+    // --period-pages asks for the pages of a period that was loaded without them.
+    if (spec.kind === 'periods' && opts.periodPages === true && state.rowlessDays?.includes(c.start))
+      return undefined;
     const fetched = state.fetchedAt?.get(c.start);
     return isSettled(addDays(c.end, -1), fetched, lookback) ? fetched : undefined;
   };

@@ -95,6 +95,8 @@ export interface SyncState {
   fetchedAt: Map<string, number>;
   /** Each loaded window's end (exclusive), by its start: range windows span several days. */
   windowEnds: Map<string, string>;
+  /** Loaded windows with no rows though the API counted some (a period fetched without its pages). */
+  rowlessDays: string[];
 }
 
 export const STALE_RUN_ERROR = 'process ended without finishing (killed?)';
@@ -292,7 +294,8 @@ export async function readSyncState(
   const [loaded, partial, failed, truncated] = [
     await read(
       db,
-      `SELECT window_start AS day, window_end AS day_end, epoch_ms(fetched_at) AS fetched_ms FROM sync_windows
+      `SELECT window_start AS day, window_end AS day_end, epoch_ms(fetched_at) AS fetched_ms,
+              rows = 0 AND coalesce(api_totals_total, 0) > 0 AS rowless FROM sync_windows
        WHERE project_id = $1 AND stream = $2 AND status = 'loaded' ORDER BY window_start`,
       [projectId, stream],
     ),
@@ -324,6 +327,7 @@ export async function readSyncState(
     truncatedDays: days(truncated),
     fetchedAt: new Map(loaded.map((r) => [String(r['day']), Number(r['fetched_ms'])])),
     windowEnds: new Map(loaded.map((r) => [String(r['day']), String(r['day_end'])])),
+    rowlessDays: loaded.filter((r) => r['rowless'] === true).map((r) => String(r['day'])),
   };
 }
 

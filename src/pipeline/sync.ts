@@ -221,6 +221,7 @@ function planOptions(opts: SyncOptions, nowMs: number): PlanOptions {
     lookback: opts.lookback,
     includeToday: opts.includeToday,
     refresh: opts.refresh === true,
+    periodPages: opts.periodPages === true,
     ...(opts.feedbackLookback !== undefined ? { lookbackByStream: { feedback: opts.feedbackLookback } } : {}),
   };
 }

@@ -269,6 +269,7 @@ describe('sync state', () => {
       truncatedDays: [],
       fetchedAt: new Map(),
       windowEnds: new Map(),
+      rowlessDays: [],
     });
   });
 

@@ -151,6 +151,21 @@ describe('true weekly and monthly unique visitors', () => {
     expect(await siteRows(db, 'site_weekly')).toEqual(siteTruth(emu, [[ws, we]]));
   });
 
+  it('with --period-pages, fetch again once the periods loaded without their pages, and then never', async () => {
+    const emu = await emulator();
+    const db = tempDbPath();
+    const start = addDays(today, -40);
+    const streams = parseStreams('visitors_weekly');
+    await runSync(options(emu, db, { from: start, streams }));
+    const weeks = settledPeriods(ISO_WEEKS, start);
+    const withPages = await runSync(options(emu, db, { streams, periodPages: true }));
+    expect(withPages.requests).toBe(weeks.length);
+    expect(await readRows(db, 'SELECT count(DISTINCT period_start)::INT AS n FROM page_weekly')).toEqual([
+      { n: weeks.length },
+    ]);
+    expect((await runSync(options(emu, db, { streams, periodPages: true }))).requests).toBe(0);
+  });
+
   it('fetch the running week only with --include-today, flagged partial', async () => {
     const emu = await emulator();
     const db = tempDbPath();
