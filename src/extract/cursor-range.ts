@@ -27,6 +27,8 @@ export interface CursorRangeResult<T> {
   readonly truncated: boolean;
   /** A page said hasMore but gave no cursor: the sequence ends there. */
   readonly endedWithoutCursor: boolean;
+  /** Rows sent twice, identical both times: kept once (the service repeated itself, nothing moved). */
+  readonly repeated: number;
 }
 
 const MAX_PASSES = 3;
@@ -36,8 +38,9 @@ const MAX_PAGES = 10_000;
 type Pass<T> = Omit<CursorRangeResult<T>, 'attempts'> | { shift: string } | { badCursor: HttpStatusError };
 
 async function onePass<T>(spec: CursorRangeSpec<T>): Promise<Pass<T>> {
-  const seen = new Set<string>();
+  const seen = new Map<string, number>();
   const rows: T[] = [];
+  let repeated = 0;
   let cursor: string | undefined;
   for (let pages = 1; ; pages++) {
     if (pages > MAX_PAGES) throw new DataShiftError(`${spec.label}: more than ${MAX_PAGES} pages`);
@@ -51,17 +54,23 @@ async function onePass<T>(spec: CursorRangeSpec<T>): Promise<Pass<T>> {
     spec.onPage?.();
     for (const r of page.rows) {
       const key = spec.keyOf(r);
-      if (seen.has(key)) return { shift: `${key} appeared twice` };
-      seen.add(key);
+      const at = seen.get(key);
+      if (at !== undefined) {
+        // The same row again is a repeat; a key with other content means the data moved.
+        if (JSON.stringify(rows[at]) !== JSON.stringify(r)) return { shift: `${key} appeared twice` };
+        repeated++;
+        continue;
+      }
+      seen.set(key, rows.length);
       rows.push(r);
     }
     const more = page.hasMore && page.nextCursor !== null && page.nextCursor !== '';
     if (!more) {
       const endedWithoutCursor = page.hasMore && !more;
-      return { rows, pages, truncated: false, endedWithoutCursor };
+      return { rows, pages, truncated: false, endedWithoutCursor, repeated };
     }
     if (spec.maxPages !== undefined && pages >= spec.maxPages)
-      return { rows, pages, truncated: true, endedWithoutCursor: false };
+      return { rows, pages, truncated: true, endedWithoutCursor: false, repeated };
     cursor = page.nextCursor ?? undefined;
   }
 }

@@ -10,6 +10,7 @@ export type QualityKind =
   | 'callers_total_not_sum'
   | 'searches_total_below_sum_of_hits'
   | 'event_outside_window'
+  | 'event_repeated'
   | 'thread_turns_mismatch';
 
 export interface QualityWarning {

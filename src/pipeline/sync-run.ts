@@ -169,7 +169,7 @@ export class SyncRun {
     try {
       await runPool(this.#windows, Math.max(1, this.#opts.concurrency), (w) => this.#window(w));
       await Promise.all(this.#pendingLoads);
-      await this.#lateWindows();
+      await this.#lateWindows().catch((e: unknown) => this.#lateFailed(e));
     } finally {
       clearInterval(ticker);
       clearTimeout(hardStop);
@@ -216,6 +216,22 @@ export class SyncRun {
     this.#progress.update(this.#p);
     await runPool(windows, Math.max(1, this.#opts.concurrency), (w) => this.#window(w));
     await Promise.all(this.#pendingLoads);
+  }
+
+  /** Planning the late streams failed (the file could not be read): their windows wait, the run is recorded. */
+  #lateFailed(e: unknown): void {
+    const message = e instanceof Error ? e.message : String(e);
+    for (const s of streamsOf(this.#opts).filter((x) => x.planAfterLoads !== undefined)) {
+      for (const projectId of this.#opts.projects)
+        this.#failures.push({
+          projectId,
+          stream: s.name,
+          day: '',
+          code: 'E_PLAN',
+          message: `planning failed: ${message}`,
+        });
+    }
+    this.#log.error(`could not plan the streams that follow the loads: ${message}`);
   }
 
   #deadline(): number | undefined {
@@ -281,9 +297,12 @@ export class SyncRun {
     }
     let fetchedPages: number | undefined;
     try {
+      // A window's data is as old as its first page: judged settled or partial by that instant, a
+      // window whose pages ran past midnight (or waited for the budget) is never called final early.
+      const startedAt = new Date(this.#now());
       const fetched = await this.#fetch(w, admitted);
       fetchedPages = fetched.pagesFetched;
-      await this.#handOff(w, fetched);
+      await this.#handOff(w, fetched, startedAt);
     } catch (e) {
       await this.#onFetchError(w, e);
     } finally {
@@ -326,10 +345,9 @@ export class SyncRun {
    * next day meanwhile (waiting here left every worker idle for a transaction per day). Windows
    * waiting for a commit are capped in rows, so memory stays bounded, never by the range.
    */
-  async #handOff(w: PlannedWindow, fetched: StreamFetched): Promise<void> {
+  async #handOff(w: PlannedWindow, fetched: StreamFetched, fetchedAt: Date): Promise<void> {
     const n = fetched.rows;
     this.#pendingRows += n;
-    const fetchedAt = new Date(this.#now());
     const load = this.#writer
       .loadPrepared(() => fetched.prepare({ runId: this.#runId, fetchedAt }))
       .then(

@@ -33,7 +33,7 @@ function outsideWindow<T>(
   const outside = rows.filter((r) => {
     const t = spec.timeOf(r);
     if (t === null) return false;
-    const ms = Date.parse(t);
+    const ms = Date.parse(isoUtc(t) ?? t);
     return ms < from || ms >= to;
   });
   if (outside.length === 0) return [];
@@ -82,7 +82,17 @@ export async function fetchEventRange<T, R extends object>(
     pagesFetched: f.pages,
     attempts: f.attempts,
     rows: f.rows.length,
-    warnings: outsideWindow(spec as EventRangeSpec<T, object>, w, f.rows),
+    warnings: [
+      ...outsideWindow(spec as EventRangeSpec<T, object>, w, f.rows),
+      ...(f.repeated > 0
+        ? [
+            {
+              kind: 'event_repeated' as const,
+              detail: `${f.repeated} ${spec.stream} row(s) sent twice, identical: kept once`,
+            },
+          ]
+        : []),
+    ],
     notes: f.endedWithoutCursor
       ? ['a page said hasMore but gave no cursor; the window is loaded as truncated and fetched again']
       : [],
@@ -119,5 +129,11 @@ const ZONELESS = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
 export function isoUtc(t: string | null): string | null {
   if (t === null) return null;
   const ms = Date.parse(ZONELESS.test(t) ? `${t.replace(' ', 'T')}Z` : t);
-  return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
+  if (!Number.isFinite(ms)) return null;
+  const iso = new Date(ms).toISOString();
+  // Date keeps milliseconds; DuckDB keeps microseconds, and two turns of a thread a few
+  // microseconds apart are two turns: the digits past the millisecond are kept (a zone offset
+  // never changes them).
+  const micro = /[T ]\d{2}:\d{2}:\d{2}\.\d{3}(\d{1,3})/.exec(t)?.[1];
+  return micro === undefined ? iso : iso.replace(/Z$/, `${micro.padEnd(3, '0')}Z`);
 }

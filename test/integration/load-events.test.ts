@@ -294,8 +294,9 @@ describe('loading an assistant range', () => {
       getAnalytics: (r: { query: Record<string, string> }) => {
         calls++;
         const first = r.query['cursor'] === undefined;
-        // The first sequence shows T1 on both pages; the next ones are consistent.
-        const page = first ? [rows[0]] : calls === 2 ? [rows[0]] : [rows[1]];
+        // The first sequence shows T1 on both pages, changed in between; the next one is consistent.
+        const moved = { ...rows[0], response: 'edited' };
+        const page = first ? [rows[0]] : calls === 2 ? [moved] : [rows[1]];
         return Promise.resolve({ conversations: page, nextCursor: first ? 'next' : null, hasMore: first });
       },
     } as unknown as MintlifyClient;
@@ -413,5 +414,48 @@ describe('a sequence that says hasMore but gives no cursor', () => {
     expect(
       await queryRows(db.connection, "SELECT truncated FROM sync_windows WHERE stream = 'feedback'"),
     ).toEqual([{ truncated: true }]);
+  });
+});
+
+describe('a row the API sends twice', () => {
+  it('is kept once with a warning when identical, and only a changed repeat counts as moved data', async () => {
+    const week: StreamWindow = {
+      projectId: 'p',
+      stream: 'assistant',
+      day: '2026-11-16',
+      dateTo: '2026-11-23',
+      partial: false,
+    };
+    const t = turn('T1', '2026-11-17T10:00:00.000Z');
+    const fetched = await assistant.fetch(
+      fakeClient('conversations', [t, turn('T2', '2026-11-17T11:00:00.000Z'), t]),
+      week,
+      {},
+    );
+    expect(fetched.attempts).toBe(1);
+    expect(fetched.rows).toBe(2);
+    expect(fetched.warnings.map((w) => w.kind)).toEqual(['event_repeated']);
+  });
+
+  it('keeps two turns of a thread microseconds apart as two turns', async () => {
+    const week: StreamWindow = {
+      projectId: 'p',
+      stream: 'assistant',
+      day: '2026-11-16',
+      dateTo: '2026-11-23',
+      partial: false,
+    };
+    await load(
+      assistant,
+      week,
+      fakeClient('conversations', [
+        turn('T1', '2026-11-17T10:00:00.000123Z'),
+        turn('T1', '2026-11-17T10:00:00.000456Z', { query: 'again' }),
+      ]),
+      '2026-11-24T00:00:00Z',
+    );
+    expect(
+      await queryRows(db.connection, "SELECT count(*)::INT AS n FROM assistant_turns WHERE thread_id = 'T1'"),
+    ).toEqual([{ n: 2 }]);
   });
 });

@@ -26,3 +26,11 @@ describe('event times as the loader stores them', () => {
     expect(isoUtc(null)).toBeNull();
   });
 });
+
+describe('event times finer than a millisecond', () => {
+  it('keep their microseconds, so two turns microseconds apart stay two', () => {
+    expect(isoUtc('2026-11-03T10:00:00.000123Z')).toBe('2026-11-03T10:00:00.000123Z');
+    expect(isoUtc('2026-11-03T12:00:00.000456+02:00')).toBe('2026-11-03T10:00:00.000456Z');
+    expect(isoUtc('2026-11-03T10:00:00.1234Z')).toBe('2026-11-03T10:00:00.123400Z');
+  });
+});
