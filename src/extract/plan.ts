@@ -209,7 +209,7 @@ export function windowKey(w: {
 }
 
 /**
- * The order a run spends its requests in: newest day first, every project and stream of a day
+ * The order a run spends its requests in: newest day first (a range window by its last day), every project and stream of a day
  * together, so that a run cut short by the budget (a first run of a big site under 100 requests
  * an hour) leaves the most recent days complete in every stream, which is what a user looks at
  * first. The days it did not reach are recorded as deferred and planned by the next run, so
@@ -228,6 +228,9 @@ export function mergePlans(
     .flatMap((p) => p.windows)
     .sort(
       (a, b) =>
+        // A range window is as new as the last day it holds: the current month of feedback
+        // goes with yesterday's day windows, not after every day since the 1st.
+        compare(b.dateTo, a.dateTo) ||
         compare(b.day, a.day) ||
         compare(a.projectId, b.projectId) ||
         rank(a.stream) - rank(b.stream) ||

@@ -78,7 +78,13 @@ export async function gatherReport(conn: DuckDBConnection, opts: GatherOptions):
     const r = await gatherProject(conn, projectId, opts);
     if (r) reports.push(r);
   }
-  return { generatedAt: (opts.now ?? new Date()).toISOString(), days: opts.days, projects: reports };
+  const base = { generatedAt: (opts.now ?? new Date()).toISOString(), days: opts.days, projects: reports };
+  if (reports.length > 0) return base;
+  const others = await queryRows(
+    conn,
+    "SELECT DISTINCT stream FROM v_coverage WHERE stream <> 'visitors' ORDER BY stream",
+  );
+  return others.length === 0 ? base : { ...base, withoutVisitors: others.map((r) => str(r, 'stream')) };
 }
 
 async function gatherProject(

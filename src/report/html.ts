@@ -1,7 +1,7 @@
 import { JSDOM } from 'jsdom';
 import { COLORS, NARROW, renderCharts, WIDE, type ProjectCharts } from './charts.js';
 import { formatChange, formatCount, formatShare, plural } from './format.js';
-import type { ProjectReport, ReportData } from './model.js';
+import { emptyReason, type ProjectReport, type ReportData } from './model.js';
 import { eventTables } from './event-tables.js';
 import { ASSISTANT_COLORS, CALLER_COLORS } from './stream-charts.js';
 import { streamTables } from './stream-tables.js';
@@ -49,7 +49,7 @@ export function renderHtml(data: ReportData, opts: HtmlOptions = {}): string {
   const title = `Mintlify visitors${ids.length === 1 ? ` · ${ids[0] ?? ''}` : ''}`;
   const body =
     data.projects.length === 0
-      ? '<p class="empty">No data loaded yet: run <code>mintlify-etl sync</code> first.</p>'
+      ? `<p class="empty">${escapeHtml(emptyReason(data))}</p>`
       : data.projects.map((p) => projectSection(p, charts(p))).join('\n');
   return `<!doctype html>
 <html lang="en">

@@ -358,6 +358,19 @@ export interface ReportData {
   readonly generatedAt: string;
   readonly days: number;
   readonly projects: readonly ProjectReport[];
+  /**
+   * Streams loaded for projects with no visitors days (the report is built around them): said
+   * instead of "no data", with the views to query meanwhile.
+   */
+  readonly withoutVisitors?: readonly string[];
+}
+
+/** Why there is nothing to show: no data at all, or streams loaded without the visitors stream. */
+export function emptyReason(data: ReportData): string {
+  const others = data.withoutVisitors ?? [];
+  if (others.length === 0)
+    return 'No data loaded yet: run `mintlify-etl sync` first, then `mintlify-etl report`.';
+  return `No visitors days loaded yet (the report is built around them; loaded: ${others.join(', ')}): sync with visitors in --streams, e.g. \`mintlify-etl sync --streams visitors,${others.join(',')}\`; meanwhile query the views (v_feedback_open, v_assistant_daily, v_assistant_unanswered, v_site_weekly, v_site_monthly, ...) with \`mintlify-etl query\`.`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { plural } from './format.js';
-import type { ProjectReport, ReportData } from './model.js';
+import { emptyReason, type ProjectReport, type ReportData } from './model.js';
 import { eventTables } from './event-tables.js';
 import { streamTables } from './stream-tables.js';
 import { projectTables, type Cell, type Table, type Tone } from './tables.js';
@@ -50,7 +50,8 @@ export function renderTerminal(data: ReportData, opts: TerminalOptions): string 
   const paint = painter(opts.color);
   const width = Math.max(60, opts.width ?? 100);
   if (data.projects.length === 0) {
-    return `${paint('No data loaded yet', 'title')}: run \`mintlify-etl sync\` first, then \`mintlify-etl report\`.\n`;
+    const [head = '', ...rest] = emptyReason(data).split(':');
+    return `${paint(head, 'title')}:${rest.join(':')}\n`;
   }
   return `${data.projects.map((p) => renderProject(p, paint, width)).join('\n\n')}\n`;
 }

@@ -3,6 +3,8 @@ import { validateApiKey } from '../../src/api/key.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { openDatabase } from '../../src/load/database.js';
 import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
+import { gatherReport } from '../../src/report/data.js';
+import { renderTerminal } from '../../src/report/terminal.js';
 import { parseStreams } from '../../src/streams/index.js';
 import { addDays, todayUtc } from '../../src/util/day.js';
 import { parseRateLimit } from '../../src/util/duration.js';
@@ -150,6 +152,22 @@ describe('the event streams', () => {
       expect(a?.status).toBe('resolved');
       expect(a?.first).toBe(was.get(id)?.first);
       expect(a?.last).toBeGreaterThan(was.get(id)?.last ?? Infinity);
+    }
+  });
+
+  it('leave a report that says what is loaded and what it needs when visitors are not synced', async () => {
+    const emu = await emulator({ days: 10 });
+    const db = tempDbPath();
+    await runSync(options(emu, db, { streams: parseStreams('feedback') }));
+    const file = await openDatabase(db, { readOnly: true });
+    try {
+      const data = await gatherReport(file.connection, { days: 28 });
+      expect(data.withoutVisitors).toEqual(['feedback']);
+      expect(renderTerminal(data, { color: false })).toMatch(
+        /^No visitors days loaded yet \(the report is built around them; loaded: feedback\): sync with visitors in --streams/,
+      );
+    } finally {
+      file.close();
     }
   });
 

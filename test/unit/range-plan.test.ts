@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ISO_WEEKS, MONTHS, planRanges, type RangePlanSpec } from '../../src/extract/range-plan.js';
-import type { ProjectState } from '../../src/extract/plan.js';
+import { mergePlans, planProject, type ProjectState } from '../../src/extract/plan.js';
 
 // A Saturday: the week of 2026-11-16 (Monday) is still running.
 const today = '2026-11-21';
@@ -200,5 +200,17 @@ describe('range plans over a long history', () => {
       '2026-10-01',
       '2026-11-01',
     ]);
+  });
+});
+
+describe('the order of a run with range windows', () => {
+  it('puts the running month and week with the newest days, so a short budget still reaches them', () => {
+    const days = planProject('p', empty, base, 'visitors');
+    const fb = planRanges('p', empty, base, months);
+    const order = mergePlans([days, fb], ['visitors', 'feedback']);
+    const firstFeedback = order.findIndex((w) => w.stream === 'feedback');
+    expect(order[firstFeedback]).toMatchObject({ day: '2026-11-01', dateTo: '2026-11-21' });
+    // Yesterday's visitors, then the month that holds yesterday.
+    expect(firstFeedback).toBe(1);
   });
 });
