@@ -8,7 +8,9 @@
 -- NOT in it: `contact` (the reader's email: personal data stays in the table), the code fields of
 -- code_snippet entries (code, filename, lang: see the table), resolved and dismissed entries. The
 -- API sets status later without any timestamp: an entry is as open as the last sync that fetched
--- its window saw it (feedback.last_seen_at).
+-- its window saw it. status_seen_at says when that was: sync re-reads a month for
+-- --feedback-lookback days (30) after it ends, so an older entry's status is that of its last
+-- re-read (sync --refresh re-reads every month).
 CREATE OR REPLACE VIEW v_feedback_open AS
 SELECT
   project_id,
@@ -21,7 +23,8 @@ SELECT
   created_at,
   date_diff('day', (created_at AT TIME ZONE 'UTC')::DATE, (current_timestamp AT TIME ZONE 'UTC')::DATE)::BIGINT
     AS age_days,
-  first_seen_at
+  first_seen_at,
+  last_seen_at AS status_seen_at
 FROM feedback
 WHERE status IN ('pending', 'in_progress')
 ORDER BY project_id, created_at ASC NULLS LAST, id;

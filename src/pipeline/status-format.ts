@@ -1,5 +1,6 @@
 import { formatTable, type Column, type JsonValue } from '../query/format.js';
 import { formatDuration } from '../util/duration.js';
+import { STREAMS } from '../streams/index.js';
 import type { BudgetStatus, ProjectStatus, StatusReport, StreamStatus } from './status.js';
 
 /** Days listed in full up to this many; longer lists show the first ones and a count. */
@@ -59,6 +60,11 @@ const RUN_COLUMNS: Column[] = [
   { name: 'error', key: 'error', numeric: false },
 ];
 
+/** What a stream's window is called in the day lists: a day, or a window (a range listed by its start). */
+function unitOf(s: StreamStatus): string {
+  return STREAMS.find((x) => x.name === s.stream)?.plan !== undefined ? 'window' : 'day';
+}
+
 function describeCoverage(s: StreamStatus): string {
   const c = s.coverage;
   if (c === null) return 'nothing loaded yet';
@@ -79,21 +85,21 @@ const DAY_LISTS: readonly { label: string; text: (s: StreamStatus) => string | u
     label: 'truncated',
     text: (s) =>
       s.truncatedDays.length > 0
-        ? `${plural(s.truncatedDays.length, 'day')} cut short (--max-pages, or an endpoint that cannot page further): ${listDays(s.truncatedDays)}`
+        ? `${plural(s.truncatedDays.length, unitOf(s))} cut short (--max-pages, or an endpoint that cannot page further): ${listDays(s.truncatedDays)}`
         : undefined,
   },
   {
     label: 'failed',
     text: (s) =>
       s.failedDays.length > 0
-        ? `${plural(s.failedDays.length, 'day')}: ${listDays(s.failedDays)} (retried by the next sync)`
+        ? `${plural(s.failedDays.length, unitOf(s))}: ${listDays(s.failedDays)} (retried by the next sync)`
         : undefined,
   },
   {
     label: 'deferred',
     text: (s) =>
       s.deferredDays.length > 0
-        ? `${plural(s.deferredDays.length, 'day')} pending: ${listDays(s.deferredDays)}`
+        ? `${plural(s.deferredDays.length, unitOf(s))} pending: ${listDays(s.deferredDays)}`
         : undefined,
   },
 ];

@@ -207,7 +207,13 @@ export class SyncRun {
         for (const s of late) out.push(...((await s.planAfterLoads?.(db, projectId, opts)) ?? []));
       return out;
     });
-    if (windows.length === 0) return;
+    if (windows.length === 0) {
+      if (!streamsOf(this.#opts).some((s) => s.name === 'assistant'))
+        this.#log.info(
+          'assistant_threads fetches the threads of assistant turns already loaded, and none is waiting: add assistant to --streams to load turns',
+        );
+      return;
+    }
     for (const w of windows) {
       this.#order.set(w, this.#windows.length);
       this.#windows.push(w);

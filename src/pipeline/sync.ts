@@ -26,7 +26,7 @@ import {
   readSyncState,
   startRun,
 } from '../load/runs.js';
-import { todayUtc, type Day } from '../util/day.js';
+import { addDays, todayUtc, type Day } from '../util/day.js';
 import type { RateLimitSpec } from '../util/duration.js';
 import type { Logger } from '../util/log.js';
 import { DEFAULT_MAX_THREADS } from '../streams/assistant-threads.js';
@@ -268,8 +268,10 @@ async function latePlans(db: Database, opts: SyncOptions): Promise<ProjectPlan[]
     for (const s of streamsOf(opts)) {
       if (!s.planAfterLoads) continue;
       const windows = await s.planAfterLoads(db, projectId, late);
-      const day = windows[0]?.day ?? '';
-      out.push({ projectId, from: day, to: day, windows, skipped: [] });
+      const days = windows.map((w) => w.day).sort();
+      const to = days.at(-1);
+      if (to !== undefined)
+        out.push({ projectId, from: days[0] ?? to, to: addDays(to, 1), windows, skipped: [] });
     }
   return out;
 }
@@ -297,6 +299,7 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
     try {
       state = await readState(db, opts, now());
       state.plans.push(...(await latePlans(db, opts)));
+      state.range = rangeOf(state.plans);
       // A killed run's unrecorded requests count against the budget the real run will meet.
       const lost = await lostRequests(db, new LedgerJournal(opts.dbPath).path, { now: now() });
       state.ledger.push(...lost.map((r) => r.at + r.durationMs));

@@ -33,7 +33,7 @@ export function feedbackOpenTable(p: ProjectReport): Table {
   if (!f) throw new Error('no feedback section');
   const contacts = f.personalData;
   const notes = [
-    `${plural(f.openCount, 'open item')} (${formatCount(f.pendingCount)} pending, ${formatCount(f.inProgressCount)} in progress) on ${plural(f.openPages, 'page')}; "on page": open items of that page. Age: days since the feedback was given.`,
+    `${plural(f.openCount, 'open item')} (${formatCount(f.pendingCount)} pending, ${formatCount(f.inProgressCount)} in progress) on ${plural(f.openPages, 'page')}; "on page": open items of that page. Age: days since the feedback was given. Statuses are as last read: sync re-reads a month for --feedback-lookback days (30) after it ends; --refresh re-reads them all.`,
   ];
   notes.push(
     contacts

@@ -312,7 +312,11 @@ afterAll(() => {
 
 describe('v_feedback_open', () => {
   it('lists pending and in-progress feedback oldest first, undated last, without the contact email', async () => {
-    const r = await rows(`SELECT * FROM v_feedback_open WHERE project_id = 'fb'`);
+    // status_seen_at: when the status was last read (the row's last_seen_at).
+    expect(await rows(`SELECT DISTINCT status_seen_at FROM v_feedback_open WHERE project_id = 'fb'`)).toEqual(
+      [{ status_seen_at: '2025-01-01T00:00:00.000Z' }],
+    );
+    const r = await rows(`SELECT * EXCLUDE (status_seen_at) FROM v_feedback_open WHERE project_id = 'fb'`);
     const common = { project_id: 'fb', first_seen_at: '2024-12-31T00:00:00.000Z' };
     expect(r).toEqual([
       {
