@@ -345,6 +345,7 @@ export function uniquesTable(p: ProjectReport): Table {
     ],
     notes: [
       UNIQUES_NOTE,
+      'The newest week and month that are over and settled: a period is loaded --lookback days after it ends (sync --include-today adds the running ones, partial).',
       ...(u.weekPartial || u.monthPartial
         ? ['A partial period was not over when loaded: it is not compared with the one before.']
         : []),

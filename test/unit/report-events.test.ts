@@ -118,7 +118,7 @@ describe('the terminal report of feedback, assistant and unique visitors', () =>
     const out = renderTerminal(makeReport([p]), { color: false, width: 100 });
     const lines = section(out, 'Unique visitors this week and this month');
     expect(lines[2]).toMatch(/^ {2}week +2026-W10 \(partial\) .* 300 +– +–$/);
-    expect(lines).toHaveLength(3 + 2 + 1); // title, head, row, the uniques line (wrapped) and the partial note
+    expect(lines).toHaveLength(3 + 2 + 2 + 1); // title, head, row, the uniques line and the settled line (each wrapped), the partial note
   });
 
   it('colours the new tables only when asked, with the same text otherwise', () => {
