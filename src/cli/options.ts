@@ -92,7 +92,15 @@ export function collect(value: string, previous: string[] | undefined): string[]
 /** --streams, else MINTLIFY_ETL_STREAMS (an empty variable counts as unset), else the default streams. */
 export function selectedStreams(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): DayStream[] {
   const fromEnv = env['MINTLIFY_ETL_STREAMS'];
-  return parseStreams(
-    flag ?? (fromEnv !== undefined && fromEnv.trim() !== '' ? fromEnv : DEFAULT_STREAMS.join(',')),
-  );
+  if (flag === undefined && fromEnv !== undefined && fromEnv.trim() !== '') {
+    try {
+      return parseStreams(fromEnv);
+    } catch (e) {
+      // The list came from the environment: the user must know where to fix it.
+      if (e instanceof UsageError)
+        throw new UsageError(`MINTLIFY_ETL_STREAMS: ${e.message}`, e.context, { cause: e });
+      throw e;
+    }
+  }
+  return parseStreams(flag ?? DEFAULT_STREAMS.join(','));
 }

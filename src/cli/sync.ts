@@ -148,6 +148,7 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   // Every check that can fail on input happens before the lock or the database file exists.
   const projects = projectIds(flags.project);
   const streams = selectedStreams(flags.streams);
+  checkStreamFlags(flags, streams);
   const from = flags.from !== undefined ? parseDay(flags.from, '--from') : undefined;
   const to = flags.to !== undefined ? parseDay(flags.to, '--to') : undefined;
   const rateLimit = parseRateLimit(flags.rateLimit);
@@ -268,9 +269,27 @@ function parseMaxPages(values: readonly string[], streams: readonly DayStream[])
         `--max-pages ${name}=…: ${name} is not in --streams (${streams.map((s) => s.name).join(',')})`,
       );
     }
+    if (caps.has(name)) {
+      throw new UsageError(`--max-pages ${name} is given twice: give one cap per stream`, { stream: name });
+    }
+    if (name === 'assistant_threads') {
+      throw new UsageError(
+        '--max-pages assistant_threads: a thread is one request with no pages; --max-threads caps how many are fetched',
+      );
+    }
     caps.set(name, Number(m[2]));
   }
   return caps;
+}
+
+/** Flags that only act on streams not in --streams do nothing: say so instead of ignoring them. */
+function checkStreamFlags(flags: SyncFlags, streams: readonly DayStream[]): void {
+  const has = (name: string): boolean => streams.some((s) => s.name === name);
+  if (flags.periodPages === true && !has('visitors_weekly') && !has('visitors_monthly')) {
+    throw new UsageError(
+      `--period-pages acts on visitors_weekly and visitors_monthly, and neither is in --streams (${streams.map((s) => s.name).join(',')}): add one, e.g. --streams visitors_weekly`,
+    );
+  }
 }
 
 async function holdsData(db: string): Promise<boolean> {

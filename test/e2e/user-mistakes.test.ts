@@ -206,6 +206,52 @@ describe('flags', () => {
     expect(r.stderr).toMatch(/cannot be used with/);
   });
 
+  it('sync flags that act on no stream of the run are refused, naming the stream they need', async () => {
+    const env = { MINTLIFY_API_KEY: 'mint_x', MINTLIFY_PROJECT_ID: 'p' };
+    const db = join(dir, 'flags.duckdb');
+    expectUsage(
+      await runCli(['sync', '--db', db, '--streams', 'feedback', '--period-pages'], env),
+      /--period-pages acts on visitors_weekly and visitors_monthly.*--streams visitors_weekly/,
+    );
+    expectUsage(
+      await runCli(
+        [
+          'sync',
+          '--db',
+          db,
+          '--streams',
+          'assistant,assistant_threads',
+          '--max-pages',
+          'assistant_threads=2',
+        ],
+        env,
+      ),
+      /no pages; --max-threads caps/,
+    );
+    expectUsage(
+      await runCli(
+        [
+          'sync',
+          '--db',
+          db,
+          '--streams',
+          'feedback',
+          '--max-pages',
+          'feedback=1',
+          '--max-pages',
+          'feedback=2',
+        ],
+        env,
+      ),
+      /--max-pages feedback is given twice/,
+    );
+    expectUsage(
+      await runCli(['sync', '--db', db], { ...env, MINTLIFY_ETL_STREAMS: 'feedback,bogus' }),
+      /^mintlify-etl: MINTLIFY_ETL_STREAMS: unknown stream "bogus"/,
+    );
+    expect(existsSync(db)).toBe(false);
+  });
+
   it('agent get --help does not offer --rate-limit, agent create --help does', async () => {
     const get = await runCli(['agent', 'get', '--help']);
     expect(get.code).toBe(0);
