@@ -26,7 +26,7 @@ export function registerEmulator(
     .command('emulator')
     .summary('run a local emulator of the Mintlify API (for demos, tests, benchmarks)')
     .description(
-      'Serves the analytics day endpoints (visitors, views, searches, assistant/caller-stats, feedback/by-page) and the v2 agent job endpoints on loopback, with deterministic data from --seed, an optional rate limit shared by every analytics endpoint, and injected faults.',
+      'Serves every analytics endpoint (visitors, views, searches, feedback, feedback/by-page, assistant, assistant/threads/{id}, assistant/caller-stats) and the v2 agent job endpoints on loopback, with deterministic data from --seed, an optional rate limit shared by every analytics endpoint, and injected faults.',
     )
     .option('--port <n>', 'port to listen on (0 = any free port)', intFlag('--port', 0, 65535), 8787)
     .option('--host <addr>', 'loopback address to bind', '127.0.0.1')

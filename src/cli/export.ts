@@ -89,6 +89,12 @@ async function exportCommand(flags: ExportFlags): Promise<CommandResult> {
   }
   if (flags.json) return { exitCode: 0, json: summary };
   process.stdout.write(`${describeExport(summary)}\n`);
+  if (flags.includePersonalData === true) {
+    // The report warns the same way: files that leave this machine must not carry emails by surprise.
+    process.stdout.write(
+      "  personal data included: feedback's contact (readers' email addresses); share these files only with people allowed to see them, and export again without --include-personal-data to remove them\n",
+    );
+  }
   return { exitCode: 0 };
 }
 

@@ -87,6 +87,7 @@ describe("readers' email addresses and the API key", () => {
       '--include-personal-data',
     ]);
     expect(asked.code, asked.stderr).toBe(0);
+    expect(asked.stdout).toMatch(/personal data included: feedback's contact/);
     expect(filesBelow(withIt).some((f) => readFileSync(f, 'latin1').includes('@example.com'))).toBe(true);
   });
 });
