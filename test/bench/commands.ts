@@ -105,14 +105,27 @@ interface CommandCase {
   readonly name: string;
   /** CLI arguments; `out` is a fresh folder for this run (removed afterwards). */
   readonly args: (db: string, out: string) => string[];
+  /** The same work as it was done before it was bounded (export-before.js), run alternately with it. */
+  readonly before?: (db: string, out: string) => string[];
 }
+
+/** The pre-change export, beside this file in dist/. */
+const EXPORT_BEFORE = join(import.meta.dirname, 'export-before.js');
 
 const BIG = 'SELECT * FROM page_daily';
 const SMALL = 'SELECT day, human, ai, total FROM site_daily ORDER BY day';
 
 const CASES: readonly CommandCase[] = [
-  { name: 'export parquet', args: (db, out) => ['export', '--db', db, '--out', out, '--format', 'parquet'] },
-  { name: 'export csv', args: (db, out) => ['export', '--db', db, '--out', out, '--format', 'csv'] },
+  {
+    name: 'export parquet',
+    args: (db, out) => ['export', '--db', db, '--out', out, '--format', 'parquet'],
+    before: (db, out) => [db, out, 'parquet'],
+  },
+  {
+    name: 'export csv',
+    args: (db, out) => ['export', '--db', db, '--out', out, '--format', 'csv'],
+    before: (db, out) => [db, out, 'csv'],
+  },
   { name: 'report', args: (db) => ['report', '--db', db] },
   { name: 'report --html', args: (db, out) => ['report', '--db', db, '--html', join(out, 'report.html')] },
   { name: 'status', args: (db) => ['status', '--db', db] },
@@ -132,17 +145,41 @@ const CASES: readonly CommandCase[] = [
 interface CaseResult {
   readonly name: string;
   readonly runs: readonly MeasuredRun[];
+  /** The pre-change baseline's runs, alternating with `runs` (export only). */
+  readonly before: readonly MeasuredRun[];
 }
 
-async function measureCase(c: CommandCase, db: string): Promise<MeasuredRun> {
+async function measureCase(c: CommandCase, db: string, baseline = false): Promise<MeasuredRun> {
   const s = scratch('mintlify-bench-cmd-');
   try {
-    const r = await measureCliProcess(c.args(db, join(s.dir, 'out')));
+    const out = join(s.dir, 'out');
+    const r =
+      baseline && c.before
+        ? await measureCliProcess(c.before(db, out), {}, EXPORT_BEFORE)
+        : await measureCliProcess(c.args(db, out));
     if (r.code !== 0) throw new Error(`${c.name} exited ${r.code}: ${r.stderr.slice(-2000)}`);
     return r;
   } finally {
     s.remove();
   }
+}
+
+/**
+ * The export against the export as it was (export-before.js: DuckDB's default memory limit,
+ * one partitioned COPY per table), run alternately in the same run: the machine is shared, so
+ * only the ratio of neighbouring runs means something.
+ */
+function exportBaseline(results: readonly CaseResult[]): string[] {
+  const lines: string[] = [];
+  for (const r of results) {
+    if (r.before.length === 0) continue;
+    const ratio = spread(r.runs.map((x, i) => x.wallMs / (r.before[i]?.wallMs ?? NaN)));
+    const rss = spread(r.before.map((x) => x.maxRssMiB ?? NaN));
+    lines.push(
+      `- ${r.name}: the export as it was (\`node dist/test/bench/export-before.js\`: DuckDB's defaults, one partitioned COPY per table, no CLI start-up) ${showSpread(spread(r.before.map((x) => x.wallMs / 1000)), 2)} s, peak ${showSpread(rss, 0)} MiB; time now / before ${showSpread(ratio, 2)} (target ≤ 1.5: ${verdict(ratio.median <= 1.5)}).`,
+    );
+  }
+  return lines;
 }
 
 export const commandsBench: Bench = {
@@ -159,14 +196,22 @@ export const commandsBench: Bench = {
     const results: CaseResult[] = [];
     for (const c of cases) {
       const rs: MeasuredRun[] = [];
+      const before: MeasuredRun[] = [];
       for (let i = 0; i < runs; i++) {
+        if (c.before) {
+          const b = await measureCase(c, gen.path, true);
+          before.push(b);
+          ctx.log(
+            `commands: ${c.name} (before) run ${i + 1}/${runs}: peak RSS ${fixed(b.maxRssMiB ?? NaN, 0)} MiB, ${fixed(b.wallMs / 1000, 2)} s`,
+          );
+        }
         const r = await measureCase(c, gen.path);
         rs.push(r);
         ctx.log(
           `commands: ${c.name} run ${i + 1}/${runs}: peak RSS ${fixed(r.maxRssMiB ?? NaN, 0)} MiB, ${fixed(r.wallMs / 1000, 2)} s, ${thousands(r.stdoutLines)} lines out`,
         );
       }
-      results.push({ name: c.name, runs: rs });
+      results.push({ name: c.name, runs: rs, before });
     }
     const peaks = results.map((r) => spread(r.runs.map((x) => x.maxRssMiB ?? NaN)));
     const worst = Math.max(...peaks.map((p) => p.max));
@@ -186,6 +231,7 @@ export const commandsBench: Bench = {
       ),
       '',
       `- Worst peak ${fixed(worst, 0)} MiB (${worstName}); target < ${COMMAND_RSS_TARGET_MIB} MiB for every command: ${verdict(worst < COMMAND_RSS_TARGET_MIB)}.`,
+      ...exportBaseline(results),
       '',
       reproduce(
         'commands',

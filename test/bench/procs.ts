@@ -101,17 +101,18 @@ export interface MeasuredRun {
 }
 
 /**
- * Like runCliProcess, but stdout is a pipe that is read and counted, never kept: a command that
+ * Like runCliProcess (or another script of dist/ given as `script`), but stdout is a pipe that is read and counted, never kept: a command that
  * prints millions of rows runs as it would into `| wc -l`, with back-pressure, and the bench
  * process does not hold its output.
  */
 export async function measureCliProcess(
   args: readonly string[],
   env: Record<string, string> = {},
+  script: string = CLI,
 ): Promise<MeasuredRun> {
   const wrap = existsSync(TIME);
   const cmd = wrap ? TIME : process.execPath;
-  const argv = wrap ? ['-f', `${RSS_MARK}%M`, process.execPath, CLI, ...args] : [CLI, ...args];
+  const argv = wrap ? ['-f', `${RSS_MARK}%M`, process.execPath, script, ...args] : [script, ...args];
   const t0 = performance.now();
   const child = spawn(cmd, argv, {
     stdio: ['ignore', 'pipe', 'pipe'],
