@@ -25,10 +25,10 @@ export async function openExistingReadOnly(
   checkDbPath(path);
   return openReadable(path, {
     ...(opts.sandbox ? { sandbox: true } : {}),
-    // query's sandbox shuts DuckDB off from every file, its temp folder included: under a limit a
-    // big ORDER BY could not spill and would fail (it took 500 MB on 3.7M rows). Its rows are
-    // streamed in chunks instead, and a scan evicts cached blocks on its own only under a limit,
-    // so query keeps DuckDB's default. export, report and status spill past the limit.
+    // export, report and status read under a bounded limit and spill past it. query keeps
+    // DuckDB's default: its sandbox shuts DuckDB off from every file, the temp folder included,
+    // so under a limit a big ORDER BY could not spill and would fail (it took 500 MB on 3.7M
+    // rows); its results are streamed in chunks instead.
     ...(opts.sandbox ? {} : { memoryLimit: READER_MEMORY_LIMIT }),
     onUpgradedCopy: (from, to) =>
       process.stderr.write(

@@ -120,10 +120,14 @@ requests, no parsing, validation or loading) measured 0.87 on this machine befor
 ask for page N+1 before page N says \`hasMore\` (a full page usually has a successor), which spends a request for
 nothing on every day whose rows are an exact multiple of 250: a wasted request is 36 s of a user's hourly budget.
 
+The 0.855 quoted before was measured on another host of this pool (2 × Intel Xeon); the full run above ran on 2 ×
+AMD EPYC, where the same sync code gives 0.81 (nothing in the sync path changed in this round).
+
 With the CLI's default streams (visitors, views, searches, caller_stats; what \`sync\` runs without \`--streams\`
 since the streams work) the same benchmark made 6,061 requests and reached 0.805 (0.766–0.813, n=5): over latency
 5.8–8.2 s (mean request 23.8–25.4 ms), between requests 1.06–1.25 s. Section 4 is pinned to \`--streams visitors\`
-so that its figures compare with the ones above.
+so that its figures compare with the ones above. Benchmark 5 (sync memory) is not pinned: it runs the default streams
+since then (12,619 and 33,965 requests for 365 and 1,095 days; 258 MiB with visitors alone before, 288 MiB now).
 
 ### Memory (benchmark 5)
 
