@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import { checkDbPath, type Database } from '../load/database.js';
+import { checkDbPath, READER_MEMORY_LIMIT, type Database } from '../load/database.js';
 import { openReadable } from '../load/readable.js';
 
 /**
@@ -25,6 +25,11 @@ export async function openExistingReadOnly(
   checkDbPath(path);
   return openReadable(path, {
     ...(opts.sandbox ? { sandbox: true } : {}),
+    // export, report and status read under a bounded limit and spill past it. query keeps
+    // DuckDB's default: its sandbox shuts DuckDB off from every file, the temp folder included,
+    // so under a limit a big ORDER BY could not spill and would fail (it took 500 MB on 3.7M
+    // rows); its results are streamed in chunks instead.
+    ...(opts.sandbox ? {} : { memoryLimit: READER_MEMORY_LIMIT }),
     onUpgradedCopy: (from, to) =>
       process.stderr.write(
         `mintlify-etl: note: ${path} has schema version ${from}; read through a copy upgraded to ${to} (the next sync upgrades the file itself)\n`,

@@ -34,7 +34,23 @@ export interface OpenOptions {
    * overwrite any file, the database included.
    */
   sandbox?: boolean;
+  /**
+   * DuckDB's memory_limit for this instance (e.g. '128MB'). DuckDB's default is 80% of the
+   * machine's memory, and a read keeps every block it scanned cached up to it: a reader would grow
+   * with the database. See READER_MEMORY_LIMIT.
+   */
+  memoryLimit?: string;
 }
+
+/**
+ * DuckDB's memory_limit for the read commands that may spill to DuckDB's temp folder (export,
+ * report, status; not the sandboxed query). DuckDB's default is 80% of the machine's memory, and
+ * it keeps every block a command scanned cached up to it: on 3 years of 5,000 paths a day
+ * (BENCHMARKS.md, benchmark 7) export grew to 0.8-1 GB. Under this limit cached blocks are
+ * evicted (a read-only file's blocks are dropped, never written) and a sort past it spills.
+ * 128MB: export peaked at ~290 MiB; 64MB: ~245 MiB, with no measurable cost in time.
+ */
+export const READER_MEMORY_LIMIT = '64MB';
 
 /**
  * A reader waits up to 15 s: a sync's writer hands the file over at least every couple of seconds
@@ -86,7 +102,8 @@ async function createInstance(
   readOnly: boolean,
   busyTimeoutMs: number,
   sandbox: boolean,
-  onWait?: OpenOptions['onWait'],
+  onWait: OpenOptions['onWait'],
+  settings: Pick<OpenOptions, 'memoryLimit'>,
 ): Promise<DuckDBInstance> {
   const options: Record<string, string> = {
     // A --db named x.sqlite or x.parquet would otherwise make DuckDB fetch an extension from the
@@ -96,6 +113,7 @@ async function createInstance(
     ...(readOnly ? { access_mode: 'READ_ONLY' } : {}),
   };
   if (sandbox) options['enable_external_access'] = 'false';
+  if (settings.memoryLimit !== undefined) options['memory_limit'] = settings.memoryLimit;
   const started = Date.now();
   const deadline = started + busyTimeoutMs;
   let delay: number = readOnly ? RETRY_DELAY_MS.reader : RETRY_DELAY_MS.min;
@@ -273,7 +291,9 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
     await mkdir(dirname(file), { recursive: true });
   }
 
-  const instance = await createInstance(file, readOnly, busyTimeoutMs, opts.sandbox ?? false, opts.onWait);
+  const instance = await createInstance(file, readOnly, busyTimeoutMs, opts.sandbox ?? false, opts.onWait, {
+    ...(opts.memoryLimit !== undefined ? { memoryLimit: opts.memoryLimit } : {}),
+  });
   let connection: DuckDBConnection | undefined;
   const closeAll = (): void => {
     connection?.closeSync();

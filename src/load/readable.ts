@@ -9,7 +9,10 @@ import {
   type OpenOptions,
 } from './database.js';
 
-export interface ReadableOptions extends Pick<OpenOptions, 'sandbox' | 'onWait' | 'busyTimeoutMs'> {
+export interface ReadableOptions extends Pick<
+  OpenOptions,
+  'sandbox' | 'onWait' | 'busyTimeoutMs' | 'memoryLimit'
+> {
   /** Told once when the database is read through an upgraded copy. */
   readonly onUpgradedCopy?: (from: number, to: number) => void;
 }

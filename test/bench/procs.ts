@@ -88,3 +88,56 @@ export async function runCliProcess(
   const kb = new RegExp(`${RSS_MARK}(\\d+)`).exec(stderr)?.[1];
   return { code, wallMs, maxRssMiB: kb === undefined ? undefined : Number(kb) / 1024, stdout, stderr };
 }
+
+export interface MeasuredRun {
+  readonly code: number | null;
+  readonly wallMs: number;
+  readonly maxRssMiB: number | undefined;
+  /** Bytes the command wrote to stdout (read through a pipe and dropped, never kept). */
+  readonly stdoutBytes: number;
+  /** Newlines in stdout. */
+  readonly stdoutLines: number;
+  readonly stderr: string;
+}
+
+/**
+ * Like runCliProcess (or another script of dist/ given as `script`), but stdout is a pipe that is read and counted, never kept: a command that
+ * prints millions of rows runs as it would into `| wc -l`, with back-pressure, and the bench
+ * process does not hold its output.
+ */
+export async function measureCliProcess(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  script: string = CLI,
+): Promise<MeasuredRun> {
+  const wrap = existsSync(TIME);
+  const cmd = wrap ? TIME : process.execPath;
+  const argv = wrap ? ['-f', `${RSS_MARK}%M`, process.execPath, script, ...args] : [script, ...args];
+  const t0 = performance.now();
+  const child = spawn(cmd, argv, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env['PATH'] ?? '', CI: '1', ...env },
+  });
+  let stdoutBytes = 0;
+  let stdoutLines = 0;
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => {
+    stdoutBytes += d.length;
+    for (let i = d.indexOf(10); i !== -1; i = d.indexOf(10, i + 1)) stdoutLines++;
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (c) => resolve(c));
+  });
+  const wallMs = performance.now() - t0;
+  const kb = new RegExp(`${RSS_MARK}(\\d+)`).exec(stderr)?.[1];
+  return {
+    code,
+    wallMs,
+    maxRssMiB: kb === undefined ? undefined : Number(kb) / 1024,
+    stdoutBytes,
+    stdoutLines,
+    stderr,
+  };
+}

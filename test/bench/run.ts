@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { packageRoot } from '../../src/paths.js';
 import { budgetBench } from './budget.js';
+import { commandsBench } from './commands.js';
 import type { Bench, BenchResult } from './context.js';
 import { e2eBench } from './e2e.js';
 import { machine } from './env.js';
@@ -21,6 +22,7 @@ const BENCHES: readonly Bench[] = [
   e2eBench,
   memoryBench,
   streamsBench,
+  commandsBench,
 ];
 
 const USAGE = `npm run bench [-- --quick] [-- --only ${BENCHES.map((b) => b.id).join(',')}] [-- --out FILE]

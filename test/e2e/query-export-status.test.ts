@@ -137,6 +137,16 @@ describe.concurrent('mintlify-etl query', () => {
     );
   });
 
+  it('streams every row of a large result as jsonl and csv', async () => {
+    for (const format of ['jsonl', 'csv']) {
+      const r = await cli(['query', 'SELECT range AS n FROM range(1000000)', '--format', format]);
+      expect(r.code).toBe(0);
+      const lines = r.stdout.trimEnd().split('\n');
+      expect(lines).toHaveLength(1_000_000 + (format === 'csv' ? 1 : 0));
+      expect(lines.at(-1)).toBe(format === 'csv' ? '999999' : '{"n":999999}');
+    }
+  });
+
   it('writes RFC 4180 CSV with quoted quotes, commas and newlines', async () => {
     const r = await cli([
       'query',

@@ -15,7 +15,13 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/load/database.js';
 import { describeExport } from '../../src/cli/export.js';
-import { EXPORT_TABLES, exportTables, monthRange, type TableSpec } from '../../src/load/export.js';
+import {
+  EXPORT_TABLES,
+  exportTables,
+  monthChunks,
+  monthRange,
+  type TableSpec,
+} from '../../src/load/export.js';
 import { queryRows } from '../../src/load/sql.js';
 import { STREAMS } from '../../src/streams/index.js';
 
@@ -103,7 +109,10 @@ async function filesUnder(root: string): Promise<string[]> {
     .sort();
 }
 
-function exportTo(out: string, opts: { format?: 'parquet' | 'csv'; from?: string; to?: string } = {}) {
+function exportTo(
+  out: string,
+  opts: { format?: 'parquet' | 'csv'; from?: string; to?: string; chunkRows?: number } = {},
+) {
   return withDb(
     (db) =>
       exportTables(db.connection, {
@@ -111,6 +120,7 @@ function exportTo(out: string, opts: { format?: 'parquet' | 'csv'; from?: string
         format: opts.format ?? 'parquet',
         from: opts.from,
         to: opts.to,
+        chunkRows: opts.chunkRows,
       }),
     true,
   );
@@ -347,6 +357,64 @@ describe('exportTables is all or nothing', () => {
     expect(existsSync(killed)).toBe(false);
     expect(existsSync(older)).toBe(false);
     expect(existsSync(running)).toBe(true);
+  });
+});
+
+describe('export in chunks of whole months', () => {
+  /** What one partitioned COPY of the whole table writes: the layout before chunking. */
+  async function onePartitionedCopy(out: string, format: 'parquet' | 'csv'): Promise<string[]> {
+    mkdirSync(out, { recursive: true });
+    await withDb(async (db) => {
+      await db.connection.run(
+        `COPY (SELECT project_id, day, path, human, ai, total, year(day) AS year, strftime(day, '%m') AS month FROM page_daily ORDER BY project_id, day, path)
+          TO '${join(out, 'page_daily').replaceAll("'", "''")}' (FORMAT ${format}${format === 'csv' ? ', HEADER true' : ''}, PARTITION_BY (project_id, year, month), FILENAME_PATTERN 'data_{i}')`,
+      );
+    }, true);
+    return filesUnder(join(out, 'page_daily'));
+  }
+
+  for (const format of ['parquet', 'csv'] as const) {
+    for (const chunkRows of [1, 20, 1_000_000]) {
+      it(`${format}, at most ${chunkRows} rows a statement: the files of one partitioned COPY, reading back equal`, async () => {
+        const out = join(dir, `out-${format}-${chunkRows}`);
+        const summary = await exportTo(out, { format, chunkRows });
+        expect(await filesUnder(join(out, 'page_daily'))).toEqual(
+          await onePartitionedCopy(join(dir, `ref-${format}-${chunkRows}`), format),
+        );
+        expect(await exportedRows(out, 'page_daily', format)).toEqual(await tableRows('page_daily'));
+        expect(summary.tables.find((t) => t.table === 'page_daily')?.rows).toBe(45);
+      });
+    }
+  }
+
+  it('a project id DuckDB must encode in a folder name gets the folder PARTITION_BY gives it', async () => {
+    const odd = 'docs c/ü=1 %';
+    await withDb((db) => insertDays(db, odd, [...JAN, ...FEB], 7));
+    for (const chunkRows of [1, 1_000_000]) {
+      const out = join(dir, `out-odd-${chunkRows}`);
+      await exportTo(out, { chunkRows });
+      expect(await filesUnder(join(out, 'page_daily'))).toEqual(
+        await onePartitionedCopy(join(dir, `ref-odd-${chunkRows}`), 'parquet'),
+      );
+      expect(await exportedRows(out, 'page_daily')).toEqual(await tableRows('page_daily'));
+    }
+  });
+});
+
+describe('monthChunks', () => {
+  it('groups consecutive whole months up to the row cap, never splitting one', () => {
+    const months = [
+      { month: '2026-03-01', rows: 50 },
+      { month: '2026-01-01', rows: 100 },
+      { month: '2026-02-01', rows: 100 },
+      { month: '2026-05-01', rows: 500 },
+    ];
+    expect(monthChunks(months, 250)).toEqual([
+      { from: '2026-01-01', to: '2026-04-01', months: 3 },
+      { from: '2026-05-01', to: '2026-06-01', months: 1 },
+    ]);
+    expect(monthChunks(months, 1).map((c) => c.months)).toEqual([1, 1, 1, 1]);
+    expect(monthChunks([], 10)).toEqual([]);
   });
 });
 
