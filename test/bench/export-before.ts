@@ -10,7 +10,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { EXPORT_TABLES } from '../../src/load/export.js';
+import { EXPORT_TABLES, exportedColumns } from '../../src/load/export.js';
 
 async function main(): Promise<void> {
   const [db, out, format] = process.argv.slice(2);
@@ -29,7 +29,8 @@ async function main(): Promise<void> {
     const formatOptions = format === 'csv' ? 'FORMAT csv, HEADER true' : 'FORMAT parquet';
     for (const spec of EXPORT_TABLES) {
       if (!tables.has(spec.table) || spec.personal === true) continue;
-      const select = `SELECT project_id, ${spec.columns.join(', ')}, year(day) AS year, strftime(day, '%m') AS month
+      const day = spec.partitionDay ?? 'day';
+      const select = `SELECT project_id, ${exportedColumns(spec, false).join(', ')}, year(${day}) AS year, strftime(${day}, '%m') AS month
         FROM ${spec.table} ORDER BY ${spec.order}`;
       const dir = join(out, spec.table).replaceAll("'", "''");
       await conn.run(
