@@ -83,6 +83,11 @@ export interface TableSpec {
    */
   readonly partitionDay?: string;
   /**
+   * Rows one COPY of this table sorts at most, for tables of long text (comments, answers): the
+   * default chunk of 250,000 rows of feedback overran the readers' 64 MB limit in its sort.
+   */
+  readonly chunkRows?: number;
+  /**
    * Columns holding personal data (feedback.contact, an email): the table is exported without
    * them unless --include-personal-data, so that a folder shared with a BI tool never gets them.
    */
@@ -112,6 +117,9 @@ function utcDay(column: string): string {
  * registered stream's tables are, and that every column but the bookkeeping ones is exported);
  * mark it `personal` if it holds data about people.
  */
+/** Rows per COPY of the tables of free text (feedback, assistant turns and messages). */
+const WIDE_CHUNK_ROWS = 20_000;
+
 export const EXPORT_TABLES: readonly TableSpec[] = [
   {
     table: 'site_daily',
@@ -183,6 +191,7 @@ export const EXPORT_TABLES: readonly TableSpec[] = [
     ],
     order: 'project_id, created_at NULLS LAST, id',
     partitionDay: utcDay('created_at'),
+    chunkRows: WIDE_CHUNK_ROWS,
     personalColumns: ['contact'],
   },
   {
@@ -201,6 +210,7 @@ export const EXPORT_TABLES: readonly TableSpec[] = [
     ],
     order: 'project_id, ts, thread_id',
     partitionDay: utcDay('ts'),
+    chunkRows: WIDE_CHUNK_ROWS,
   },
   {
     table: 'assistant_messages',
@@ -208,6 +218,7 @@ export const EXPORT_TABLES: readonly TableSpec[] = [
     columns: ['thread_id', 'message_id', 'seq', 'role', 'content', 'created_at'],
     order: 'project_id, created_at, thread_id, seq',
     partitionDay: utcDay('created_at'),
+    chunkRows: WIDE_CHUNK_ROWS,
   },
   {
     table: 'assistant_threads',
@@ -423,8 +434,8 @@ async function stageTable(
     return typeof counted === 'bigint' || typeof counted === 'number' ? Number(counted) : 0;
   };
   let rows = [...byProject.keys()].every((id) => PLAIN_ID.test(id))
-    ? await copyPerProject(t, byProject, opts.chunkRows, copy)
-    : await copyAllProjects(t, byProject, opts.chunkRows, copy);
+    ? await copyPerProject(t, byProject, opts.chunkRows ?? spec.chunkRows, copy)
+    : await copyAllProjects(t, byProject, opts.chunkRows ?? spec.chunkRows, copy);
   // Undated rows belong to no month: every export writes them again, with or without a range,
   // through PARTITION_BY, which names their NULL year and month __HIVE_DEFAULT_PARTITION__.
   if (spec.partitionDay !== undefined) {
