@@ -62,9 +62,9 @@ CREATE TABLE IF NOT EXISTS assistant_messages (
 CREATE TABLE IF NOT EXISTS assistant_threads (
   project_id VARCHAR NOT NULL,
   thread_id  VARCHAR NOT NULL,
-  status     VARCHAR NOT NULL,  -- loaded | gone (404: the service no longer has it)
+  status     VARCHAR NOT NULL,  -- loaded | gone (404 naming it) | refused (400) | failed (every retry)
   created_at TIMESTAMPTZ,
-  turns      INTEGER NOT NULL,  -- turns of the thread in assistant_turns when it was fetched
+  turns      INTEGER NOT NULL,  -- its turns when fetched (loaded turns or transcript user messages, the more)
   messages   INTEGER NOT NULL,
   fetched_at TIMESTAMPTZ NOT NULL,
   run_id     VARCHAR NOT NULL,
