@@ -7,7 +7,13 @@ import { EXIT, isEtlError } from '../errors.js';
 import { openDatabase } from '../load/database.js';
 import { queryRows } from '../load/sql.js';
 import { runSync, type SyncSummary } from '../pipeline/sync.js';
-import { DEFAULT_STREAMS, streamByName, STREAMS, type DayStream } from '../streams/index.js';
+import {
+  DEFAULT_STREAMS,
+  streamByName,
+  STREAMS,
+  windowsAreNotDays,
+  type DayStream,
+} from '../streams/index.js';
 import { UsageError } from '../errors.js';
 import { parseDay } from '../util/day.js';
 import { formatDuration, parseDuration, parseRateLimit } from '../util/duration.js';
@@ -312,15 +318,9 @@ async function holdsData(db: string): Promise<boolean> {
   }
 }
 
-/** A stream whose windows are ranges of days (feedback, assistant, the periods) or threads. */
-function rangeStream(name: string): boolean {
-  const s = STREAMS.find((x) => x.name === name);
-  return s?.plan !== undefined || s?.planAfterLoads !== undefined;
-}
-
 /** One day stream's windows are days; other windows are windows (a day, a range, a thread). */
 function unit(s: SyncSummary): string {
-  return s.streams.length === 1 && !rangeStream(s.streams[0] ?? '') ? 'day(s)' : 'window(s)';
+  return s.streams.length === 1 && !windowsAreNotDays(s.streams[0] ?? '') ? 'day(s)' : 'window(s)';
 }
 
 function describe(s: SyncSummary): string {
@@ -335,7 +335,7 @@ function describe(s: SyncSummary): string {
       `dry run: ${days} ${unit(s)} to fetch${days ? ` from ${s.dateFrom} to before ${s.dateTo} (${reasons})` : ''}`,
       ...(skipped > 0
         ? [
-            `skipped: ${skipped} loaded ${s.plan.skipped.some((x) => rangeStream(x.stream)) ? 'window(s)' : 'day(s)'} already settled (fetched ${s.plan.skipped.length === 1 ? 'it' : 'each'} --lookback days or more after it ended; --refresh fetches them again)`,
+            `skipped: ${skipped} loaded ${s.plan.skipped.some((x) => windowsAreNotDays(x.stream)) ? 'window(s)' : 'day(s)'} already settled (fetched ${s.plan.skipped.length === 1 ? 'it' : 'each'} --lookback days or more after it ended; --refresh fetches them again)`,
           ]
         : []),
       `estimated requests: ${est}${s.plan.pagesPerDayFromHistory ? ' (from past pages per day)' : ' (1 per window; no history yet)'}`,
@@ -345,17 +345,17 @@ function describe(s: SyncSummary): string {
       const width = Math.max(...s.plan.streams.map((x) => x.stream.length));
       for (const x of s.plan.streams)
         lines.push(
-          `  ${x.stream.padEnd(width)}  ${x.windows} ${rangeStream(x.stream) ? 'window(s)' : 'day(s)'}, ${x.fromHistory ? '' : 'at least '}${x.estimatedRequests} request(s)`,
+          `  ${x.stream.padEnd(width)}  ${x.windows} ${windowsAreNotDays(x.stream) ? 'window(s)' : 'day(s)'}, ${x.fromHistory ? '' : 'at least '}${x.estimatedRequests} request(s)`,
         );
     }
     const dates = [
       ...new Set(
-        s.plan.days.filter((d) => !rangeStream(d.stream)).map((d) => `${d.day}${d.partial ? '*' : ''}`),
+        s.plan.days.filter((d) => !windowsAreNotDays(d.stream)).map((d) => `${d.day}${d.partial ? '*' : ''}`),
       ),
     ].sort();
     if (dates.length > 0 && dates.length <= 40) lines.push(`days: ${dates.join(' ')}`);
     const ranges = s.plan.days
-      .filter((d) => rangeStream(d.stream))
+      .filter((d) => windowsAreNotDays(d.stream))
       .map((d) => `${d.stream} ${d.item ?? `[${d.day}, ${d.dateTo})`}${d.partial ? '*' : ''}`)
       .sort();
     if (ranges.length > 0 && ranges.length <= 40) lines.push(`ranges: ${ranges.join(', ')}`);

@@ -1,6 +1,6 @@
 import { formatTable, type Column, type JsonValue } from '../query/format.js';
 import { formatDuration } from '../util/duration.js';
-import { STREAMS } from '../streams/index.js';
+import { windowsAreNotDays } from '../streams/index.js';
 import type { BudgetStatus, ProjectStatus, StatusReport, StreamStatus } from './status.js';
 
 /** Days listed in full up to this many; longer lists show the first ones and a count. */
@@ -62,7 +62,7 @@ const RUN_COLUMNS: Column[] = [
 
 /** What a stream's window is called in the day lists: a day, or a window (a range listed by its start). */
 function unitOf(s: StreamStatus): string {
-  return STREAMS.find((x) => x.name === s.stream)?.plan !== undefined ? 'window' : 'day';
+  return windowsAreNotDays(s.stream) ? 'window' : 'day';
 }
 
 function describeCoverage(s: StreamStatus): string {

@@ -46,6 +46,15 @@ export const DEFAULT_STREAMS: readonly string[] = [
  */
 export const ANALYTICS_ENDPOINTS: readonly string[] = [...new Set(STREAMS.map((s) => s.endpoint))];
 
+/**
+ * Whether a stream's windows are something other than single days: ranges of days (feedback,
+ * assistant, the period grains) or records (assistant threads). Messages count them as windows.
+ */
+export function windowsAreNotDays(name: string): boolean {
+  const s = STREAMS.find((x) => x.name === name);
+  return s?.plan !== undefined || s?.planAfterLoads !== undefined;
+}
+
 export function streamByName(name: string): DayStream {
   const s = STREAMS.find((x) => x.name === name);
   if (!s) {
