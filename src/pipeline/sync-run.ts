@@ -24,6 +24,7 @@ import { ProjectGate } from './project-gate.js';
 import { noProgress, type ProgressSink, type ProgressState } from './progress.js';
 import {
   admissionKey,
+  planLateWindows,
   streamsOf,
   type StateRead,
   type SyncOptions,
@@ -33,7 +34,6 @@ import {
 } from './sync.js';
 import { WindowWriter } from './writer.js';
 import { STREAMS, streamByName, type StreamFetched } from '../streams/index.js';
-import { DEFAULT_MAX_THREADS } from '../streams/assistant-threads.js';
 
 /** A window as logs name it: `project day` for visitors, `project stream day` for the others. */
 function label(w: {
@@ -197,16 +197,8 @@ export class SyncRun {
     const late = streamsOf(this.#opts).filter((s) => s.planAfterLoads !== undefined);
     if (late.length === 0 || this.#stopping()) return;
     const projects = this.#opts.projects.filter((p) => !this.#unknownProjects.has(p));
-    const opts = {
-      maxItems: this.#opts.maxThreads ?? DEFAULT_MAX_THREADS,
-      refresh: this.#opts.refresh === true,
-    };
-    const windows = await this.#writer.read(async (db) => {
-      const out: PlannedWindow[] = [];
-      for (const projectId of projects)
-        for (const s of late) out.push(...((await s.planAfterLoads?.(db, projectId, opts)) ?? []));
-      return out;
-    });
+    const planned = await this.#writer.read((db) => planLateWindows(db, this.#opts, projects));
+    const windows = planned.flatMap((p) => p.windows);
     if (windows.length === 0) {
       if (!streamsOf(this.#opts).some((s) => s.name === 'assistant'))
         this.#log.info(

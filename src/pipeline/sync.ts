@@ -8,6 +8,7 @@ import {
   mergePlans,
   planProject,
   windowKey,
+  type PlannedWindow,
   type PlanOptions,
   type ProjectPlan,
   type ProjectState,
@@ -263,16 +264,29 @@ function planStream(
  */
 async function latePlans(db: Database, opts: SyncOptions): Promise<ProjectPlan[]> {
   const out: ProjectPlan[] = [];
+  for (const { projectId, windows } of await planLateWindows(db, opts, opts.projects)) {
+    const days = windows.map((w) => w.day).sort();
+    const to = days.at(-1);
+    if (to !== undefined)
+      out.push({ projectId, from: days[0] ?? to, to: addDays(to, 1), windows, skipped: [] });
+  }
+  return out;
+}
+
+/**
+ * The windows of the streams planned from what is loaded (assistant threads), per project and
+ * stream: what the run fetches once its other windows are committed, and what --dry-run lists.
+ */
+export async function planLateWindows(
+  db: Database,
+  opts: SyncOptions,
+  projects: readonly string[],
+): Promise<{ projectId: string; windows: readonly PlannedWindow[] }[]> {
   const late = { maxItems: opts.maxThreads ?? DEFAULT_MAX_THREADS, refresh: opts.refresh === true };
-  for (const projectId of opts.projects)
-    for (const s of streamsOf(opts)) {
-      if (!s.planAfterLoads) continue;
-      const windows = await s.planAfterLoads(db, projectId, late);
-      const days = windows.map((w) => w.day).sort();
-      const to = days.at(-1);
-      if (to !== undefined)
-        out.push({ projectId, from: days[0] ?? to, to: addDays(to, 1), windows, skipped: [] });
-    }
+  const out: { projectId: string; windows: readonly PlannedWindow[] }[] = [];
+  for (const projectId of projects)
+    for (const s of streamsOf(opts))
+      if (s.planAfterLoads) out.push({ projectId, windows: await s.planAfterLoads(db, projectId, late) });
   return out;
 }
 
