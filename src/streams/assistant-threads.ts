@@ -7,7 +7,7 @@ import { jsonChunks, type JsonChunk, type JsonTable } from '../load/json-tables.
 import { queryRows, toTimestampValue } from '../load/sql.js';
 import type { PreparedWindow, TableLoader } from '../load/window-batch.js';
 import { addDays } from '../util/day.js';
-import { isoUtc } from './event-range.js';
+import { isoUtc } from '../util/time.js';
 import type { Database } from '../load/database.js';
 import type { DayStream, StreamWindow } from './types.js';
 

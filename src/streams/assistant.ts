@@ -1,7 +1,8 @@
 import { AssistantResponseSchema, type AssistantTurn } from '../api/schemas.js';
 import { ISO_WEEKS, planRanges } from '../extract/range-plan.js';
 import { eventTable, type EventTable } from '../load/event-tables.js';
-import { fetchEventRange, isoUtc, type EventRangeSpec } from './event-range.js';
+import { isoUtc } from '../util/time.js';
+import { fetchEventRange, type EventRangeSpec } from './event-range.js';
 import type { DayStream } from './types.js';
 
 const LIMIT = 1000;

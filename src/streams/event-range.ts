@@ -2,8 +2,9 @@ import type { z } from 'zod';
 import type { MintlifyClient } from '../api/client.js';
 import { fetchCursorRange } from '../extract/cursor-range.js';
 import type { QualityWarning } from '../extract/quality.js';
-import type { eventTable } from '../load/event-tables.js';
+import type { TableLoader } from '../load/window-batch.js';
 import { eventChunks, type EventTable, type EventTableData } from '../load/event-tables.js';
+import { isoUtc } from '../util/time.js';
 import type { StreamFetched, StreamFetchOptions, StreamWindow } from './types.js';
 
 /** A cursor-paged range endpoint of keyed events (feedback, assistant) and the table it fills. */
@@ -51,7 +52,7 @@ function outsideWindow<T>(
  */
 export async function fetchEventRange<T, R extends object>(
   spec: EventRangeSpec<T, R>,
-  loader: ReturnType<typeof eventTable>,
+  loader: TableLoader,
   client: MintlifyClient,
   w: StreamWindow,
   o: StreamFetchOptions,
@@ -116,24 +117,4 @@ export async function fetchEventRange<T, R extends object>(
       };
     },
   };
-}
-
-/** A date and time with no zone: `2026-11-03T10:00` or `2026-11-03 10:00:00.5`. */
-const ZONELESS = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
-
-/**
- * ISO 8601 in UTC with milliseconds, or null: what the loader's TIMESTAMPTZ columns read. The
- * service stores UTC, so a time sent without a zone is UTC (JavaScript would read it in this
- * machine's zone, and a cron box in Berlin would shift every event by an hour).
- */
-export function isoUtc(t: string | null): string | null {
-  if (t === null) return null;
-  const ms = Date.parse(ZONELESS.test(t) ? `${t.replace(' ', 'T')}Z` : t);
-  if (!Number.isFinite(ms)) return null;
-  const iso = new Date(ms).toISOString();
-  // Date keeps milliseconds; DuckDB keeps microseconds, and two turns of a thread a few
-  // microseconds apart are two turns: the digits past the millisecond are kept (a zone offset
-  // never changes them).
-  const micro = /[T ]\d{2}:\d{2}:\d{2}\.\d{3}(\d{1,3})/.exec(t)?.[1];
-  return micro === undefined ? iso : iso.replace(/Z$/, `${micro.padEnd(3, '0')}Z`);
 }

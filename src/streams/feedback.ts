@@ -1,7 +1,8 @@
 import { FeedbackResponseSchema, type FeedbackItem } from '../api/schemas.js';
 import { MONTHS, planRanges } from '../extract/range-plan.js';
 import { eventTable, type EventTable } from '../load/event-tables.js';
-import { fetchEventRange, isoUtc, type EventRangeSpec } from './event-range.js';
+import { isoUtc } from '../util/time.js';
+import { fetchEventRange, type EventRangeSpec } from './event-range.js';
 import type { DayStream } from './types.js';
 
 /**

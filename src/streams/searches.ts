@@ -3,7 +3,7 @@ import { SearchesResponseSchema, type SearchRow } from '../api/schemas.js';
 import { DataShiftError, HttpStatusError } from '../errors.js';
 import type { QualityWarning } from '../extract/quality.js';
 import { jsonChunks, jsonTables, type JsonTable } from '../load/json-tables.js';
-import { isoUtc } from './event-range.js';
+import { isoUtc } from '../util/time.js';
 import type { DayStream, StreamFetchOptions, StreamWindow } from './types.js';
 
 const TERMS: JsonTable = {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isoUtc } from '../../src/streams/event-range.js';
+import { isoUtc } from '../../src/util/time.js';
 
 // A machine zone that is not UTC, so a time read in local time would show (Node reads TZ anew).
 const zone = process.env['TZ'];
