@@ -1,15 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { validateApiKey } from '../../src/api/key.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
+import type { Emulator } from '../../src/emulator/index.js';
 import { openDatabase } from '../../src/load/database.js';
 import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
 import { gatherReport } from '../../src/report/data.js';
 import { renderTerminal } from '../../src/report/terminal.js';
 import { parseStreams } from '../../src/streams/index.js';
 import { addDays, todayUtc } from '../../src/util/day.js';
-import { parseRateLimit } from '../../src/util/duration.js';
-import { silentLogger } from '../../src/util/log.js';
 import { readRows, tempDbPath } from '../helpers/db.js';
+import { emulatorSyncOptions, emulatorsPerTest } from '../helpers/sync-options.js';
 import {
   feedbackRows,
   feedbackTruth,
@@ -20,35 +18,10 @@ import {
   turnsTruth,
 } from '../helpers/events-truth.js';
 
-const emulators: Emulator[] = [];
-afterEach(async () => {
-  await Promise.all(emulators.splice(0).map((e) => e.close()));
-});
-
-async function emulator(opts: Parameters<typeof startEmulator>[0] = {}): Promise<Emulator> {
-  const e = await startEmulator({ seed: 5, days: 60, paths: 120, ...opts });
-  emulators.push(e);
-  return e;
-}
+const emulator = emulatorsPerTest({ seed: 5, days: 60, paths: 120 });
 
 function options(emu: Emulator, dbPath: string, over: Partial<SyncOptions> = {}): SyncOptions {
-  return {
-    projects: [emu.projectId],
-    streams: parseStreams('feedback,assistant'),
-    lookback: 3,
-    dbPath,
-    rateLimit: parseRateLimit('100000/1h'),
-    maxWaitMs: 60_000,
-    concurrency: 4,
-    includeToday: false,
-    dryRun: false,
-    apiUrl: emu.url,
-    apiKey: validateApiKey(emu.apiKey, 'test key'),
-    logger: silentLogger,
-    backoff: { minMs: 5, maxMs: 50 },
-    idleCloseMs: 50,
-    ...over,
-  };
+  return emulatorSyncOptions(emu, dbPath, { streams: parseStreams('feedback,assistant'), ...over });
 }
 
 const today = todayUtc();

@@ -1,44 +1,20 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { validateApiKey } from '../../src/api/key.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
+import type { Emulator } from '../../src/emulator/index.js';
 import { ISO_WEEKS, MONTHS, type Grid } from '../../src/extract/range-plan.js';
 import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
 import { parseStreams } from '../../src/streams/index.js';
 import { addDays, todayUtc } from '../../src/util/day.js';
-import { parseRateLimit } from '../../src/util/duration.js';
-import { silentLogger } from '../../src/util/log.js';
 import { readRows, tempDbPath } from '../helpers/db.js';
+import { emulatorSyncOptions, emulatorsPerTest } from '../helpers/sync-options.js';
 import { byKey } from '../helpers/streams-truth.js';
 
-const emulators: Emulator[] = [];
-afterEach(async () => {
-  await Promise.all(emulators.splice(0).map((e) => e.close()));
-});
-
-async function emulator(opts: Parameters<typeof startEmulator>[0] = {}): Promise<Emulator> {
-  const e = await startEmulator({ seed: 9, days: 200, paths: 80, ...opts });
-  emulators.push(e);
-  return e;
-}
+const emulator = emulatorsPerTest({ seed: 9, days: 200, paths: 80 });
 
 function options(emu: Emulator, dbPath: string, over: Partial<SyncOptions> = {}): SyncOptions {
-  return {
-    projects: [emu.projectId],
+  return emulatorSyncOptions(emu, dbPath, {
     streams: parseStreams('visitors_weekly,visitors_monthly'),
-    lookback: 3,
-    dbPath,
-    rateLimit: parseRateLimit('100000/1h'),
-    maxWaitMs: 60_000,
-    concurrency: 4,
-    includeToday: false,
-    dryRun: false,
-    apiUrl: emu.url,
-    apiKey: validateApiKey(emu.apiKey, 'test key'),
-    logger: silentLogger,
-    backoff: { minMs: 5, maxMs: 50 },
-    idleCloseMs: 50,
     ...over,
-  };
+  });
 }
 
 const today = todayUtc();

@@ -1,45 +1,19 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { validateApiKey } from '../../src/api/key.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
+import type { Emulator } from '../../src/emulator/index.js';
 import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
 import { parseStreams } from '../../src/streams/index.js';
 import { addDays, dayRange, todayUtc } from '../../src/util/day.js';
 import { parseRateLimit } from '../../src/util/duration.js';
-import { silentLogger } from '../../src/util/log.js';
 import { readRows, tempDbPath } from '../helpers/db.js';
+import { emulatorSyncOptions, emulatorsPerTest } from '../helpers/sync-options.js';
 import { byKey, minimum, sorted, tables, truth } from '../helpers/streams-truth.js';
 
-const emulators: Emulator[] = [];
-afterEach(async () => {
-  await Promise.all(emulators.splice(0).map((e) => e.close()));
-});
-
-async function emulator(opts: Parameters<typeof startEmulator>[0] = {}): Promise<Emulator> {
-  const e = await startEmulator({ seed: 11, days: 30, paths: 600, ...opts });
-  emulators.push(e);
-  return e;
-}
+const emulator = emulatorsPerTest({ seed: 11, days: 30, paths: 600 });
 
 const DAY_STREAMS = 'visitors,views,searches,caller_stats';
 
 function options(emu: Emulator, dbPath: string, over: Partial<SyncOptions> = {}): SyncOptions {
-  return {
-    projects: [emu.projectId],
-    streams: parseStreams(DAY_STREAMS),
-    lookback: 3,
-    dbPath,
-    rateLimit: parseRateLimit('100000/1h'),
-    maxWaitMs: 60_000,
-    concurrency: 4,
-    includeToday: false,
-    dryRun: false,
-    apiUrl: emu.url,
-    apiKey: validateApiKey(emu.apiKey, 'test key'),
-    logger: silentLogger,
-    backoff: { minMs: 5, maxMs: 50 },
-    idleCloseMs: 50,
-    ...over,
-  };
+  return emulatorSyncOptions(emu, dbPath, { streams: parseStreams(DAY_STREAMS), ...over });
 }
 
 const today = todayUtc();

@@ -1,47 +1,21 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { validateApiKey } from '../../src/api/key.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
+import type { Emulator } from '../../src/emulator/index.js';
 import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
 import { addDays, dayRange, todayUtc } from '../../src/util/day.js';
 import { parseRateLimit } from '../../src/util/duration.js';
-import { silentLogger } from '../../src/util/log.js';
 import { visitors } from '../../src/streams/visitors.js';
 import { openDatabase, type Database } from '../../src/load/database.js';
 import { startRun } from '../../src/load/runs.js';
 import { markWindowFailed } from '../../src/load/window-loader.js';
 import { readData, readRows, tempDbPath } from '../helpers/db.js';
+import { emulatorSyncOptions, emulatorsPerTest } from '../helpers/sync-options.js';
 import { expectedRows, minimumRequests } from '../helpers/truth.js';
 import { untilEpoch } from '../helpers/wait.js';
 
-const emulators: Emulator[] = [];
-afterEach(async () => {
-  await Promise.all(emulators.splice(0).map((e) => e.close()));
-});
-
-async function emulator(opts: Parameters<typeof startEmulator>[0] = {}): Promise<Emulator> {
-  const e = await startEmulator({ seed: 7, days: 60, paths: 600, ...opts });
-  emulators.push(e);
-  return e;
-}
+const emulator = emulatorsPerTest({ seed: 7, days: 60, paths: 600 });
 
 function options(emu: Emulator, dbPath: string, over: Partial<SyncOptions> = {}): SyncOptions {
-  return {
-    projects: [emu.projectId],
-    lookback: 3,
-    dbPath,
-    rateLimit: parseRateLimit('100000/1h'),
-    maxWaitMs: 60_000,
-    concurrency: 4,
-    includeToday: false,
-    dryRun: false,
-    apiUrl: emu.url,
-    apiKey: validateApiKey(emu.apiKey, 'test key'),
-    logger: silentLogger,
-    streams: [visitors],
-    backoff: { minMs: 5, maxMs: 50 },
-    idleCloseMs: 50,
-    ...over,
-  };
+  return emulatorSyncOptions(emu, dbPath, { streams: [visitors], ...over });
 }
 
 /** Writes into a test database the way an earlier run (or a killed one) would have left it. */
