@@ -52,6 +52,13 @@ const nov: StreamWindow = {
   dateTo: '2026-12-01',
   partial: false,
 };
+const week: StreamWindow = {
+  projectId: 'p',
+  stream: 'assistant',
+  day: '2026-11-16',
+  dateTo: '2026-11-23',
+  partial: false,
+};
 
 function fb(id: string, createdAt: string | null, over: Partial<FeedbackItem> = {}): FeedbackItem {
   return {
@@ -236,14 +243,6 @@ function turn(thread: string, ts: string, over: Partial<AssistantTurn> = {}): As
 }
 
 describe('loading an assistant range', () => {
-  const week: StreamWindow = {
-    projectId: 'p',
-    stream: 'assistant',
-    day: '2026-11-16',
-    dateTo: '2026-11-23',
-    partial: false,
-  };
-
   it('keys turns by thread and time (the id repeats), defaults the response type, and keeps sources as a list of structs', async () => {
     await load(
       assistant,
@@ -313,13 +312,6 @@ describe('a range window cut short by --max-pages', () => {
       fb('b', '2026-11-04T10:00:00.000Z'),
       fb('c', '2026-11-05T10:00:00.000Z'),
     ];
-    const nov: StreamWindow = {
-      projectId: 'p',
-      stream: 'feedback',
-      day: '2026-11-01',
-      dateTo: '2026-12-01',
-      partial: false,
-    };
     await load(feedback, nov, fakeClient('feedback', all), '2026-11-20T00:00:00Z');
     const capped = await feedback.fetch(
       fakeClient(
@@ -357,13 +349,6 @@ describe('a busy assistant week', () => {
           sources: [{ title: 't', url: `https://docs.example.com/p${i}` }],
         }),
       );
-      const week: StreamWindow = {
-        projectId: 'p',
-        stream: 'assistant',
-        day: '2026-11-16',
-        dateTo: '2026-11-23',
-        partial: false,
-      };
       const fetched = await assistant.fetch(fakeClient('conversations', rows, 1_000), week, {});
       (await openDatabase(path)).close();
       const writer = new WindowWriter(path, { drainLedger: () => [] });
@@ -390,13 +375,6 @@ describe('a busy assistant week', () => {
 
 describe('a sequence that says hasMore but gives no cursor', () => {
   it('is loaded as truncated: what came is upserted, nothing else deleted, never settled', async () => {
-    const nov: StreamWindow = {
-      projectId: 'p',
-      stream: 'feedback',
-      day: '2026-11-01',
-      dateTo: '2026-12-01',
-      partial: false,
-    };
     const all = [fb('a', '2026-11-03T10:00:00.000Z'), fb('b', '2026-11-04T10:00:00.000Z')];
     await load(feedback, nov, fakeClient('feedback', all), '2026-11-20T00:00:00Z');
     const glitch = {
@@ -419,13 +397,6 @@ describe('a sequence that says hasMore but gives no cursor', () => {
 
 describe('a row the API sends twice', () => {
   it('is kept once with a warning when identical, and only a changed repeat counts as moved data', async () => {
-    const week: StreamWindow = {
-      projectId: 'p',
-      stream: 'assistant',
-      day: '2026-11-16',
-      dateTo: '2026-11-23',
-      partial: false,
-    };
     const t = turn('T1', '2026-11-17T10:00:00.000Z');
     const fetched = await assistant.fetch(
       fakeClient('conversations', [t, turn('T2', '2026-11-17T11:00:00.000Z'), t]),
@@ -438,13 +409,6 @@ describe('a row the API sends twice', () => {
   });
 
   it('keeps two turns of a thread microseconds apart as two turns', async () => {
-    const week: StreamWindow = {
-      projectId: 'p',
-      stream: 'assistant',
-      day: '2026-11-16',
-      dateTo: '2026-11-23',
-      partial: false,
-    };
     await load(
       assistant,
       week,
