@@ -29,6 +29,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   query: async () => (await import('./query.js')).registerQuery,
   export: async () => (await import('./export.js')).registerExport,
   report: async () => (await import('./report.js')).registerReport,
+  gaps: async () => (await import('./gaps.js')).registerGaps,
   agent: async () => (await import('./agent.js')).registerAgent,
   emulator: async () => (await import('./emulator.js')).registerEmulator,
   demo: async () => (await import('./demo.js')).registerDemo,

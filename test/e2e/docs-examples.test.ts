@@ -1,5 +1,13 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -13,8 +21,15 @@ import { extractRunnableBlocks, type RunnableBlock } from '../helpers/doc-blocks
  * and docs/*.md runs against the emulator, as written, with `mintlify-etl` being the built CLI.
  */
 const ROOT = join(import.meta.dirname, '..', '..');
-const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
-const BLOCKS: RunnableBlock[] = PAGES.flatMap((page) => extractRunnableBlocks(page, readFileSync(join(ROOT, page), 'utf8')));
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
+const BLOCKS: RunnableBlock[] = PAGES.flatMap((page) =>
+  extractRunnableBlocks(page, readFileSync(join(ROOT, page), 'utf8')),
+);
 
 let emu: Emulator;
 let bin: string;
@@ -28,15 +43,29 @@ let template: string;
 async function syncTemplate(): Promise<void> {
   template = join(mkdtempSync(join(tmpdir(), 'mlx-docs-template-')), 'analytics.duckdb');
   const from = new Date(Date.now() - 35 * 86_400_000).toISOString().slice(0, 10);
-  const streams = 'visitors,views,searches,feedback,assistant,caller_stats,assistant_threads,visitors_weekly,visitors_monthly';
+  const streams =
+    'visitors,views,searches,feedback,assistant,caller_stats,assistant_threads,visitors_weekly,visitors_monthly';
   const r = await runCli(
-    ['sync', '--db', template, '--streams', streams, '--from', from, '--rate-limit', '100000/1h', '--max-threads', '20', '-q'],
+    [
+      'sync',
+      '--db',
+      template,
+      '--streams',
+      streams,
+      '--from',
+      from,
+      '--rate-limit',
+      '100000/1h',
+      '--max-threads',
+      '20',
+      '-q',
+    ],
     { MINTLIFY_API_URL: emu.url, MINTLIFY_API_KEY: emu.apiKey, MINTLIFY_PROJECT_ID: emu.projectId },
   );
   expect(r.code, r.stderr).toBe(0);
   const db = await DuckDBInstance.create(template);
   const c = await db.connect();
-  await c.run("UPDATE api_requests SET requested_at = requested_at - INTERVAL 2 HOUR; CHECKPOINT");
+  await c.run('UPDATE api_requests SET requested_at = requested_at - INTERVAL 2 HOUR; CHECKPOINT');
   c.closeSync();
   db.closeSync();
 }

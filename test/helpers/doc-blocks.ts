@@ -25,7 +25,8 @@ export function extractRunnableBlocks(page: string, markdown: string): RunnableB
     if (lines[i]?.trim() !== MARK) continue;
     let open = i + 1;
     while (open < lines.length && lines[open]?.trim() === '') open++;
-    if (!lines[open]?.startsWith('```')) throw new Error(`${page}:${i + 1}: ${MARK} is not followed by a fenced block`);
+    if (!lines[open]?.startsWith('```'))
+      throw new Error(`${page}:${i + 1}: ${MARK} is not followed by a fenced block`);
     const body: string[] = [];
     let close = open + 1;
     for (; close < lines.length && !lines[close]?.startsWith('```'); close++) body.push(lines[close] ?? '');

@@ -45,12 +45,13 @@ describe('openDatabase (read-write)', () => {
     const path = join(dir, 'nested', 'deeper', 'a.duckdb');
     const db = await openTracked(path);
     const first = await queryRows(db.connection, 'SELECT version, applied_at FROM schema_migrations');
-    expect(first.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5]);
+    expect(first.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6]);
     const tables = await queryRows(
       db.connection,
       'SELECT table_name FROM duckdb_tables() ORDER BY table_name',
     );
     expect(tables.map((r) => r['table_name'])).toEqual([
+      'agent_job_gaps',
       'agent_jobs',
       'api_requests',
       'assistant_callers_daily',
@@ -81,6 +82,7 @@ describe('openDatabase (read-write)', () => {
       'v_assistant_callers_daily',
       'v_assistant_daily',
       'v_assistant_unanswered',
+      'v_content_gaps',
       'v_coverage',
       'v_feedback_by_page',
       'v_feedback_open',
@@ -120,7 +122,7 @@ describe('openDatabase (read-write)', () => {
 
     const db = await openTracked(path, { readOnly: true });
     const versions = await queryRows(db.connection, 'SELECT version FROM schema_migrations ORDER BY version');
-    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 100]);
+    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6, 100]);
     expect(await queryRows(db.connection, 'SELECT a FROM extra')).toEqual([{ a: 7 }]);
     const halfDone = await queryRows(
       db.connection,
@@ -211,7 +213,7 @@ describe('openDatabase (read-write)', () => {
 
     const db = await openTracked(path);
     const versions = await queryRows(db.connection, 'SELECT version FROM schema_migrations ORDER BY version');
-    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5]);
+    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6]);
     expect(
       await queryRows(
         db.connection,
@@ -259,7 +261,7 @@ describe('openDatabase (read-write)', () => {
     db.close();
     const err = await openDatabase(path).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UsageError);
-    expect((err as Error).message).toMatch(/schema version 999, newer than this mintlify-etl knows \(5\)/);
+    expect((err as Error).message).toMatch(/schema version 999, newer than this mintlify-etl knows \(6\)/);
   });
 
   it('lets go of the file on close, so another process can open it at once', async () => {

@@ -1,0 +1,303 @@
+-- Content gaps: what the docs fail to answer, ranked across kinds, per project.
+--
+-- content_gaps(win_days, to_day) is a table macro, so that `mintlify-etl gaps --days N --to D` and
+-- the view v_content_gaps (28 days, the default end) share one definition.
+-- Window W = [to_day - win_days, to_day), the previous window P = [to_day - 2 * win_days,
+-- to_day - win_days). to_day NULL: the day after the project's last complete loaded day (the
+-- latest window_end of a window loaded after it ended), never "today", so a backfill of last year
+-- gives last year's gaps.
+--
+-- Kinds (count = current_count in W, previous_count in P):
+--  unanswered  assistant turns unanswered or answered with a clarifying question, grouped by the
+--              question with case, punctuation and white space ignored (subject_key); count = such
+--              turns; at least 2 in W. subject = the spelling asked most; examples = up to 3
+--              spellings; pages = the pages the readers were on; category = the most frequent
+--              query_category; answer_excerpt = the latest answer, first 300 characters.
+--  search      search terms (grouped case-insensitively, as the service does) searched at least 10
+--              times in W with a click-through rate (weighted by searches) of at most 5%; count =
+--              searches in W; rate = that CTR; pages = the top clicked page when there is one.
+--  flagged     pages with at least 3 entries in W that are a contextual thumbs-down or a comment
+--              (code snippet, agent or thumbs-only source), not dismissed by triage; count = those
+--              entries; examples = up to 3 of their comments, newest first (never the contact).
+--  losing      pages whose human views fell by at least 25% from P to W, and by more than twice
+--              the page's usual week-to-week change (the median over the weeks of P), with at
+--              least 100 human views in P, when every day of both windows is loaded for views;
+--              count = human views; rate = the fall (0.4 = 40% fewer).
+--
+-- trend: new (previous_count 0), worse (>= 1.25 x previous), better (<= 0.8 x previous), same;
+--   a losing page is always worse (the gap is its fall).
+-- score: the readers the gap failed in W, weighted by how sure that is, times the trend:
+--   unanswered 1 per turn, search 0.5 per search without a click (searches x (1 - CTR): a reader
+--   may have found the answer in the results), flagged 1 per entry, losing 0.1 per human view lost;
+--   x 1.5 new, x 1.25 worse, x 1 same, x 0.75 better; rounded to one decimal.
+-- gap_id: 'gap_' and 12 hex digits of md5(project_id | kind | subject_key): the same gap keeps its
+--   id across runs and windows.
+-- rank: 1 = highest score in the project (ties: kind, then subject_key).
+-- fix_job_id, fix_status, fix_pr_link: the latest agent job started for this gap (`agent fix`),
+--   NULL when none was.
+CREATE OR REPLACE MACRO content_gaps(win_days, to_day) AS TABLE
+WITH ends AS (
+  SELECT project_id, max(window_end) AS last_end
+  FROM sync_windows
+  WHERE status = 'loaded' AND fetched_at >= window_end::TIMESTAMPTZ
+  GROUP BY project_id
+),
+win AS (
+  SELECT
+    project_id,
+    w_end,
+    w_end - CAST(win_days AS INTEGER) AS w_start,
+    w_end - 2 * CAST(win_days AS INTEGER) AS p_start
+  FROM (SELECT project_id, coalesce(CAST(to_day AS DATE), last_end) AS w_end FROM ends)
+),
+turns AS (
+  SELECT
+    t.project_id,
+    t.ts,
+    t.query,
+    t.response,
+    t.query_category,
+    nullif(regexp_replace(t.page_url, '^[A-Za-z][A-Za-z0-9+.-]*://[^/]*|[?#].*$', '', 'g'), '') AS page_path,
+    trim(regexp_replace(lower(t.query), '[[:punct:][:space:]]+', ' ', 'g')) AS subject_key,
+    t.ts >= w.w_start::TIMESTAMPTZ AS in_w
+  FROM assistant_turns AS t
+  JOIN win AS w ON w.project_id = t.project_id
+  WHERE (t.resolution_status = 'unanswered' OR t.response_type = 'clarifying_question')
+    AND t.ts >= w.p_start::TIMESTAMPTZ AND t.ts < w.w_end::TIMESTAMPTZ
+),
+spellings AS (
+  SELECT project_id, subject_key, query, count(*) AS n, max(ts) AS last_ts
+  FROM turns
+  WHERE in_w
+  GROUP BY project_id, subject_key, query
+),
+turn_pages AS (
+  SELECT project_id, subject_key, page_path, count(*) AS n
+  FROM turns
+  WHERE in_w AND page_path IS NOT NULL
+  GROUP BY project_id, subject_key, page_path
+),
+unanswered AS (
+  SELECT
+    t.project_id,
+    'unanswered' AS kind,
+    t.subject_key,
+    count(*) FILTER (WHERE t.in_w) AS current_count,
+    count(*) FILTER (WHERE NOT t.in_w) AS previous_count,
+    mode(t.query_category) FILTER (WHERE t.in_w AND t.query_category IS NOT NULL) AS category,
+    left(arg_max(t.response, t.ts) FILTER (WHERE t.in_w), 300) AS answer_excerpt,
+    CAST(NULL AS DOUBLE) AS rate,
+    CAST(count(*) FILTER (WHERE t.in_w) AS DOUBLE) AS failed
+  FROM turns AS t
+  GROUP BY t.project_id, t.subject_key
+  HAVING count(*) FILTER (WHERE t.in_w) >= 2
+),
+search_rows AS (
+  SELECT s.project_id, lower(s.query) AS subject_key, s.query, s.day, s.hits, s.ctr, s.top_clicked_path,
+    s.day >= w.w_start AS in_w
+  FROM search_daily AS s
+  JOIN win AS w ON w.project_id = s.project_id
+  WHERE s.day >= w.p_start AND s.day < w.w_end
+),
+search AS (
+  SELECT
+    project_id,
+    'search' AS kind,
+    subject_key,
+    coalesce(sum(hits) FILTER (WHERE in_w), 0) AS current_count,
+    coalesce(sum(hits) FILTER (WHERE NOT in_w), 0) AS previous_count,
+    CAST(NULL AS VARCHAR) AS category,
+    CAST(NULL AS VARCHAR) AS answer_excerpt,
+    sum(hits * ctr) FILTER (WHERE in_w) / nullif(sum(hits) FILTER (WHERE in_w), 0) AS rate,
+    sum(hits * (1 - ctr)) FILTER (WHERE in_w) * 0.5 AS failed
+  FROM search_rows
+  GROUP BY project_id, subject_key
+  HAVING coalesce(sum(hits) FILTER (WHERE in_w), 0) >= 10
+    AND sum(hits * ctr) FILTER (WHERE in_w) / nullif(sum(hits) FILTER (WHERE in_w), 0) <= 0.05
+),
+flag_rows AS (
+  SELECT f.project_id, f.path, f.comment, f.created_at, f.id, f.created_at >= w.w_start::TIMESTAMPTZ AS in_w
+  FROM feedback AS f
+  JOIN win AS w ON w.project_id = f.project_id
+  WHERE f.path IS NOT NULL
+    AND f.created_at >= w.p_start::TIMESTAMPTZ AND f.created_at < w.w_end::TIMESTAMPTZ
+    AND f.status IS DISTINCT FROM 'dismissed'
+    AND ((f.source = 'contextual' AND f.helpful = false)
+      OR (f.source <> 'contextual' AND nullif(trim(f.comment), '') IS NOT NULL))
+),
+flagged AS (
+  SELECT
+    project_id,
+    'flagged' AS kind,
+    path AS subject_key,
+    count(*) FILTER (WHERE in_w) AS current_count,
+    count(*) FILTER (WHERE NOT in_w) AS previous_count,
+    CAST(NULL AS VARCHAR) AS category,
+    CAST(NULL AS VARCHAR) AS answer_excerpt,
+    CAST(NULL AS DOUBLE) AS rate,
+    CAST(count(*) FILTER (WHERE in_w) AS DOUBLE) AS failed
+  FROM flag_rows
+  GROUP BY project_id, path
+  HAVING count(*) FILTER (WHERE in_w) >= 3
+),
+views_complete AS (
+  SELECT w.project_id
+  FROM win AS w
+  JOIN sync_windows AS sw
+    ON sw.project_id = w.project_id AND sw.stream = 'views' AND sw.status = 'loaded'
+    AND sw.fetched_at >= sw.window_end::TIMESTAMPTZ
+    AND sw.window_start >= w.p_start AND sw.window_start < w.w_end
+  GROUP BY w.project_id, w.w_end, w.p_start
+  HAVING count(*) = w.w_end - w.p_start
+),
+page_weeks AS (
+  SELECT v.project_id, v.path, (v.day - w.p_start) // 7 AS week, sum(v.human) AS human
+  FROM page_views_daily AS v
+  JOIN win AS w ON w.project_id = v.project_id
+  JOIN views_complete AS c ON c.project_id = v.project_id
+  WHERE v.day >= w.p_start AND v.day < w.w_start
+  GROUP BY v.project_id, v.path, (v.day - w.p_start) // 7
+),
+weekly_noise AS (
+  SELECT project_id, path, median(abs(human - prev_human) / prev_human) AS noise
+  FROM (
+    SELECT project_id, path, human, lag(human) OVER (PARTITION BY project_id, path ORDER BY week) AS prev_human
+    FROM page_weeks
+  )
+  WHERE prev_human > 0
+  GROUP BY project_id, path
+),
+page_windows AS (
+  SELECT
+    v.project_id,
+    v.path,
+    coalesce(sum(v.human) FILTER (WHERE v.day >= w.w_start), 0) AS current_count,
+    coalesce(sum(v.human) FILTER (WHERE v.day < w.w_start), 0) AS previous_count
+  FROM page_views_daily AS v
+  JOIN win AS w ON w.project_id = v.project_id
+  JOIN views_complete AS c ON c.project_id = v.project_id
+  WHERE v.day >= w.p_start AND v.day < w.w_end
+  GROUP BY v.project_id, v.path
+),
+losing AS (
+  SELECT
+    p.project_id,
+    'losing' AS kind,
+    p.path AS subject_key,
+    p.current_count,
+    p.previous_count,
+    CAST(NULL AS VARCHAR) AS category,
+    CAST(NULL AS VARCHAR) AS answer_excerpt,
+    1 - p.current_count / p.previous_count AS rate,
+    (p.previous_count - p.current_count) * 0.1 AS failed
+  FROM page_windows AS p
+  LEFT JOIN weekly_noise AS n ON n.project_id = p.project_id AND n.path = p.path
+  WHERE p.previous_count >= 100
+    AND 1 - p.current_count / p.previous_count >= 0.25
+    AND 1 - p.current_count / p.previous_count > 2 * coalesce(n.noise, 0)
+),
+gaps AS (
+  SELECT * FROM unanswered
+  UNION ALL SELECT * FROM search
+  UNION ALL SELECT * FROM flagged
+  UNION ALL SELECT * FROM losing
+),
+examples AS (
+  SELECT project_id, 'unanswered' AS kind, subject_key, list(query ORDER BY n DESC, last_ts DESC, query)[1:3] AS examples
+  FROM spellings GROUP BY project_id, subject_key
+  UNION ALL
+  SELECT project_id, 'search', subject_key, list(DISTINCT query ORDER BY query)[1:3]
+  FROM search_rows WHERE in_w GROUP BY project_id, subject_key
+  UNION ALL
+  SELECT project_id, 'flagged', path, list(comment ORDER BY created_at DESC, id)[1:3]
+  FROM flag_rows WHERE in_w AND nullif(trim(comment), '') IS NOT NULL GROUP BY project_id, path
+),
+pages AS (
+  SELECT project_id, 'unanswered' AS kind, subject_key, list(page_path ORDER BY n DESC, page_path)[1:3] AS pages
+  FROM turn_pages GROUP BY project_id, subject_key
+  UNION ALL
+  SELECT project_id, 'search', subject_key, list(top_clicked_path ORDER BY hits DESC, day DESC)[1:1]
+  FROM search_rows WHERE in_w AND top_clicked_path IS NOT NULL GROUP BY project_id, subject_key
+),
+-- The subject is the spelling asked (searched) most; ties: the latest asked, then the first in order.
+subjects AS (
+  SELECT project_id, 'unanswered' AS kind, subject_key, arg_max(query, pick) AS subject
+  FROM (
+    SELECT *, row_number() OVER (PARTITION BY project_id, subject_key ORDER BY n, last_ts, query DESC) AS pick
+    FROM spellings
+  )
+  GROUP BY project_id, subject_key
+  UNION ALL
+  SELECT project_id, 'search', subject_key, arg_max(query, pick)
+  FROM (
+    SELECT *, row_number() OVER (PARTITION BY project_id, subject_key ORDER BY hits, query DESC) AS pick
+    FROM (SELECT project_id, subject_key, query, sum(hits) AS hits FROM search_rows WHERE in_w GROUP BY ALL)
+  )
+  GROUP BY project_id, subject_key
+),
+fixes AS (
+  SELECT * FROM (
+    SELECT g.project_id, g.kind, g.subject_key, g.job_id, a.status, a.pr_link,
+      row_number() OVER (PARTITION BY g.project_id, g.kind, g.subject_key ORDER BY g.created_at DESC, g.job_id) AS n
+    FROM agent_job_gaps AS g
+    LEFT JOIN agent_jobs AS a ON a.project_id = g.project_id AND a.job_id = g.job_id
+  )
+  WHERE n = 1
+),
+judged AS (
+  SELECT
+    g.*,
+    CASE
+      WHEN g.kind = 'losing' THEN 'worse'
+      WHEN g.previous_count = 0 THEN 'new'
+      WHEN g.current_count >= 1.25 * g.previous_count THEN 'worse'
+      WHEN g.current_count <= 0.8 * g.previous_count THEN 'better'
+      ELSE 'same'
+    END AS trend
+  FROM gaps AS g
+)
+SELECT
+  j.project_id,
+  CAST(row_number() OVER (
+    PARTITION BY j.project_id
+    ORDER BY round(j.failed * CASE j.trend WHEN 'new' THEN 1.5 WHEN 'worse' THEN 1.25 WHEN 'better' THEN 0.75 ELSE 1 END, 1) DESC,
+      j.kind, j.subject_key
+  ) AS BIGINT) AS rank,
+  'gap_' || left(md5(j.project_id || '|' || j.kind || '|' || j.subject_key), 12) AS gap_id,
+  j.kind,
+  coalesce(s.subject, j.subject_key) AS subject,
+  j.subject_key,
+  w.w_start AS window_start,
+  w.w_end AS window_end,
+  CASE j.kind
+    WHEN 'unanswered' THEN 'unanswered turns'
+    WHEN 'search' THEN 'searches'
+    WHEN 'flagged' THEN 'thumbs-down and comments'
+    ELSE 'human views'
+  END AS measure,
+  CAST(j.current_count AS BIGINT) AS current_count,
+  CAST(j.previous_count AS BIGINT) AS previous_count,
+  j.trend,
+  round(j.failed * CASE j.trend WHEN 'new' THEN 1.5 WHEN 'worse' THEN 1.25 WHEN 'better' THEN 0.75 ELSE 1 END, 1)
+    AS score,
+  j.rate,
+  j.category,
+  j.answer_excerpt,
+  coalesce(e.examples, CAST([] AS VARCHAR[])) AS examples,
+  CASE WHEN j.kind IN ('flagged', 'losing') THEN [j.subject_key] ELSE coalesce(p.pages, CAST([] AS VARCHAR[])) END
+    AS pages,
+  f.job_id AS fix_job_id,
+  f.status AS fix_status,
+  f.pr_link AS fix_pr_link
+FROM judged AS j
+JOIN win AS w ON w.project_id = j.project_id
+LEFT JOIN subjects AS s ON s.project_id = j.project_id AND s.kind = j.kind AND s.subject_key = j.subject_key
+LEFT JOIN examples AS e ON e.project_id = j.project_id AND e.kind = j.kind AND e.subject_key = j.subject_key
+LEFT JOIN pages AS p ON p.project_id = j.project_id AND p.kind = j.kind AND p.subject_key = j.subject_key
+LEFT JOIN fixes AS f ON f.project_id = j.project_id AND f.kind = j.kind AND f.subject_key = j.subject_key;
+
+-- The content gaps of the 28 days ending at each project's last complete loaded day (see
+-- content_gaps above for every column), ordered by project and rank.
+CREATE OR REPLACE VIEW v_content_gaps AS
+SELECT * FROM content_gaps(28, NULL)
+ORDER BY project_id, rank;
