@@ -35,6 +35,23 @@
 -- rank: 1 = highest score in the project (ties: kind, then subject_key).
 -- fix_job_id, fix_status, fix_pr_link: the latest agent job started for this gap (`agent fix`),
 --   NULL when none was.
+-- Readers' e-mail addresses never reach a gap: a question, a search term or a comment that holds one
+-- shows [email] instead (subject, subject_key, examples, answer_excerpt).
+CREATE OR REPLACE MACRO redact_emails(s) AS
+  regexp_replace(s, '[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}', '[email]', 'g');
+
+-- A question as a gap knows it: lower case, punctuation and runs of white space made one space,
+-- trimmed ("How do I  log-in?" and "how do i log in" are one question).
+CREATE OR REPLACE MACRO question_key(q) AS
+  trim(regexp_replace(lower(redact_emails(q)), '[[:punct:][:space:]]+', ' ', 'g'));
+
+-- A feedback entry that flags its page: a contextual thumbs-down, or a comment of another source,
+-- in both cases not dismissed by triage.
+CREATE OR REPLACE MACRO is_flag(source, helpful, comment, status) AS
+  status IS DISTINCT FROM 'dismissed'
+  AND ((source = 'contextual' AND helpful = false)
+    OR (source <> 'contextual' AND nullif(trim(comment), '') IS NOT NULL));
+
 CREATE OR REPLACE MACRO content_gaps(win_days, to_day) AS TABLE
 WITH ends AS (
   SELECT project_id, max(window_end) AS last_end
@@ -54,11 +71,11 @@ turns AS (
   SELECT
     t.project_id,
     t.ts,
-    t.query,
-    t.response,
+    redact_emails(t.query) AS query,
+    redact_emails(t.response) AS response,
     t.query_category,
     nullif(regexp_replace(t.page_url, '^[A-Za-z][A-Za-z0-9+.-]*://[^/]*|[?#].*$', '', 'g'), '') AS page_path,
-    trim(regexp_replace(lower(t.query), '[[:punct:][:space:]]+', ' ', 'g')) AS subject_key,
+    question_key(t.query) AS subject_key,
     t.ts >= w.w_start::TIMESTAMPTZ AS in_w
   FROM assistant_turns AS t
   JOIN win AS w ON w.project_id = t.project_id
@@ -93,7 +110,7 @@ unanswered AS (
   HAVING count(*) FILTER (WHERE t.in_w) >= 2
 ),
 search_rows AS (
-  SELECT s.project_id, lower(s.query) AS subject_key, s.query, s.day, s.hits, s.ctr, s.top_clicked_path,
+  SELECT s.project_id, lower(redact_emails(s.query)) AS subject_key, redact_emails(s.query) AS query, s.day, s.hits, s.ctr, s.top_clicked_path,
     s.day >= w.w_start AS in_w
   FROM search_daily AS s
   JOIN win AS w ON w.project_id = s.project_id
@@ -116,14 +133,12 @@ search AS (
     AND sum(hits * ctr) FILTER (WHERE in_w) / nullif(sum(hits) FILTER (WHERE in_w), 0) <= 0.05
 ),
 flag_rows AS (
-  SELECT f.project_id, f.path, f.comment, f.created_at, f.id, f.created_at >= w.w_start::TIMESTAMPTZ AS in_w
+  SELECT f.project_id, f.path, redact_emails(f.comment) AS comment, f.created_at, f.id, f.created_at >= w.w_start::TIMESTAMPTZ AS in_w
   FROM feedback AS f
   JOIN win AS w ON w.project_id = f.project_id
   WHERE f.path IS NOT NULL
     AND f.created_at >= w.p_start::TIMESTAMPTZ AND f.created_at < w.w_end::TIMESTAMPTZ
-    AND f.status IS DISTINCT FROM 'dismissed'
-    AND ((f.source = 'contextual' AND f.helpful = false)
-      OR (f.source <> 'contextual' AND nullif(trim(f.comment), '') IS NOT NULL))
+    AND is_flag(f.source, f.helpful, f.comment, f.status)
 ),
 flagged AS (
   SELECT

@@ -28,6 +28,8 @@ export interface AgentJobRow {
   created_at: string | null;
   archived_at: string | null;
   last_seen_at: string;
+  /** When this tool first saw the job completed. */
+  completed_at: string | null;
 }
 
 interface Column {
@@ -67,7 +69,17 @@ function columnsOf(s: JobSighting): Column[] {
   time('created_at', job.createdAt);
   time('archived_at', job.archivedAt);
   cols.push({ name: 'last_seen_at', type: TIMESTAMPTZ, value: toTimestampValue(s.seenAt) });
+  if (job.status === 'completed') {
+    cols.push({ name: 'completed_at', type: TIMESTAMPTZ, value: toTimestampValue(s.seenAt) });
+  }
   return cols;
+}
+
+/** The first sighting of a completed job is when it completed, as far as this tool can know. */
+function assignment(c: Column): string {
+  return c.name === 'completed_at'
+    ? 'completed_at = coalesce(agent_jobs.completed_at, excluded.completed_at)'
+    : `${c.name} = excluded.${c.name}`;
 }
 
 /** Inserts the job or updates the columns this sighting knows about (one statement, auto-committed). */
@@ -77,7 +89,7 @@ export async function upsertAgentJob(db: Database, s: JobSighting): Promise<void
   const placeholders = names.map((_, i) => `$${i + 1}`);
   const sql =
     `INSERT INTO agent_jobs (${names.join(', ')}) VALUES (${placeholders.join(', ')}) ` +
-    `ON CONFLICT (project_id, job_id) DO UPDATE SET ${cols.map((c) => `${c.name} = excluded.${c.name}`).join(', ')}`;
+    `ON CONFLICT (project_id, job_id) DO UPDATE SET ${cols.map(assignment).join(', ')}`;
   const conn = db.connection;
   await exclusive(conn, () =>
     conn.run(
@@ -126,19 +138,54 @@ export class JobRecorder {
     return this.lastFailure;
   }
 
-  async record(s: JobSighting): Promise<void> {
+  record(s: JobSighting): Promise<void> {
+    return this.write(s.jobId, (db) => upsertAgentJob(db, s));
+  }
+
+  /** Records which content gaps a job was started for (`agent fix`). */
+  linkGaps(links: readonly JobGapLink[]): Promise<void> {
+    const jobId = links[0]?.jobId ?? '';
+    return this.write(jobId, (db) => insertJobGaps(db, links));
+  }
+
+  private async write(jobId: string, fn: (db: Database) => Promise<void>): Promise<void> {
     let db: Database | undefined;
     try {
       db = await openDatabase(this.opts.dbPath, this.opts.open ?? {});
-      await upsertAgentJob(db, s);
+      await fn(db);
       this.lastFailure = undefined;
     } catch (e) {
       const err =
         e instanceof EtlError ? e : new InternalError((e as Error).message ?? String(e), {}, { cause: e });
       this.lastFailure = err;
-      this.opts.logger.warn(`could not record job ${s.jobId} in ${this.opts.dbPath}: ${err.message}`);
+      this.opts.logger.warn(`could not record job ${jobId} in ${this.opts.dbPath}: ${err.message}`);
     } finally {
       db?.close();
     }
   }
+}
+
+/** A row of agent_job_gaps: a job started to fix a content gap. */
+export interface JobGapLink {
+  readonly projectId: string;
+  readonly jobId: string;
+  readonly gapId: string;
+  readonly kind: string;
+  readonly subjectKey: string;
+  readonly subject: string;
+  /** Epoch ms. */
+  readonly createdAt: number;
+}
+
+export async function insertJobGaps(db: Database, links: readonly JobGapLink[]): Promise<void> {
+  const conn = db.connection;
+  await exclusive(conn, async () => {
+    for (const l of links) {
+      await conn.run(
+        `INSERT INTO agent_job_gaps (project_id, job_id, gap_id, kind, subject_key, subject, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+        [l.projectId, l.jobId, l.gapId, l.kind, l.subjectKey, l.subject, toTimestampValue(l.createdAt)],
+      );
+    }
+  });
 }

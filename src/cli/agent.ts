@@ -1,42 +1,22 @@
 import type { Command } from 'commander';
-import { loadApiKey, type ApiKey } from '../api/key.js';
-import type { AgentJob } from '../api/schemas.js';
-import { validateJobId, validatePrompt, singleProject } from '../agent/input.js';
+import { validateJobId, validatePrompt } from '../agent/input.js';
+import { AGENT_EXIT, createJob, getJob, messageJob, type KnownJob } from '../agent/jobs.js';
+import { registerAgentFix } from './agent-fix.js';
 import {
-  AGENT_EXIT,
-  createJob,
-  getJob,
-  messageJob,
-  openAgentApi,
-  waitJob,
-  type JobContext,
-  type KnownJob,
-} from '../agent/jobs.js';
-import { JobRecorder } from '../agent/store.js';
-import type { WaitResult } from '../agent/wait.js';
-import { EtlError, EXIT, HttpStatusError, UsageError } from '../errors.js';
-import { checkDbPath } from '../load/database.js';
-import { formatDuration, parseDuration, parseRateLimit, type RateLimitSpec } from '../util/duration.js';
-import { createLogger, type Logger } from '../util/log.js';
-import { apiUrl, collect, dbPath, projectIds } from './options.js';
+  finish,
+  follow,
+  parseTiming,
+  session,
+  settings,
+  started,
+  withBudget,
+  withCommon,
+  withWait,
+  type CommonFlags,
+  type Run,
+  type WaitFlags,
+} from './agent-session.js';
 import type { CommandResult } from './result.js';
-
-type Run = (fn: () => Promise<CommandResult>) => Promise<void>;
-
-interface CommonFlags {
-  project?: string[];
-  apiKeyFile?: string;
-  apiUrl?: string;
-  db?: string;
-  json?: boolean;
-  /** Only create and message send requests the budget counts. */
-  rateLimit?: string;
-}
-
-interface WaitFlags {
-  interval: string;
-  timeout: string;
-}
 
 interface CreateFlags extends CommonFlags, WaitFlags {
   prompt: string;
@@ -46,12 +26,6 @@ interface CreateFlags extends CommonFlags, WaitFlags {
 type MessageFlags = CreateFlags;
 
 type WaitCmdFlags = CommonFlags & WaitFlags;
-
-/** Polling faster than this is pointless against a remote service; tests use 20-50 ms. */
-const MIN_INTERVAL_MS = 10;
-
-/** The service allows 100 creates and messages per hour. */
-const DEFAULT_RATE_LIMIT = '100/1h';
 
 export function registerAgent(program: Command, run: Run): void {
   const agent = program
@@ -123,206 +97,8 @@ Examples:
       ),
     ),
   ).action((id: string, flags: MessageFlags) => run(() => messageCommand(id, flags)));
-}
 
-function withCommon(cmd: Command): Command {
-  return cmd
-    .option('-p, --project <id>', 'project id (env MINTLIFY_PROJECT_ID); exactly one', collect)
-    .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
-    .option('--json', 'print the job object on stdout')
-    .option('--api-key-file <path>', 'read the admin API key from this file instead of MINTLIFY_API_KEY')
-    .option('--api-url <url>', 'API base URL (env MINTLIFY_API_URL; default https://api.mintlify.com)');
-}
-
-function withBudget(cmd: Command): Command {
-  return cmd.option(
-    '--rate-limit <N/DURATION>',
-    'budget of create and message requests (the service allows 100/1h)',
-    DEFAULT_RATE_LIMIT,
-  );
-}
-
-function withWait(cmd: Command): Command {
-  return cmd
-    .option('--interval <duration>', 'time between polls (grows x1.5 up to 4x while nothing changes)', '5s')
-    .option('--timeout <duration>', 'stop waiting after this long (the job keeps running)', '30m');
-}
-
-interface Timing {
-  intervalMs: number;
-  timeoutMs: number;
-}
-
-function parseTiming(flags: WaitFlags): Timing {
-  const intervalMs = parseDuration(flags.interval, '--interval');
-  const timeoutMs = parseDuration(flags.timeout, '--timeout');
-  if (intervalMs < MIN_INTERVAL_MS) {
-    throw new UsageError(`--interval "${flags.interval}" must be at least ${MIN_INTERVAL_MS}ms`);
-  }
-  if (timeoutMs < intervalMs) {
-    throw new UsageError(`--timeout "${flags.timeout}" must be at least --interval "${flags.interval}"`);
-  }
-  return { intervalMs, timeoutMs };
-}
-
-interface Settings {
-  projectId: string;
-  url: string;
-  db: string;
-  rateLimit: RateLimitSpec;
-}
-
-/** Every check that can fail on input, before the key is read, a request is sent or a file is made. */
-function settings(flags: CommonFlags): Settings {
-  const db = dbPath(flags.db);
-  // A --db that cannot hold the job record must fail before a job is created, not after.
-  checkDbPath(db);
-  return {
-    projectId: singleProject(projectIds(flags.project)),
-    rateLimit: parseRateLimit(flags.rateLimit ?? DEFAULT_RATE_LIMIT),
-    url: apiUrl(flags.apiUrl),
-    db,
-  };
-}
-
-interface Session {
-  readonly ctx: JobContext;
-  readonly recorder: JobRecorder;
-  readonly logger: Logger;
-  readonly projectId: string;
-  readonly json: boolean;
-  /** The --db given, repeated in the resume hint. */
-  readonly dbFlag: string | undefined;
-  /** Aborted by the first Ctrl-C (see `interruptible`). */
-  readonly signal: AbortSignal;
-}
-
-async function session<T>(flags: CommonFlags, s: Settings, fn: (session: Session) => Promise<T>): Promise<T> {
-  const apiKey: ApiKey = await loadApiKey({ apiKeyFile: flags.apiKeyFile });
-  const logger = createLogger({ key: apiKey });
-  const { api, close } = openAgentApi({ baseUrl: s.url, apiKey, rateLimit: s.rateLimit });
-  const recorder = new JobRecorder({ dbPath: s.db, logger });
-  const interrupt = new AbortController();
-  // The first Ctrl-C is ours: a request in flight (a create may already have made the job)
-  // finishes so that the id can be printed; the listener is gone after it, so a second Ctrl-C
-  // quits at once the usual way.
-  const onSigint = (): void => {
-    logger.info('interrupted: finishing the request in flight (Ctrl-C again to quit at once)');
-    interrupt.abort(new Error('interrupted by Ctrl-C'));
-  };
-  process.once('SIGINT', onSigint);
-  try {
-    return await fn({
-      ctx: { api, projectId: s.projectId, record: (x) => recorder.record(x) },
-      recorder,
-      logger,
-      projectId: s.projectId,
-      json: flags.json === true,
-      dbFlag: flags.db,
-      signal: interrupt.signal,
-    });
-  } finally {
-    process.removeListener('SIGINT', onSigint);
-    await close();
-  }
-}
-
-function resumeHint(s: Session, jobId: string): string {
-  const db = s.dbFlag !== undefined ? ` --db ${shellWord(s.dbFlag)}` : '';
-  return `it keeps running on the service: resume with \`mintlify-etl agent wait ${jobId} --project ${s.projectId}${db}\``;
-}
-
-/** A path as one shell word, quoted only when it needs to be. */
-function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
-}
-
-/** A record that still failed at the end decides the exit code when the job itself went well. */
-function finish(s: Session, exitCode: number, job: AgentJob | undefined): CommandResult {
-  const failure = s.recorder.failure;
-  const code = exitCode === AGENT_EXIT.ok && failure ? failure.exitCode : exitCode;
-  return { exitCode: code, ...(s.json && job !== undefined ? { json: job } : {}) };
-}
-
-function printLine(text: string): void {
-  process.stdout.write(`${text}\n`);
-}
-
-/** After create or message without --wait: the id on stdout, for `id=$(...)`. */
-function started(s: Session, job: KnownJob, what: string): CommandResult {
-  if (s.signal.aborted) {
-    s.logger.info(`job ${job.id} ${what} before the interrupt; ${resumeHint(s, job.id)}`);
-    return finish(s, AGENT_EXIT.interrupted, job);
-  }
-  if (!s.json) printLine(job.id);
-  return finish(s, AGENT_EXIT.ok, job);
-}
-
-async function follow(
-  s: Session,
-  jobId: string,
-  timing: Timing,
-  initial: KnownJob | undefined,
-  prompt: string | undefined,
-): Promise<CommandResult> {
-  if (s.signal.aborted) {
-    s.logger.info(`job ${jobId}: not waiting (Ctrl-C); ${resumeHint(s, jobId)}`);
-    return finish(s, AGENT_EXIT.interrupted, initial);
-  }
-  let result: WaitResult;
-  try {
-    result = await waitJob(s.ctx, jobId, {
-      ...timing,
-      initial,
-      prompt,
-      signal: s.signal,
-      onPoll: (e) => {
-        if (!e.changed) return;
-        const to = e.job.status ?? 'status unknown';
-        s.logger.info(
-          e.previous === undefined && initial === undefined
-            ? `job ${jobId}: ${to}`
-            : `job ${jobId}: ${e.previous ?? 'status unknown'} -> ${to} (${formatDuration(e.elapsedMs)})`,
-        );
-      },
-    });
-  } catch (e) {
-    // Only when the job may well still be running: not for an unknown job or a refused key.
-    const refused =
-      (e instanceof EtlError && (e.exitCode === EXIT.usage || e.exitCode === EXIT.auth)) ||
-      (e instanceof HttpStatusError && e.status >= 400 && e.status < 500 && e.status !== 429);
-    if (!refused) s.logger.info(`job ${jobId}: ${resumeHint(s, jobId)}`);
-    throw e;
-  }
-  return report(s, jobId, timing, result);
-}
-
-function report(s: Session, jobId: string, timing: Timing, r: WaitResult): CommandResult {
-  const job = r.job;
-  if (r.outcome === 'interrupted') {
-    s.logger.info(`stopped waiting for job ${jobId} (Ctrl-C); ${resumeHint(s, jobId)}`);
-    return finish(s, AGENT_EXIT.interrupted, job);
-  }
-  if (r.outcome === 'timeout') {
-    s.logger.info(
-      `job ${jobId} is still ${job?.status ?? 'running'} after ${formatDuration(r.elapsedMs)} (--timeout ${formatDuration(timing.timeoutMs)}); ${resumeHint(s, jobId)}`,
-    );
-    return finish(s, AGENT_EXIT.notDone, job);
-  }
-  const status = job?.status;
-  if (status === 'failed') {
-    s.logger.info(`job ${jobId} failed: no pull request`);
-    return finish(s, AGENT_EXIT.notDone, job);
-  }
-  const prLink = job?.prLink;
-  if (prLink) {
-    if (!s.json) printLine(prLink);
-  } else if (status === 'completed') {
-    s.logger.info(`job ${jobId} completed: no files changed, no pull request`);
-  } else {
-    s.logger.info(`job ${jobId} ${status ?? 'finished'}: no pull request`);
-  }
-  return finish(s, AGENT_EXIT.ok, job);
+  registerAgentFix(agent, run);
 }
 
 async function createCommand(flags: CreateFlags): Promise<CommandResult> {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { projectsWithWindows, readGaps, type Gap } from '../insights/gaps.js';
 import { formatTable, type Column } from '../query/format.js';
-import { parseDay } from '../util/day.js';
+import { addDays, parseDay } from '../util/day.js';
 import { openExistingReadOnly } from './open-readonly.js';
 import { dbPath, intFlag } from './options.js';
 import type { CommandResult } from './result.js';
@@ -120,7 +120,7 @@ export function formatGaps(gaps: readonly Gap[], days: number, maxWidth: number)
     const mine = gaps.filter((g) => g.projectId === project);
     const first = mine[0] as Gap;
     out.push(
-      `Content gaps · ${project} · ${first.windowStart} to ${lastDay(first.windowEnd)} (${days} days) vs the ${days} days before`,
+      `Content gaps · ${project} · ${first.windowStart} to ${addDays(first.windowEnd, -1)} (${days} days) vs the ${days} days before`,
     );
     const rows = mine.map((g) => [
       g.rank,
@@ -137,10 +137,4 @@ export function formatGaps(gaps: readonly Gap[], days: number, maxWidth: number)
   }
   out.push(`${SCORE_RULE}.`, 'Evidence of each: --json. A fix: mintlify-etl agent fix GAP_ID --dry-run', '');
   return out.join('\n');
-}
-
-function lastDay(exclusiveEnd: string): string {
-  const d = new Date(`${exclusiveEnd}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() - 1);
-  return d.toISOString().slice(0, 10);
 }

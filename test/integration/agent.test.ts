@@ -219,6 +219,8 @@ describe('agent_jobs upsert', () => {
         created_at: '2025-12-31T23:00:00.000Z',
         archived_at: null,
         last_seen_at: '2026-01-01T00:05:00.000Z',
+        // The first answer that showed it completed; a later active answer keeps it.
+        completed_at: '2026-01-01T00:00:00.000Z',
       });
     } finally {
       db.close();

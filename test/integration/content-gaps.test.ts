@@ -97,7 +97,7 @@ beforeAll(async () => {
   await feedback('2026-02-17', '/p', { source: 'contextual', helpful: false });
   await feedback('2026-02-18', '/p', {
     source: 'code_snippet',
-    comment: 'code fails',
+    comment: 'code fails, mail bob.smith@corp.example.org',
     status: 'in_progress',
   });
   await feedback('2026-02-19', '/p', {
@@ -167,10 +167,12 @@ describe('content gaps', () => {
       score: 3,
       pages: ['/p'],
     });
-    expect(g.examples).toEqual(['code fails', 'Wrong port']);
-    expect(JSON.stringify(gaps)).not.toContain(EMAIL);
+    expect(g.examples).toEqual(['code fails, mail [email]', 'Wrong port']);
     const view = await queryRows(db.connection, 'SELECT * FROM content_gaps(14, NULL)');
-    expect(JSON.stringify(view)).not.toContain(EMAIL);
+    for (const text of [JSON.stringify(gaps), JSON.stringify(view)]) {
+      expect(text).not.toContain(EMAIL);
+      expect(text).not.toContain('bob.smith');
+    }
   });
 
   it('finds a page losing human readers beyond its usual weekly change, and not a steady one', async () => {

@@ -86,6 +86,7 @@ describe('openDatabase (read-write)', () => {
       'v_coverage',
       'v_feedback_by_page',
       'v_feedback_open',
+      'v_gap_outcomes',
       'v_page_health',
       'v_page_trends',
       'v_search_terms',
