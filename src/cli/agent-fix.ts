@@ -132,7 +132,7 @@ async function gapsToFix(
 ): Promise<Gap[]> {
   const db = await openExistingReadOnly(s.db);
   try {
-    const gaps = await readGaps(db, {
+    const gaps = await readGaps(db.connection, {
       days,
       projectId: s.projectId,
       gapIds: ids,

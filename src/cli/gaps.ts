@@ -86,7 +86,7 @@ async function gapsCommand(flags: GapsFlags): Promise<CommandResult> {
         },
       );
     }
-    gaps = await readGaps(db, {
+    gaps = await readGaps(db.connection, {
       days: flags.days,
       ...(to !== undefined ? { to } : {}),
       ...(flags.project !== undefined ? { projectId: flags.project } : {}),

@@ -1,3 +1,4 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Database } from '../load/database.js';
 import { queryRows, type Row } from '../load/sql.js';
 
@@ -47,7 +48,7 @@ export interface GapQuery {
 }
 
 /** The ranked gaps of every project (or one), best first. */
-export async function readGaps(db: Database, q: GapQuery): Promise<Gap[]> {
+export async function readGaps(conn: DuckDBConnection, q: GapQuery): Promise<Gap[]> {
   const where: string[] = [];
   const params: (string | number | null)[] = [q.days, q.to ?? null];
   if (q.projectId !== undefined) {
@@ -64,7 +65,7 @@ export async function readGaps(db: Database, q: GapQuery): Promise<Gap[]> {
     where.push(`gap_id IN (${q.gapIds.map((_, i) => `$${first + i}`).join(', ')})`);
   }
   const rows = await queryRows(
-    db.connection,
+    conn,
     `SELECT * FROM content_gaps($1::INTEGER, $2::DATE)
      ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
      ORDER BY project_id, rank`,
@@ -117,4 +118,49 @@ export async function projectsWithWindows(db: Database): Promise<string[]> {
     'SELECT DISTINCT project_id FROM sync_windows ORDER BY project_id',
   );
   return rows.map((r) => r['project_id'] as string);
+}
+
+/** The effect of one fixed gap (v_gap_outcomes). */
+export interface GapOutcome {
+  readonly jobId: string;
+  readonly gapId: string;
+  readonly kind: GapKind;
+  readonly subject: string;
+  readonly prLink: string;
+  readonly completedAt: string;
+  readonly measure: string;
+  readonly daysBefore: number;
+  readonly daysAfter: number;
+  readonly before: number | null;
+  readonly after: number | null;
+  readonly changePct: number | null;
+  readonly verdict: 'improved' | 'worse' | 'same' | 'too little data';
+}
+
+/** The outcomes of a project's fixes, newest fix first. */
+export async function readOutcomes(
+  conn: DuckDBConnection,
+  projectId: string,
+  limit: number,
+): Promise<GapOutcome[]> {
+  const rows = await queryRows(
+    conn,
+    `SELECT * FROM v_gap_outcomes WHERE project_id = $1 ORDER BY completed_at DESC, job_id, gap_id LIMIT $2`,
+    [projectId, limit],
+  );
+  return rows.map((r) => ({
+    jobId: r['job_id'] as string,
+    gapId: r['gap_id'] as string,
+    kind: r['kind'] as GapKind,
+    subject: r['subject'] as string,
+    prLink: r['pr_link'] as string,
+    completedAt: r['completed_at'] as string,
+    measure: r['measure'] as string,
+    daysBefore: r['days_before'] as number,
+    daysAfter: r['days_after'] as number,
+    before: r['measure_before'] as number | null,
+    after: r['measure_after'] as number | null,
+    changePct: r['change_pct'] as number | null,
+    verdict: r['verdict'] as GapOutcome['verdict'],
+  }));
 }

@@ -1,7 +1,16 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { readGaps, readOutcomes } from '../insights/gaps.js';
 import { queryRows } from '../load/sql.js';
-import { daysBetween } from '../util/day.js';
-import type { DailyPoint, PageTrend, PeriodTotals, ProjectReport, ReportData, WeekRow } from './model.js';
+import { addDays, daysBetween } from '../util/day.js';
+import type {
+  DailyPoint,
+  GapsSection,
+  PageTrend,
+  PeriodTotals,
+  ProjectReport,
+  ReportData,
+  WeekRow,
+} from './model.js';
 import {
   gatherAssistant,
   gatherFeedback,
@@ -235,7 +244,9 @@ async function gatherProject(
 async function streamSections(
   conn: DuckDBConnection,
   w: EventWindow,
-): Promise<Pick<ProjectReport, 'views' | 'searches' | 'callers' | 'feedback' | 'assistant' | 'uniques'>> {
+): Promise<
+  Pick<ProjectReport, 'views' | 'searches' | 'callers' | 'feedback' | 'assistant' | 'uniques' | 'gaps'>
+> {
   const loaded = await loadedStreams(conn, w.projectId);
   const views = loaded.has('views') ? await gatherViews(conn, w) : undefined;
   const searches = loaded.has('searches') ? await gatherSearches(conn, w) : undefined;
@@ -245,6 +256,7 @@ async function streamSections(
   const feedback = events.has('feedback') ? await gatherFeedback(conn, w) : undefined;
   const assistant = events.has('assistant') ? await gatherAssistant(conn, w) : undefined;
   const uniques = await gatherUniques(conn, w.projectId);
+  const gaps = await gatherGaps(conn, w);
   return {
     ...(views ? { views } : {}),
     ...(searches ? { searches } : {}),
@@ -252,7 +264,20 @@ async function streamSections(
     ...(feedback ? { feedback } : {}),
     ...(assistant ? { assistant } : {}),
     ...(uniques ? { uniques } : {}),
+    ...(gaps ? { gaps } : {}),
   };
+}
+
+/** The report's window is the gaps' window: its days, ending on its last day. */
+async function gatherGaps(conn: DuckDBConnection, w: EventWindow): Promise<GapsSection | undefined> {
+  const gaps = await readGaps(conn, {
+    days: daysBetween(w.from, w.to) + 1,
+    to: addDays(w.to, 1),
+    projectId: w.projectId,
+    limit: w.topItems,
+  });
+  const outcomes = await readOutcomes(conn, w.projectId, w.topItems);
+  return gaps.length > 0 || outcomes.length > 0 ? { gaps, outcomes } : undefined;
 }
 
 function toDailyPoint(r: Row): DailyPoint {

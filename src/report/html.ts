@@ -3,6 +3,7 @@ import { COLORS, NARROW, renderCharts, WIDE, type ProjectCharts } from './charts
 import { formatChange, formatCount, formatShare, plural } from './format.js';
 import { emptyReason, type ProjectReport, type ReportData } from './model.js';
 import { eventTables } from './event-tables.js';
+import { gapTables } from './gap-tables.js';
 import { ASSISTANT_COLORS, CALLER_COLORS } from './stream-charts.js';
 import { streamTables } from './stream-tables.js';
 import { changeTone, projectTables, type Cell, type Table } from './tables.js';
@@ -149,7 +150,9 @@ ${streamSections(p, charts)}</section>`;
  * visitors-only project gives an empty string, and the page is the one it always was.
  */
 function streamSections(p: ProjectReport, charts: ChartPair): string {
-  const byId = new Map([...streamTables(p), ...eventTables(p)].map((t) => [t.id, renderTable(t)]));
+  const byId = new Map(
+    [...streamTables(p), ...eventTables(p), ...gapTables(p)].map((t) => [t.id, renderTable(t)]),
+  );
   const table = (id: Table['id']): string => byId.get(id) ?? '';
   const parts: string[] = [];
   if (p.views) {
@@ -202,6 +205,12 @@ ${figure(
 )}
 ${table('assistant')}
 ${table('assistant-unanswered')}
+</div>`);
+  }
+  if (p.gaps) {
+    parts.push(`<div class="stream" data-stream="gaps">
+${table('content-gaps')}
+${table('fix-outcomes')}
 </div>`);
   }
   return parts.map((x) => `${x}\n`).join('');

@@ -1,3 +1,4 @@
+import type { Gap, GapOutcome } from '../insights/gaps.js';
 import { addDays, dayRange, type Day } from '../util/day.js';
 
 /**
@@ -121,6 +122,14 @@ export interface ProjectReport {
   readonly assistant?: AssistantSection;
   /** Present only when site_weekly or site_monthly hold rows of the project (visitors_weekly / _monthly). */
   readonly uniques?: UniquesSection;
+  /** Present only when the project has a content gap in the window or a measured fix. */
+  readonly gaps?: GapsSection;
+}
+
+/** The top content gaps of the report's window, and the effect of the fixes made. */
+export interface GapsSection {
+  readonly gaps: readonly Gap[];
+  readonly outcomes: readonly GapOutcome[];
 }
 
 /** One open feedback item (pending or in progress). */

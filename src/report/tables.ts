@@ -56,7 +56,9 @@ export interface Table {
     | 'feedback-open'
     | 'feedback-thumbs'
     | 'assistant'
-    | 'assistant-unanswered';
+    | 'assistant-unanswered'
+    | 'content-gaps'
+    | 'fix-outcomes';
   readonly title: string;
   readonly head: readonly Cell[];
   readonly rows: readonly (readonly Cell[])[];

@@ -1,6 +1,7 @@
 import { plural } from './format.js';
 import { emptyReason, type ProjectReport, type ReportData } from './model.js';
 import { eventTables } from './event-tables.js';
+import { gapTables } from './gap-tables.js';
 import { streamTables } from './stream-tables.js';
 import { projectTables, type Cell, type Table, type Tone } from './tables.js';
 import { displayWidth, inert, padEndTo, padStartTo, truncateEnd, truncateMiddle } from './text.js';
@@ -76,6 +77,7 @@ function renderProject(p: ProjectReport, paint: Paint, width: number): string {
     ...projectTables(p, { sparkWidth }),
     ...streamTables(p, { sparkWidth }),
     ...eventTables(p, { sparkWidth }),
+    ...gapTables(p),
   ];
   for (const table of tables) {
     lines.push('', ...renderTable(table, paint, width));

@@ -119,7 +119,8 @@ describe('mintlify-etl report with feedback, assistant and true uniques (the bui
           const cells = await page.evaluate(() =>
             [...document.querySelectorAll('td.free')].map((td) => td.getBoundingClientRect().right),
           );
-          expect(cells.length).toBe(8);
+          // 8 comments and questions, and the subjects of 5 content gaps.
+          expect(cells.length).toBe(13);
           for (const right of cells) expect(right).toBeLessThanOrEqual(width);
           const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth);
           expect(pageWidth, 'the page does not scroll sideways').toBeLessThanOrEqual(width);

@@ -344,7 +344,7 @@ describe('the feedback, assistant and unique-visitors sections, from a real data
       '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; it&#39;s &quot;broken&quot; see line 2',
     );
     const streams = [...d.querySelectorAll('[data-stream]')].map((e) => e.getAttribute('data-stream'));
-    expect(streams).toEqual(['feedback', 'assistant']);
+    expect(streams).toEqual(['feedback', 'assistant', 'gaps']);
     const comments = [...d.querySelectorAll('[data-table="feedback-open"] td.free')].map(
       (td) => td.textContent,
     );
