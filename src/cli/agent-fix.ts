@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { validatePrompt } from '../agent/input.js';
-import { AGENT_EXIT, createJob } from '../agent/jobs.js';
+import { createFixJob } from '../agent/fix.js';
+import { AGENT_EXIT } from '../agent/jobs.js';
 import { UsageError } from '../errors.js';
 import { buildFixPrompt } from '../insights/fix-prompt.js';
 import { fixIsOpen, readGaps, type Gap } from '../insights/gaps.js';
@@ -104,19 +105,7 @@ async function fixCommand(rawIds: readonly string[], flags: FixFlags): Promise<C
   }
   return session(flags, s, async (sess) => {
     sess.logger.info(`prompt for ${todo.map((g) => g.gapId).join(', ')}:\n${prompt}`);
-    const job = await createJob(sess.ctx, prompt);
-    const createdAt = Date.now();
-    await sess.recorder.linkGaps(
-      todo.map((g) => ({
-        projectId: s.projectId,
-        jobId: job.id,
-        gapId: g.gapId,
-        kind: g.kind,
-        subjectKey: g.subjectKey,
-        subject: g.subject,
-        createdAt,
-      })),
-    );
+    const job = await createFixJob(sess.ctx, (links) => sess.recorder.linkGaps(links), todo, prompt);
     sess.logger.info(`job ${job.id} created in project ${s.projectId} for ${todo.length} gap(s)`);
     if (!flags.wait) return started(sess, job, 'was created');
     return follow(sess, job.id, timing, job, prompt);

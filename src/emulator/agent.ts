@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { UNANSWERED_QUESTIONS } from './assistant.js';
 
 export type AgentJobStatus = 'active' | 'completed' | 'archived' | 'failed';
 
@@ -44,7 +45,7 @@ export function parsePrompt(raw: Buffer): PromptCheck {
 /**
  * Agent jobs in memory. A job advances only when polled: the `pollsToFinish`-th GET after
  * creation (or after the last follow-up message) sees it finished. How it finishes is read
- * from the latest prompt, first match wins: "fail" -> failed; "archive" -> archived with
+ * from the first line of the latest prompt, first match wins: "fail" -> failed; "archive" -> archived with
  * archivedAt; "no changes" -> completed with prLink null; anything else -> completed with a
  * new pull request (a follow-up to a job that already opened one keeps that PR).
  */
@@ -55,6 +56,8 @@ export class AgentJobStore {
   constructor(
     private readonly pollsToFinish: number,
     private readonly now: () => number = Date.now,
+    /** Told when a job completes with a pull request: its prompt and the time, epoch ms. */
+    private readonly onPullRequest: (prompt: string, at: number) => void = () => undefined,
   ) {}
 
   create(projectId: string, prompt: string): AgentJobBody {
@@ -100,7 +103,8 @@ export class AgentJobStore {
   }
 
   private finish(job: Job): void {
-    const prompt = job.prompt.toLowerCase();
+    // The first line only: a prompt that quotes readers (agent fix) may hold any word below it.
+    const prompt = (job.prompt.split('\n')[0] ?? '').toLowerCase();
     if (prompt.includes('fail')) {
       job.body.status = 'failed';
     } else if (prompt.includes('archive')) {
@@ -112,6 +116,7 @@ export class AgentJobStore {
       job.prNumber ??= this.nextPr++;
       job.body.status = 'completed';
       job.body.prLink = `${AGENT_REPOSITORY}/pull/${job.prNumber}`;
+      this.onPullRequest(job.prompt, this.now());
     }
   }
 }
@@ -122,4 +127,15 @@ function key(projectId: string, id: string): string {
 
 function snapshot(job: Job): AgentJobBody {
   return { ...job.body, source: { ...job.body.source } };
+}
+
+/** The emulator's unanswered questions a prompt quotes (compared ignoring case). */
+export function questionsFixedBy(prompt: string): string[] {
+  const text = prompt.toLowerCase();
+  return UNANSWERED_QUESTIONS.filter((q) => text.includes(q.toLowerCase()));
+}
+
+/** 00:00 UTC of the day after `ms`. */
+export function nextUtcDayMs(ms: number): number {
+  return (Math.floor(ms / 86_400_000) + 1) * 86_400_000;
 }

@@ -367,3 +367,19 @@ export function checkThreadId(threadId: string): Refused | undefined {
         details: [`threadId must be a ULID (26 characters of Crockford base32), got "${threadId}"`],
       };
 }
+
+/** A turn the docs answer since a fix: answered, citing the page written for it. */
+export function answeredAfterFix(turn: AssistantTurn): AssistantTurn {
+  const slug = turn.query
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+  const url = `https://docs.example.com/guides/${slug}`;
+  return {
+    ...copyTurn(turn),
+    resolutionStatus: 'answered',
+    responseType: 'answer',
+    response: `Yes: the guide "${turn.query}" walks through it step by step.`,
+    sources: [{ title: turn.query, url }],
+  };
+}

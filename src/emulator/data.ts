@@ -158,6 +158,7 @@ export function buildDataset(opts: DatasetOptions): Dataset {
     setFeedbackStatus: streams.setFeedbackStatus,
     triageFeedback: streams.triageFeedback,
     appendAssistantTurn: streams.appendAssistantTurn,
+    fixQuestion: streams.fixQuestion,
     projectId: opts.projectId ?? DEFAULT_PROJECT_ID,
     seed,
     today,

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AgentJobStore, parsePrompt } from './agent.js';
+import { AgentJobStore, nextUtcDayMs, parsePrompt, questionsFixedBy } from './agent.js';
 import { AssistantCursors } from './assistant.js';
 import type { AnalyticsKind } from './analytics.js';
 import { ANALYTICS_KINDS, prepareAnalytics, refusal } from './analytics.js';
@@ -49,6 +49,11 @@ export interface EmulatorOptions {
   agentRateLimit?: string | undefined;
   hasMoreOnFullPages?: boolean | undefined;
   pollsToFinish?: number | undefined;
+  /**
+   * The agent jobs' clock (createdAt, archivedAt, completion). Default Date.now. The demo sets it
+   * days back, so a fix completes in the past and its effect is in the data already.
+   */
+  agentClock?: (() => number) | undefined;
   retryAfterSeconds?: number | undefined;
   slowMs?: number | undefined;
 }
@@ -163,7 +168,11 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     seed: opts.faultSeed ?? seed + 1,
     ...(opts.faultKinds ? { kinds: opts.faultKinds } : {}),
   });
-  const jobs = new AgentJobStore(pollsToFinish);
+  // A job that completes with a pull request fixes the emulator's unanswered questions its prompt
+  // quotes: from the next UTC day on they are answered (see Streams.fixQuestion).
+  const jobs = new AgentJobStore(pollsToFinish, opts.agentClock ?? Date.now, (prompt, at) => {
+    for (const question of questionsFixedBy(prompt)) dataset.fixQuestion(question, nextUtcDayMs(at));
+  });
   const stats = emptyStats();
   const closing = new AbortController();
 
@@ -312,6 +321,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     setFeedbackStatus: dataset.setFeedbackStatus,
     triageFeedback: dataset.triageFeedback,
     appendAssistantTurn: dataset.appendAssistantTurn,
+    fixQuestion: dataset.fixQuestion,
     close() {
       closed ??= new Promise<void>((resolve, reject) => {
         closing.abort();

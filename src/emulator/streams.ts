@@ -4,7 +4,14 @@ import type { PageRow } from './data.js';
 import type { Day } from './days.js';
 import { addDays, dayFromNumber, dayNumber } from './days.js';
 import type { AssistantThreadBody, AssistantTurn, ThreadDraft } from './assistant.js';
-import { appendedTurn, compareTurns, copyTurn, generateAssistantDay, threadBody } from './assistant.js';
+import {
+  answeredAfterFix,
+  appendedTurn,
+  compareTurns,
+  copyTurn,
+  generateAssistantDay,
+  threadBody,
+} from './assistant.js';
 import type { FeedbackCells, FeedbackFilter, FeedbackStatus } from './feedback-by-page.js';
 import { aggregateFeedback, FEEDBACK_STATUSES, generateFeedbackDay } from './feedback-by-page.js';
 import type { FeedbackItem } from './feedback-events.js';
@@ -92,6 +99,11 @@ export interface StreamHooks {
    * now) to a thread; returns the new turn. Throws a RangeError for an unknown thread or time.
    */
   readonly appendAssistantTurn: (threadId: string, at: string) => AssistantTurn;
+  /**
+   * The docs now answer `question` (compared ignoring case): its turns from `fromMs` on are
+   * answered, as after an agent job's pull request is merged. The transcripts stay as they were.
+   */
+  readonly fixQuestion: (question: string, fromMs: number) => void;
 }
 
 export interface Streams extends StreamHooks {
@@ -334,6 +346,18 @@ export function buildStreams(src: StreamSource): Streams {
     const thread = dayThreads(Math.floor(ms / 86_400_000)).find((t) => t.id === id);
     return thread && withAppended(thread);
   };
+  // Questions the docs answer since a fix (lower case -> from, epoch ms).
+  const fixes = new Map<string, number>();
+  const afterFixes = (turn: AssistantTurn): AssistantTurn => {
+    const from = fixes.get(turn.query.toLowerCase());
+    return from === undefined || turn.resolutionStatus !== 'unanswered' || Date.parse(turn.timestamp) < from
+      ? turn
+      : answeredAfterFix(turn);
+  };
+  const fixQuestion = (question: string, fromMs: number): void => {
+    fixes.set(question.toLowerCase(), fromMs);
+    version++;
+  };
   const assistantTurns = cached((f: Day, t: Day) => {
     const lo = dayNumber(f) * 86_400_000;
     const hi = dayNumber(t) * 86_400_000;
@@ -351,7 +375,7 @@ export function buildStreams(src: StreamSource): Streams {
       }
     }
     for (const [id, extra] of appended) if (!seen.has(id)) out.push(...extra.turns.filter(inside));
-    return out.sort(compareTurns);
+    return out.map(afterFixes).sort(compareTurns);
   }, now);
   const appendAssistantTurn = (threadId: string, at: string): AssistantTurn => {
     const thread = findThread(threadId);
@@ -390,6 +414,7 @@ export function buildStreams(src: StreamSource): Streams {
     },
     assistantThreadIds: (f, t) => [...new Set(assistantTurns(f, t).map((turn) => turn.id))].sort(),
     appendAssistantTurn,
+    fixQuestion,
   };
 }
 

@@ -22,7 +22,7 @@ export function buildFixPrompt(gaps: readonly Gap[]): string {
   const first = sorted[0];
   if (first === undefined) throw new Error('buildFixPrompt needs at least one gap');
   const head = [
-    `Improve the documentation where readers show it fails them. mintlify-etl measured ${sorted.length === 1 ? 'this content gap' : `these ${sorted.length} content gaps`} in the docs site's analytics, ${first.windowStart} to ${addDays(first.windowEnd, -1)} (UTC), compared with the same number of days before.`,
+    `Improve the documentation where readers show it does not answer them. mintlify-etl measured ${sorted.length === 1 ? 'this content gap' : `these ${sorted.length} content gaps`} in the docs site's analytics, ${first.windowStart} to ${addDays(first.windowEnd, -1)} (UTC), compared with the same number of days before.`,
     '',
   ];
   const tail = [
