@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ISO_WEEKS, MONTHS } from '../../src/extract/range-plan.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { STREAMS } from '../../src/streams/index.js';
 import { addDays, dayToMs, todayUtc, type Day } from '../../src/util/day.js';
 import { runCli } from '../helpers/cli.js';
-import { tempDbPath } from '../helpers/db.js';
+import { readRows, tempDbPath } from '../helpers/db.js';
 import { feedbackRows, feedbackTruth, turnRows, turnsTruth } from '../helpers/events-truth.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator({ seed: 7, days: 60, paths: 160 });
+  emu = await startEmulator({ seed: 7, days: 100, paths: 160 });
 });
 afterAll(async () => {
   await emu.close();
@@ -67,5 +68,43 @@ describe('sync --streams feedback,assistant with a range narrower than the loade
     const again = await runCli(narrow, env());
     expect(again.code).toBe(0);
     expect({ feedback: await feedbackRows(db), turns: await turnRows(db) }).toEqual(truth);
+  });
+});
+
+describe('sync of an explicit range over settled, loaded data, run twice', () => {
+  async function twice(
+    args: readonly string[],
+  ): Promise<{ requests: number; server: number; ledger: number }> {
+    const db = tempDbPath();
+    const run = ['sync', '--db', db, '--rate-limit', '100000/1h', '--json', ...args];
+    const first = await runCli(run, env());
+    expect(first.code).toBe(0);
+    expect((JSON.parse(first.stdout) as { requests: number }).requests).toBeGreaterThan(0);
+    const before = emu.stats.requests;
+    const second = await runCli(run, env());
+    expect(second.code).toBe(0);
+    const s = JSON.parse(second.stdout) as { requests: number; runId: string };
+    const rows = await readRows<{ n: number }>(
+      db,
+      `SELECT count(*)::INT AS n FROM api_requests WHERE run_id = '${s.runId}'`,
+    );
+    return { requests: s.requests, server: emu.stats.requests - before, ledger: rows[0]?.n ?? -1 };
+  }
+
+  it('spends no request the second time, whatever the stream kind', async () => {
+    // Two months back: its feedback month ended more than 30 days ago, so every window is settled.
+    const from = addDays(today, -65);
+    const args = ['--streams', STREAMS.map((x) => x.name).join(','), '--max-threads', '1000'];
+    expect(await twice([...args, '--from', from, '--to', addDays(from, 3)])).toEqual({
+      requests: 0,
+      server: 0,
+      ledger: 0,
+    });
+  });
+
+  it('spends no request the second time on a feedback_by_page day of more than 100 pages', async () => {
+    const big = emu.dataset.streamEdgeDays.feedbackOver100;
+    const args = ['--streams', 'feedback_by_page', '--from', big, '--to', addDays(big, 1)];
+    expect(await twice(args)).toEqual({ requests: 0, server: 0, ledger: 0 });
   });
 });
