@@ -73,6 +73,12 @@ interface Cell {
  * cells. A loaded cell is fetched again until a fetch of the whole cell is settled (made
  * `lookback` days after its end); a cell loaded only up to some day (the week was not over) is
  * extended by the next run.
+ *
+ * --from/--to only choose which cells are read: a chosen cell is read whole, up to the last
+ * complete day when it is still running (today with --include-today), never cut at --to. A read
+ * replaces what the cell holds, so a cell cut at --to would drop the rows after --to that an
+ * earlier, wider read loaded, and the ledger would call a part of the cell its whole. The price
+ * is the rest of the cell: a month of feedback is a page or two, a week of assistant turns one.
  */
 export function planRanges(
   projectId: string,
@@ -82,6 +88,7 @@ export function planRanges(
 ): ProjectPlan {
   const lookback = spec.lookback ?? opts.lookback;
   const dayLimit = opts.includeToday ? addDays(opts.today, 1) : opts.today;
+  /** The cells starting before this are chosen; each is still read whole (see `rangeWindow`). */
   const to = opts.to === undefined || opts.to > dayLimit ? dayLimit : opts.to;
   const skipped: SkippedWindow[] = [];
   const chosen = new Map<Day, WindowReason>();
@@ -161,9 +168,11 @@ export function planRanges(
   // Settled cells the rules above did not reach are not worth listing one by one.
   const windows = [...chosen.keys()].sort().map((start) => {
     const c = cellAt(start);
-    return rangeWindow(projectId, spec, c, chosen.get(start) ?? 'range', to, opts.today);
+    return rangeWindow(projectId, spec, c, chosen.get(start) ?? 'range', dayLimit, opts.today);
   });
-  return { projectId, from: windows[0]?.day ?? to, to, windows, skipped };
+  // The plan reaches as far as the cells it reads, which may be past --to.
+  const end = windows.reduce((e, w) => (w.dateTo > e ? w.dateTo : e), to);
+  return { projectId, from: windows[0]?.day ?? to, to: end, windows, skipped };
 }
 
 function rangeWindow(
@@ -171,12 +180,13 @@ function rangeWindow(
   spec: RangePlanSpec,
   c: Cell,
   reason: WindowReason,
-  to: Day,
+  dayLimit: Day,
   today: Day,
 ): PlannedWindow {
-  // Events stop at the run's limit (today, or --to); a period is asked for whole, or up to
-  // tomorrow while it is still running (the service counts what it has seen so far).
-  const limit = spec.kind === 'events' ? to : addDays(today, 1);
+  // Events stop at the last day the run may load (today excluded unless --include-today); a
+  // period is asked for whole, or up to tomorrow while it is still running (the service counts
+  // what it has seen so far).
+  const limit = spec.kind === 'events' ? dayLimit : addDays(today, 1);
   const dateTo = c.end < limit ? c.end : limit;
   return { projectId, stream: spec.stream, day: c.start, dateTo, reason, partial: dateTo > today };
 }

@@ -133,16 +133,22 @@ export function eventTable(t: EventTable): TableLoader {
         );
       }
       // A window owns the rows it served last (window_start): a re-fetch deletes those it no
-      // longer serves, whatever their time, so the result does not depend on the order windows
-      // load in. A window cut short by --max-pages saw only part of its range: its rows are
-      // upserted, and rows it did not reach stay until a complete fetch replaces them. Rows with
-      // no time belong to no range and are never deleted by one.
+      // longer serves, so the result does not depend on the order windows load in. It deletes
+      // none at or after the end of what it read: a read of part of a cell (the running one, up
+      // to yesterday) leaves the rest as an earlier, wider read loaded it. A window cut short by
+      // --max-pages saw only part of its range: its rows are upserted, and rows it did not reach
+      // stay until a complete fetch replaces them. Rows with no time belong to no range and are
+      // never deleted by one.
       const whole = batch.filter((b) => !b.w.truncated);
       if (whole.length > 0)
         await conn.run(
-          `DELETE FROM ${t.table} USING (SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::DATE[]) AS s) AS k
-WHERE ${t.table}.project_id = k.project_id AND ${t.table}.window_start = k.s AND ${t.table}.${t.time} IS NOT NULL`,
-          [listValue(whole.map((b) => b.w.projectId)), listValue(whole.map((b) => toDateValue(b.w.day)))],
+          `DELETE FROM ${t.table} USING (SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::DATE[]) AS s, unnest($3::TIMESTAMPTZ[]) AS e) AS k
+WHERE ${t.table}.project_id = k.project_id AND ${t.table}.window_start = k.s AND ${t.table}.${t.time} < k.e`,
+          [
+            listValue(whole.map((b) => b.w.projectId)),
+            listValue(whole.map((b) => toDateValue(b.w.day))),
+            listValue(whole.map((b) => toTimestampValue(Date.parse(`${b.w.dateTo}T00:00:00Z`)))),
+          ],
         );
       await conn.run(`DELETE FROM ${t.table} USING ${STAGE} WHERE ${keyMatch(t, t.table, STAGE)}`);
       await onStep('delete');

@@ -414,6 +414,23 @@ export async function readRecentRuns(db: Database, limit: number): Promise<RunRe
   return rows.map(toRunRecord);
 }
 
+/**
+ * API pages each loaded window of the stream took when last fetched, by window start: what a
+ * re-read of that window costs (a month of feedback costs its own pages, not the stream's average).
+ */
+export async function pagesByWindow(
+  db: Database,
+  projectId: string,
+  stream: string,
+): Promise<Map<string, number>> {
+  const rows = await read(
+    db,
+    `SELECT window_start AS day, pages FROM sync_windows WHERE project_id = $1 AND stream = $2 AND status = 'loaded'`,
+    [projectId, stream],
+  );
+  return new Map(rows.map((r) => [String(r['day']), Number(r['pages'])]));
+}
+
 /** Average API pages per loaded window over the project's 30 most recent loaded days (for the ETA). */
 export async function averagePagesPerWindow(
   db: Database,

@@ -22,6 +22,7 @@ import { acquireLock } from '../load/lock.js';
 import {
   averagePagesPerWindow,
   markStaleRuns,
+  pagesByWindow,
   readDeferredDays,
   readLedgerSince,
   readSyncState,
@@ -150,6 +151,8 @@ export interface StateRead {
   plans: ProjectPlan[];
   ledger: number[];
   pagesPerWindow: Map<string, number | undefined>;
+  /** Pages each loaded window took when last fetched, by windowKey: what --dry-run prices a re-read at. */
+  pagesOfWindow: Map<string, number>;
   range: { from: Day | null; to: Day | null };
 }
 
@@ -231,6 +234,7 @@ function planOptions(opts: SyncOptions, nowMs: number): PlanOptions {
 async function readState(db: Database, opts: SyncOptions, nowMs: number): Promise<StateRead> {
   const plans: ProjectPlan[] = [];
   const pagesPerWindow = new Map<string, number | undefined>();
+  const pagesOfWindow = new Map<string, number>();
   for (const projectId of opts.projects) {
     for (const stream of streamsOf(opts)) {
       const { name } = stream;
@@ -239,22 +243,28 @@ async function readState(db: Database, opts: SyncOptions, nowMs: number): Promis
       const state = { ...s, deferredDays };
       plans.push(planStream(stream, projectId, state, planOptions(opts, nowMs)));
       pagesPerWindow.set(admissionKey(projectId, name), await averagePagesPerWindow(db, projectId, name));
+      for (const [day, pages] of await pagesByWindow(db, projectId, name))
+        pagesOfWindow.set(windowKey({ projectId, stream: name, day }), pages);
     }
   }
   // Agent calls have their own limit at the service; every analytics endpoint shares this one.
   const ledger = await readLedgerSince(db, nowMs - opts.rateLimit.windowMs, {
     endpoints: ANALYTICS_ENDPOINTS,
   });
-  return { plans, ledger, pagesPerWindow, range: rangeOf(plans) };
+  return { plans, ledger, pagesPerWindow, pagesOfWindow, range: rangeOf(plans) };
 }
 
-/** The stream's own plan when it has one (ranges of days), else one window per day. */
+/**
+ * The stream's own plan when it has one (ranges of days), else one window per day. Only a
+ * --max-pages cut makes a truncated window worth fetching again; the endpoint's own cut does not.
+ */
 function planStream(
   stream: DayStream,
   projectId: string,
-  state: ProjectState,
+  loaded: ProjectState,
   opts: PlanOptions,
 ): ProjectPlan {
+  const state = stream.truncatedByEndpoint === true ? { ...loaded, truncatedDays: [] } : loaded;
   return stream.plan ? stream.plan(projectId, state, opts) : planProject(projectId, state, opts, stream.name);
 }
 
@@ -325,7 +335,7 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
     const plans = opts.projects.flatMap((p) =>
       streamsOf(opts).map((s) => planStream(s, p, empty, planOptions(opts, now()))),
     );
-    state = { plans, ledger: [], pagesPerWindow: new Map(), range: rangeOf(plans) };
+    state = { plans, ledger: [], pagesPerWindow: new Map(), pagesOfWindow: new Map(), range: rangeOf(plans) };
   }
   const windows = mergePlans(
     state.plans,
@@ -335,7 +345,8 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
   let fromHistory = true;
   const byStream = new Map<string, { windows: number; estimatedRequests: number; fromHistory: boolean }>();
   for (const w of windows) {
-    const avg = state.pagesPerWindow.get(admissionKey(w.projectId, w.stream));
+    const own = state.pagesOfWindow.get(windowKey(w));
+    const avg = own ?? state.pagesPerWindow.get(admissionKey(w.projectId, w.stream));
     const n = Math.max(1, Math.round(avg ?? 1));
     if (avg === undefined) fromHistory = false;
     requests += n;

@@ -21,13 +21,15 @@ const LIMIT = 100;
  * Feedback counts per page and day (`/feedback/by-page`, opt-in): thumbs up, thumbs down and
  * code-snippet feedback into feedback_page_daily. One request per day; a day with more than 100
  * pages is loaded with its first 100 and recorded truncated (the `feedback` stream, with every
- * entry, is the complete source).
+ * entry, is the complete source). That cut is the endpoint's, so it is no reason to fetch a settled
+ * day again.
  */
 export const feedbackByPage: DayStream = {
   name: 'feedback_by_page',
   endpoint: 'feedback.by-page',
   tables: [PAGES.table],
   pageSize: LIMIT,
+  truncatedByEndpoint: true,
   async fetch(client, w, o) {
     const res = await client.getAnalytics(
       {

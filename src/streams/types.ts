@@ -90,5 +90,11 @@ export interface DayStream {
    * sync_windows row), so that it does not take the place of the others in the next run.
    */
   readonly recordItemFailure?: (db: Database, w: StreamWindow, at: Date, runId: string) => Promise<void>;
+  /**
+   * Its windows are cut only by the endpoint's own limit, never by --max-pages (feedback_by_page:
+   * the first 100 paths of a day, with no cursor or offset to go further). Such a window is still
+   * recorded truncated, but fetching it again gives the same cut, so once settled it is final.
+   */
+  readonly truncatedByEndpoint?: boolean;
   fetch(client: MintlifyClient, w: StreamWindow, o: StreamFetchOptions): Promise<StreamFetched>;
 }

@@ -134,6 +134,30 @@ describe('loading a feedback range', () => {
     expect(results[1]).toEqual(results[0]);
   });
 
+  it('deletes only rows before the end of what it re-read: a read of part of a loaded month keeps the rest', async () => {
+    await load(
+      feedback,
+      nov,
+      fakeClient('feedback', [
+        fb('a', '2026-11-03T10:00:00.000Z'),
+        fb('gone', '2026-11-05T10:00:00.000Z'),
+        fb('late', '2026-11-20T10:00:00.000Z'),
+      ]),
+      '2026-12-05T00:00:00Z',
+    );
+    const firstDays = { ...nov, dateTo: '2026-11-10' };
+    await load(
+      feedback,
+      firstDays,
+      fakeClient('feedback', [fb('a', '2026-11-03T10:00:00.000Z', { status: 'resolved' })]),
+      '2026-12-06T00:00:00Z',
+    );
+    expect(await queryRows(db.connection, 'SELECT id, status FROM feedback ORDER BY id')).toEqual([
+      { id: 'a', status: 'resolved' },
+      { id: 'late', status: 'pending' },
+    ]);
+  });
+
   it('keeps rows with no time (upserted by key, never deleted by a range) and stores one row for each', async () => {
     const oct = { ...nov, day: '2026-10-01', dateTo: '2026-11-01' };
     await load(feedback, oct, fakeClient('feedback', [fb('u', null)]), '2026-11-20T00:00:00Z');

@@ -47,12 +47,44 @@ describe('planning event ranges', () => {
     expect(p.windows.every((w) => w.reason === 'initial' && !w.partial)).toBe(true);
   });
 
-  it('aligns --from to its cell and clips the last window at --to, so windows never overlap', () => {
+  it('reads every cell --from/--to touches whole, the running one up to today, never cut at --to', () => {
     const p = planRanges('p', empty, { ...base, from: '2026-10-01', to: '2026-11-05' }, months);
     expect(p.windows.map((w) => [w.day, w.dateTo])).toEqual([
       ['2026-10-01', '2026-11-01'],
-      ['2026-11-01', '2026-11-05'],
+      ['2026-11-01', '2026-11-21'],
     ]);
+    const narrow = planRanges('p', empty, { ...base, from: '2026-10-10', to: '2026-10-13' }, months);
+    expect(narrow.windows.map((w) => [w.day, w.dateTo, w.reason])).toEqual([
+      ['2026-10-01', '2026-11-01', 'range'],
+    ]);
+    // The plan says how far it reads: past --to, to the end of the last cell.
+    expect([narrow.from, narrow.to]).toEqual(['2026-10-01', '2026-11-01']);
+    const weeksOf = planRanges('p', empty, { ...base, from: '2026-10-10', to: '2026-10-13' }, events);
+    expect(weeksOf.windows.map((w) => [w.day, w.dateTo])).toEqual([
+      ['2026-10-05', '2026-10-12'],
+      ['2026-10-12', '2026-10-19'],
+    ]);
+    const today = planRanges(
+      'p',
+      empty,
+      { ...base, from: '2026-11-18', to: '2026-11-19', includeToday: true },
+      events,
+    );
+    expect(today.windows.map((w) => [w.day, w.dateTo, w.partial])).toEqual([
+      ['2026-11-16', '2026-11-22', true],
+    ]);
+  });
+
+  it('skips a settled whole cell that a narrower range touches, and re-reads a cell loaded only in part', () => {
+    const state = loaded([
+      ['2026-09-01', '2026-10-01', '2026-11-01T00:00:00Z'],
+      ['2026-10-01', '2026-10-13', '2026-11-20T00:00:00Z'],
+    ]);
+    const sept = planRanges('p', state, { ...base, from: '2026-09-10', to: '2026-09-13' }, months);
+    expect(sept.windows).toEqual([]);
+    expect(sept.skipped.map((s) => s.day)).toEqual(['2026-09-01']);
+    const oct = planRanges('p', state, { ...base, from: '2026-10-02', to: '2026-10-05' }, months);
+    expect(oct.windows.map((w) => [w.day, w.dateTo])).toEqual([['2026-10-01', '2026-11-01']]);
   });
 
   it('extends a week loaded only up to some day, and takes today only with --include-today (partial)', () => {
