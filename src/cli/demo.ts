@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { DEFAULT_STREAMS, streamByName } from '../streams/index.js';
 
@@ -15,6 +16,7 @@ import { createLogger } from '../util/log.js';
 import { openExistingReadOnly } from './open-readonly.js';
 import { intFlag } from './options.js';
 import { createProgress } from './progress-bar.js';
+import { demoAgentClock, fixStory, replayFixes } from './demo-story.js';
 import type { CommandResult } from './result.js';
 
 interface DemoFlags {
@@ -44,30 +46,49 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
   // 600 paths gives days of 0, 250, 251 and 500 rows: every pagination case shows up.
   // A bad --db is a usage error before the emulator starts or anything is printed.
   checkDbPath(flags.db);
-  const emu = await startEmulator({ seed: flags.seed, days: flags.days + 7, paths: 600, latencyMs: 5 });
+  const emu = await startEmulator({
+    seed: flags.seed,
+    days: flags.days + 7,
+    paths: 600,
+    latencyMs: 5,
+    pollsToFinish: 2,
+    agentClock: demoAgentClock,
+  });
+  if (existsSync(flags.db)) await replayFixes(emu, flags.db);
   log.info(
     `started the emulator at ${emu.url} (project ${emu.projectId}); syncing ${flags.days} days into ${flags.db}`,
   );
+  const apiKey = validateApiKey(emu.apiKey, 'the emulator key');
+  const options = {
+    projects: [emu.projectId],
+    streams: DEMO_STREAMS.map(streamByName),
+    from: addDays(todayUtc(), -flags.days),
+    lookback: 3,
+    dbPath: flags.db,
+    // The real service allows 100/1h; a demo that took hours would teach nothing. Four streams of
+    // 90 days are ~750 requests: at 600/1m a first look waited a whole minute for the budget.
+    rateLimit: parseRateLimit('3000/1m'),
+    maxWaitMs: 60_000,
+    concurrency: 4,
+    includeToday: false,
+    dryRun: false,
+    apiUrl: emu.url,
+    apiKey,
+    logger: log,
+  };
   let summary;
+  let story: string[] = [];
   try {
     const progress = createProgress();
-    summary = await runSync({
-      projects: [emu.projectId],
-      streams: DEMO_STREAMS.map(streamByName),
-      from: addDays(todayUtc(), -flags.days),
-      lookback: 3,
+    summary = await runSync({ ...options, ...(progress ? { progress } : {}) });
+    story = await fixStory({
+      emu,
+      apiKey,
       dbPath: flags.db,
-      // The real service allows 100/1h; a demo that took hours would teach nothing. Four streams of
-      // 90 days are ~750 requests: at 600/1m a first look waited a whole minute for the budget.
-      rateLimit: parseRateLimit('3000/1m'),
-      maxWaitMs: 60_000,
-      concurrency: 4,
-      includeToday: false,
-      dryRun: false,
-      apiUrl: emu.url,
-      apiKey: validateApiKey(emu.apiKey, 'the emulator key'),
-      logger: log,
-      ...(progress ? { progress } : {}),
+      log,
+      resync: async (from) => {
+        await runSync({ ...options, streams: [streamByName('assistant')], from, refresh: true });
+      },
     });
   } finally {
     await emu.close();
@@ -82,6 +103,7 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
     process.stdout.write(
       renderTerminal(data, { color: shouldColor(process.stdout), width: process.stdout.columns || 100 }),
     );
+    process.stdout.write(`\n\n${story.join('\n')}`);
   } finally {
     db.close();
   }
@@ -95,6 +117,8 @@ Next, try:
   ${cli} report --db ${flags.db} --html data/report.html     # open it in a browser
   ${cli} export --db ${flags.db} --out data/export           # hive-partitioned Parquet
   ${cli} status --db ${flags.db}
+  ${cli} gaps --db ${flags.db}                               # what the docs fail to answer
+  ${cli} query --db ${flags.db} "SELECT kind, subject, measure_before, measure_after, verdict FROM v_gap_outcomes"
   ${cli} emulator --rate-limit 100/1h                        # then sync against it yourself (see README)
 `);
   return { exitCode: summary.exitCode };

@@ -131,7 +131,7 @@ export function formatGaps(gaps: readonly Gap[], days: number, maxWidth: number)
       g.previousCount,
       g.trend,
       g.score,
-      g.fix === null ? '' : `${g.fix.jobId} (${g.fix.status ?? 'unknown'})`,
+      g.fix === null ? '' : `${g.fix.status ?? 'sent'} ${g.fix.jobId}`,
     ]);
     out.push(formatTable(COLUMNS, rows, { maxWidth, footer: false, nullText: '' }).trimEnd(), '');
   }
