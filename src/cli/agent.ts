@@ -18,6 +18,7 @@ import { EtlError, EXIT, HttpStatusError, UsageError } from '../errors.js';
 import { checkDbPath } from '../load/database.js';
 import { formatDuration, parseDuration, parseRateLimit, type RateLimitSpec } from '../util/duration.js';
 import { createLogger, type Logger } from '../util/log.js';
+import { safeLine, safeText } from '../util/safe-text.js';
 import { apiUrl, collect, dbPath, projectIds } from './options.js';
 import type { CommandResult } from './result.js';
 
@@ -199,7 +200,7 @@ interface Session {
 
 async function session<T>(flags: CommonFlags, s: Settings, fn: (session: Session) => Promise<T>): Promise<T> {
   const apiKey: ApiKey = await loadApiKey({ apiKeyFile: flags.apiKeyFile });
-  const logger = createLogger({ key: apiKey });
+  const logger = createLogger();
   const { api, close } = openAgentApi({ baseUrl: s.url, apiKey, rateLimit: s.rateLimit });
   const recorder = new JobRecorder({ dbPath: s.db, logger });
   const interrupt = new AbortController();
@@ -245,7 +246,7 @@ function finish(s: Session, exitCode: number, job: AgentJob | undefined): Comman
 }
 
 function printLine(text: string): void {
-  process.stdout.write(`${text}\n`);
+  process.stdout.write(`${safeLine(text)}\n`);
 }
 
 /** After create or message without --wait: the id on stdout, for `id=$(...)`. */
@@ -364,7 +365,7 @@ async function getCommand(rawId: string, flags: CommonFlags): Promise<CommandRes
   const s = settings(flags);
   return session(flags, s, async (sess) => {
     const job = await getJob(sess.ctx, jobId);
-    if (!sess.json) process.stdout.write(describeJob(job));
+    if (!sess.json) process.stdout.write(safeText(describeJob(job)));
     return finish(sess, AGENT_EXIT.ok, job);
   });
 }
