@@ -12,24 +12,21 @@ export function maskUserinfo(text: string): string {
 }
 
 /**
- * Registers the password (and user) of a URL as secrets, raw and decoded, so that a copy of them
- * outside the URL (a server echoing them, a library's message) is redacted too.
+ * Registers the password of a URL as a secret, raw and decoded, so that a copy of it outside the
+ * URL (a server echoing it, a library's message) is redacted too. Not the user name: it is no
+ * secret, and a name such as `admin` would mask that word in every message.
  */
 export function registerUrlSecrets(raw: string): void {
-  let url: URL;
+  let password: string;
   try {
-    url = new URL(raw);
+    password = new URL(raw).password;
   } catch {
-    // Not a URL: nothing connects with it; the userinfo mask still hides it in messages.
-    const m = /\/\/([^\s/?#@]*)@/.exec(raw);
-    for (const part of (m?.[1] ?? '').split(':')) registerSecret(part);
-    return;
+    // Not a URL: nothing connects with it, but its message may still quote it.
+    password = /\/\/[^\s/?#@:]*:([^\s/?#@]*)@/.exec(raw)?.[1] ?? '';
   }
-  for (const part of [url.password, url.username]) {
-    if (part === '') continue;
-    registerSecret(part);
-    registerSecret(safeDecode(part));
-  }
+  if (password === '') return;
+  registerSecret(password);
+  registerSecret(safeDecode(password));
 }
 
 function safeDecode(s: string): string {

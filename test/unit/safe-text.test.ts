@@ -39,6 +39,8 @@ describe('output text is made safe before it leaves the process', () => {
       'at https://***@proxy.example.com/api',
     );
     expect(safeLine('server said: bad password s3cr/t-pw')).toBe('server said: bad password ****');
+    // The user name is no secret: "alice" elsewhere in a message stays.
+    expect(safeLine('alice')).toBe('alice');
   });
 
   it('keeps multi-line output as lines, each made safe', () => {
