@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { EtlError, EXIT, isEtlError, UsageError } from '../errors.js';
 import { packageRoot } from '../paths.js';
 import { safeJson, safeLine, safeText } from '../util/safe-text.js';
+import { registerSecret } from '../util/secrets.js';
 import type { CommandResult } from './result.js';
 
 // A sync allocates fast (pages parsed, checked and turned into load text) while keeping ~20 MB
@@ -89,7 +90,18 @@ function refuseKeyFlag(argv: readonly string[]): void {
   }
 }
 
+/**
+ * The key in the environment is a secret for every command, not only those that send it: a
+ * database written by an older version may hold it in an error that `status` would print.
+ */
+function registerEnvironmentKey(env: NodeJS.ProcessEnv): void {
+  const value = env['MINTLIFY_API_KEY']?.trim() ?? '';
+  // Only a value shaped like a key: a stray "mint" would mask the word in every message.
+  if (/^mint_.{4,}$/.test(value)) registerSecret(value, 'mint_****');
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
+  registerEnvironmentKey(process.env);
   try {
     refuseKeyFlag(argv);
   } catch (e) {

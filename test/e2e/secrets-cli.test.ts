@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { readRows, tempDbPath } from '../helpers/db.js';
@@ -100,6 +101,33 @@ describe('the API key never shows, however the server echoes it', () => {
     );
     expect(errors.length).toBeGreaterThan(0);
   }, 60_000);
+
+  it('is redacted by status even from a database an older version wrote it into', async () => {
+    const db = tempDbPath();
+    const env = { MINTLIFY_API_KEY: KEY, MINTLIFY_PROJECT_ID: PROJECT, MINTLIFY_API_URL: api.url };
+    mode = 'mixed';
+    expect(
+      (
+        await runCli(
+          ['sync', '--db', db, '--from', '2026-01-05', '--to', '2026-01-06', '--streams', 'visitors'],
+          env,
+        )
+      ).code,
+    ).toBe(0);
+    const instance = await DuckDBInstance.create(db);
+    const conn = await instance.connect();
+    await conn.run(`UPDATE sync_runs SET error = 'GET /${KEY}/v1 refused'`);
+    conn.closeSync();
+    instance.closeSync();
+    for (const args of [
+      ['status', '--db', db, '--json'],
+      ['status', '--db', db],
+    ]) {
+      const r = await runCli(args, { MINTLIFY_API_KEY: KEY });
+      expect(r.stdout).toContain('mint_****');
+      expectNoKey(args.join(' '), r);
+    }
+  });
 
   it('refuses a key with a character a key cannot hold (a quote), naming the characters allowed', async () => {
     const r = await runCli(['sync', '--db', tempDbPath(), '--json'], {
