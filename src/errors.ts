@@ -1,3 +1,5 @@
+import { redactSecrets } from './util/secrets.js';
+
 /**
  * Every failure the tool reports is one of these classes. `code` is stable (scripts and tests
  * match on it), `exitCode` is the documented process exit code, and `context` carries the
@@ -54,8 +56,9 @@ export interface RequestDescription {
   readonly query?: string;
 }
 
+/** Redacted: an API URL may carry a secret in its path (a proxy that takes the key there). */
 function describe(req: RequestDescription): string {
-  return `${req.method} ${req.path}${req.query ? `?${req.query}` : ''}`;
+  return redactSecrets(`${req.method} ${req.path}${req.query ? `?${req.query}` : ''}`);
 }
 
 /** The server answered with a non-success status. Retryable for 408, 429 and 5xx. */

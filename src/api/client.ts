@@ -16,9 +16,10 @@ import {
 } from '../errors.js';
 import { packageRoot } from '../paths.js';
 import type { RequestBudget } from './budget.js';
-import { redact, type ApiKey } from './key.js';
+import type { ApiKey } from './key.js';
 import { isRetryable, withRetry, type BackoffSpec, type RetryEvent, type Sleep } from './retry.js';
 import { parseRetryAfter } from './retry-after.js';
+import { redactSecrets } from '../util/secrets.js';
 import {
   AgentJobSchema,
   VisitorsResponseSchema,
@@ -393,7 +394,7 @@ export class MintlifyClient {
     text: string,
     request: RequestDescription,
   ): HttpStatusError {
-    const server = serverMessage(redact(text, this.opts.apiKey));
+    const server = serverMessage(text);
     if (status === 401 || status === 403) return new AuthError(status, request, server);
     const header = headers['retry-after'];
     const retryAfterMs =
@@ -431,7 +432,7 @@ export class MintlifyClient {
     }
     const code = socketCode(err);
     if (code === undefined) return err;
-    const message = redact(err instanceof Error ? err.message : String(err), this.opts.apiKey);
+    const message = redactSecrets(err instanceof Error ? err.message : String(err));
     const cause = Object.assign(new Error(message), {
       name: err instanceof Error ? err.name : 'Error',
       code,
@@ -481,7 +482,10 @@ function networkReason(code: string, t: Timeouts): string {
   }
 }
 
-/** `{error, details:[{message}]}` or `{error}` when the body is JSON; nothing for HTML or garbage. */
+/**
+ * `{error, details:[{message}]}` or `{error}` when the body is JSON; nothing for HTML or garbage.
+ * Redacted after JSON decoding: a key echoed as `\u006d\u0069...` is only a key once decoded.
+ */
 function serverMessage(text: string): { error?: string; details?: string[] } {
   let body: unknown;
   try {
@@ -503,7 +507,8 @@ function serverMessage(text: string): { error?: string; details?: string[] } {
   return out;
 }
 
-function clip(s: string): string {
+function clip(text: string): string {
+  const s = redactSecrets(text);
   return s.length > MAX_SERVER_TEXT ? `${s.slice(0, MAX_SERVER_TEXT)}…` : s;
 }
 

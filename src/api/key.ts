@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { inspect } from 'node:util';
 import { UsageError } from '../errors.js';
+import { registerSecret } from '../util/secrets.js';
 
 /**
  * An admin API key that cannot leak by accident: `toString`, `toJSON` and `util.inspect` all
@@ -13,6 +14,9 @@ export class ApiKey {
 
   constructor(value: string) {
     this.#value = value;
+    // A key that exists is a registered secret: every output of the process redacts it from
+    // here on, whichever path the key (or a server's echo of it) takes to get there.
+    registerSecret(value, 'mint_****');
   }
 
   reveal(): string {
@@ -32,7 +36,13 @@ export class ApiKey {
   }
 }
 
-const KEY_SHAPE = /^mint_[\x21-\x7e]+$/;
+/**
+ * What a key can hold: a Bearer token's characters (RFC 6750 b64token: letters, digits,
+ * `- . _ ~ + /`, then `=` padding). A quote, a backslash or a space would be a copy-paste
+ * accident, and a key that must be escaped in JSON or a URL is one more spelling to hide.
+ */
+const KEY_SHAPE = /^mint_[A-Za-z0-9._~+/-]+=*$/;
+export const KEY_CHARACTERS = 'letters, digits and - . _ ~ + / = only';
 
 /** Checks the key's shape before any request: admin keys start `mint_`, but not `mint_dsc_`/`mint_us_`. */
 export function validateApiKey(raw: string, source: string): ApiKey {
@@ -55,11 +65,11 @@ export function validateApiKey(raw: string, source: string): ApiKey {
       { source },
     );
   }
-  // An HTTP header takes printable ASCII only: a key with a space, a zero-width space or a
-  // curly quote from a copy-paste would fail inside the HTTP client on every attempt.
+  // A key with a space, a zero-width space or a curly quote from a copy-paste would fail inside
+  // the HTTP client on every attempt (or be sent, and echoed, in a form we do not expect).
   if (!KEY_SHAPE.test(value)) {
     throw new UsageError(
-      `${source} contains a character an API key cannot have (a space, an invisible or non-ASCII character, often from copy and paste): copy the key again from the dashboard's API keys page`,
+      `${source} contains a character an API key cannot have (a key holds ${KEY_CHARACTERS}; a space, a quote, an invisible or non-ASCII character usually comes from copy and paste): copy the key again from the dashboard's API keys page`,
       { source },
     );
   }
@@ -102,11 +112,4 @@ export async function loadApiKey(opts: {
     );
   }
   return validateApiKey(fromEnv, 'MINTLIFY_API_KEY');
-}
-
-/** Replaces every occurrence of the key's value in a text (last line of defence for logs). */
-export function redact(text: string, key: ApiKey | undefined): string {
-  if (!key) return text;
-  const v = key.reveal();
-  return v.length > 0 ? text.split(v).join('mint_****') : text;
 }

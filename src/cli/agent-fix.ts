@@ -6,6 +6,7 @@ import { UsageError } from '../errors.js';
 import { buildFixPrompt } from '../insights/fix-prompt.js';
 import { fixIsOpen, readGaps, type Gap } from '../insights/gaps.js';
 import { parseDay } from '../util/day.js';
+import { safeText } from '../util/safe-text.js';
 import {
   follow,
   parseTiming,
@@ -97,7 +98,7 @@ async function fixCommand(rawIds: readonly string[], flags: FixFlags): Promise<C
     return { exitCode: AGENT_EXIT.ok, ...(flags.json ? { json: { created: null, open } } : {}) };
   const prompt = validatePrompt(buildFixPrompt(todo), 'the fix prompt');
   if (flags.dryRun) {
-    if (!flags.json) process.stdout.write(`${prompt}\n`);
+    if (!flags.json) process.stdout.write(`${safeText(prompt)}\n`);
     return {
       exitCode: AGENT_EXIT.ok,
       ...(flags.json ? { json: { prompt, gaps: todo.map((g) => g.gapId) } } : {}),

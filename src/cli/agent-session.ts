@@ -9,6 +9,7 @@ import { EtlError, EXIT, HttpStatusError, UsageError } from '../errors.js';
 import { checkDbPath } from '../load/database.js';
 import { formatDuration, parseDuration, parseRateLimit, type RateLimitSpec } from '../util/duration.js';
 import { createLogger, type Logger } from '../util/log.js';
+import { safeLine } from '../util/safe-text.js';
 import { apiUrl, collect, dbPath, projectIds } from './options.js';
 import type { CommandResult } from './result.js';
 
@@ -118,7 +119,7 @@ export async function session<T>(
   fn: (session: Session) => Promise<T>,
 ): Promise<T> {
   const apiKey: ApiKey = await loadApiKey({ apiKeyFile: flags.apiKeyFile });
-  const logger = createLogger({ key: apiKey });
+  const logger = createLogger();
   const { api, close } = openAgentApi({ baseUrl: s.url, apiKey, rateLimit: s.rateLimit });
   const recorder = new JobRecorder({ dbPath: s.db, logger });
   const interrupt = new AbortController();
@@ -164,7 +165,7 @@ export function finish(s: Session, exitCode: number, job: AgentJob | undefined):
 }
 
 export function printLine(text: string): void {
-  process.stdout.write(`${text}\n`);
+  process.stdout.write(`${safeLine(text)}\n`);
 }
 
 /** After create or message without --wait: the id on stdout, for `id=$(...)`. */

@@ -17,6 +17,7 @@ import {
   type WaitFlags,
 } from './agent-session.js';
 import type { CommandResult } from './result.js';
+import { safeText } from '../util/safe-text.js';
 
 interface CreateFlags extends CommonFlags, WaitFlags {
   prompt: string;
@@ -140,7 +141,7 @@ async function getCommand(rawId: string, flags: CommonFlags): Promise<CommandRes
   const s = settings(flags);
   return session(flags, s, async (sess) => {
     const job = await getJob(sess.ctx, jobId);
-    if (!sess.json) process.stdout.write(describeJob(job));
+    if (!sess.json) process.stdout.write(safeText(describeJob(job)));
     return finish(sess, AGENT_EXIT.ok, job);
   });
 }

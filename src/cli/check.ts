@@ -4,6 +4,7 @@ import { checkDbPath } from '../load/database.js';
 import { runCheck, type CheckResult } from '../pipeline/check.js';
 
 import { parseRateLimit } from '../util/duration.js';
+import { safeText } from '../util/safe-text.js';
 import { apiUrl, collect, dbPath, projectIds, selectedStreams } from './options.js';
 import type { CommandResult } from './result.js';
 
@@ -68,7 +69,7 @@ async function checkCommand(flags: CheckFlags): Promise<CommandResult> {
   const apiKey = await loadApiKey({ apiKeyFile: flags.apiKeyFile });
   const result = await runCheck({ projects, streams, apiUrl: url, apiKey, dbPath: db, rateLimit });
   if (flags.json) return { exitCode: result.exitCode, json: result };
-  process.stdout.write(describe(result));
+  process.stdout.write(safeText(describe(result)));
   return { exitCode: result.exitCode };
 }
 

@@ -77,7 +77,7 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
     logger: log,
   };
   let summary;
-  let story: string[] = [];
+  let story: string[];
   try {
     const progress = createProgress();
     summary = await runSync({ ...options, ...(progress ? { progress } : {}) });

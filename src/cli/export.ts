@@ -17,6 +17,7 @@ import { openExistingReadOnly } from './open-readonly.js';
 import { dbPath } from './options.js';
 import type { CommandResult } from './result.js';
 import { databaseFiles, isWithin, realTarget } from './target-path.js';
+import { safeText } from '../util/safe-text.js';
 
 interface ExportFlags {
   out: string;
@@ -88,7 +89,7 @@ async function exportCommand(flags: ExportFlags): Promise<CommandResult> {
     db.close();
   }
   if (flags.json) return { exitCode: 0, json: summary };
-  process.stdout.write(`${describeExport(summary)}\n`);
+  process.stdout.write(`${safeText(describeExport(summary))}\n`);
   if (flags.includePersonalData === true) {
     // The report warns the same way: files that leave this machine must not carry emails by surprise.
     process.stdout.write(

@@ -5,6 +5,8 @@ import { setFlagsFromString } from 'node:v8';
 import { Command, CommanderError } from 'commander';
 import { EtlError, EXIT, isEtlError, UsageError } from '../errors.js';
 import { packageRoot } from '../paths.js';
+import { safeJson, safeLine, safeText } from '../util/safe-text.js';
+import { registerSecret } from '../util/secrets.js';
 import type { CommandResult } from './result.js';
 
 // A sync allocates fast (pages parsed, checked and turned into load text) while keeping ~20 MB
@@ -48,21 +50,32 @@ function version(): string {
   return pkg.version;
 }
 
-/** Prints a failure as one line; the key never reaches here (errors are built without it). */
+/**
+ * Prints a failure as one line (and, with MINTLIFY_ETL_DEBUG, its causes or stack), each made
+ * safe on the way out: secrets redacted whatever produced the message.
+ */
 function report(e: unknown): number {
+  const debug = Boolean(process.env['MINTLIFY_ETL_DEBUG']);
   if (isEtlError(e)) {
-    process.stderr.write(`mintlify-etl: ${e.message}\n`);
-    if (process.env['MINTLIFY_ETL_DEBUG'] && e.cause)
-      process.stderr.write(
-        `  cause: ${e.cause instanceof Error ? e.cause.message : JSON.stringify(e.cause)}\n`,
-      );
+    process.stderr.write(`mintlify-etl: ${safeLine(e.message)}\n`);
+    if (debug) for (const cause of causes(e)) process.stderr.write(`  cause: ${safeLine(cause)}\n`);
     return e.exitCode;
   }
   const err = e instanceof Error ? e : new Error(String(e));
   process.stderr.write(
-    `mintlify-etl: internal error: ${err.message}\n${process.env['MINTLIFY_ETL_DEBUG'] ? `${err.stack ?? ''}\n` : '  (set MINTLIFY_ETL_DEBUG=1 for the stack)\n'}`,
+    `mintlify-etl: internal error: ${safeLine(err.message)}\n${debug ? `${safeText(err.stack ?? '')}\n` : '  (set MINTLIFY_ETL_DEBUG=1 for the stack)\n'}`,
   );
   return EXIT.internal;
+}
+
+/** The messages of an error's `cause` chain, bounded: a cause may be anything, even a cycle. */
+function causes(e: Error): string[] {
+  const out: string[] = [];
+  for (let c: unknown = e.cause; c !== undefined && c !== null && out.length < 5;) {
+    out.push(c instanceof Error ? c.message : typeof c === 'string' ? c : (JSON.stringify(c) ?? typeof c));
+    c = c instanceof Error ? c.cause : undefined;
+  }
+  return out;
 }
 
 /**
@@ -78,7 +91,18 @@ function refuseKeyFlag(argv: readonly string[]): void {
   }
 }
 
+/**
+ * The key in the environment is a secret for every command, not only those that send it: a
+ * database written by an older version may hold it in an error that `status` would print.
+ */
+function registerEnvironmentKey(env: NodeJS.ProcessEnv): void {
+  const value = env['MINTLIFY_API_KEY']?.trim() ?? '';
+  // Only a value shaped like a key: a stray "mint" would mask the word in every message.
+  if (/^mint_.{4,}$/.test(value)) registerSecret(value, 'mint_****');
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
+  registerEnvironmentKey(process.env);
   try {
     refuseKeyFlag(argv);
   } catch (e) {
@@ -88,7 +112,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   const run = async (fn: () => Promise<CommandResult>): Promise<void> => {
     try {
       const result = await fn();
-      if (result.json !== undefined) process.stdout.write(`${JSON.stringify(result.json, null, 2)}\n`);
+      if (result.json !== undefined)
+        process.stdout.write(`${JSON.stringify(safeJson(result.json), null, 2)}\n`);
       exitCode = result.exitCode;
     } catch (e) {
       exitCode = report(e);
@@ -97,7 +122,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         const error = isEtlError(e)
           ? { code: e.code, message: e.message }
           : { code: 'E_INTERNAL', message: e instanceof Error ? e.message : 'internal error' };
-        process.stdout.write(`${JSON.stringify({ status: 'error', exitCode, error }, null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify(safeJson({ status: 'error', exitCode, error }), null, 2)}\n`);
       }
     }
   };
@@ -109,7 +134,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .version(version(), '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+    .configureOutput({ writeErr: (s) => process.stderr.write(safeText(s)) })
     .addHelpText(
       'after',
       `

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { maskUserinfo, registerUrlSecrets } from '../util/url-text.js';
 import { DEFAULT_STREAMS, parseStreams, type DayStream } from '../streams/index.js';
 
 export const DEFAULT_API_URL = 'https://api.mintlify.com';
@@ -53,26 +54,30 @@ export function projectIds(
 
 export function apiUrl(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   const url = flag ?? env['MINTLIFY_API_URL'] ?? DEFAULT_API_URL;
+  // A password in the URL is a secret from now on, wherever it shows up; every message here
+  // shows the URL with its user and password masked.
+  registerUrlSecrets(url);
+  const shown = maskUserinfo(url);
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     throw new UsageError(
-      `API URL "${url}" is not a URL (MINTLIFY_API_URL / --api-url), e.g. https://api.mintlify.com`,
+      `API URL "${shown}" is not a URL (MINTLIFY_API_URL / --api-url), e.g. https://api.mintlify.com`,
     );
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
-    throw new UsageError(`API URL "${url}" must start with https://`);
+    throw new UsageError(`API URL "${shown}" must start with https://`);
   }
   // Plain http would send the admin key in clear text: only to this machine (the emulator).
   if (parsed.protocol === 'http:' && !isLoopback(parsed.hostname)) {
     throw new UsageError(
-      `API URL "${url}" uses http:// to another machine, which would send the API key unencrypted: use https:// (http:// is only for 127.0.0.1 or localhost, e.g. the emulator)`,
+      `API URL "${shown}" uses http:// to another machine, which would send the API key unencrypted: use https:// (http:// is only for 127.0.0.1 or localhost, e.g. the emulator)`,
     );
   }
   if (parsed.username !== '' || parsed.password !== '' || parsed.search !== '' || parsed.hash !== '') {
     throw new UsageError(
-      `API URL "${parsed.origin}${parsed.pathname}…" may not carry a user, password, query or fragment: give the scheme, host and (for a proxy) path only`,
+      `API URL "${parsed.protocol}//${parsed.username || parsed.password ? '***@' : ''}${parsed.host}${parsed.pathname}…" may not carry a user, password, query or fragment: give the scheme, host and (for a proxy) path only`,
     );
   }
   // A path prefix (a proxy at https://proxy.example.com/mintlify) is kept; requests go below it.

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { formatStatus } from '../pipeline/status-format.js';
 import { gatherStatus, type StatusReport } from '../pipeline/status.js';
 import { parseRateLimit } from '../util/duration.js';
+import { safeText } from '../util/safe-text.js';
 import { openExistingReadOnly } from './open-readonly.js';
 import { dbPath } from './options.js';
 import type { CommandResult } from './result.js';
@@ -53,6 +54,6 @@ async function statusCommand(flags: StatusFlags): Promise<CommandResult> {
   }
   if (flags.json) return { exitCode: 0, json: report };
   const maxWidth = process.stdout.isTTY ? process.stdout.columns : 120;
-  process.stdout.write(formatStatus(report, { maxWidth }));
+  process.stdout.write(safeText(formatStatus(report, { maxWidth })));
   return { exitCode: 0 };
 }

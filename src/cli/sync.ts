@@ -18,6 +18,7 @@ import { UsageError } from '../errors.js';
 import { parseDay } from '../util/day.js';
 import { formatDuration, parseDuration, parseRateLimit } from '../util/duration.js';
 import { createLogger } from '../util/log.js';
+import { safeText } from '../util/safe-text.js';
 import { DEFAULT_MAX_THREADS } from '../streams/assistant-threads.js';
 import { FEEDBACK_LOOKBACK_DAYS } from '../streams/feedback.js';
 import { createProgress } from './progress-bar.js';
@@ -170,10 +171,7 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   const json = flags.json === true;
   const progress = json ? undefined : createProgress();
   const runId = randomUUID();
-  const logOptions = {
-    key: apiKey,
-    ...(process.stderr.isTTY ? {} : { stamp: { runId } }),
-  };
+  const logOptions = process.stderr.isTTY ? {} : { stamp: { runId } };
   const logger = createLogger({
     level: flags.verbose ? 'debug' : flags.quiet ? 'warn' : 'info',
     ...logOptions,
@@ -235,7 +233,7 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   await dropEmptyFirstDatabase(db, dbExisted, summary.exitCode);
   if (summary.status === 'dry-run') {
     // The plan is the command's output, not a log: it goes to stdout, where a user can page or save it.
-    if (!json) process.stdout.write(`${describe(summary)}\n`);
+    if (!json) process.stdout.write(`${safeText(describe(summary))}\n`);
   } else {
     summaryLog.info(describe(summary));
   }

@@ -11,6 +11,7 @@ import {
 import { appendColumns, withAppender } from './append.js';
 import type { Database } from './database.js';
 import { exclusive, plainValue, queryRows, toTimestampValue, type Row, type SqlParams } from './sql.js';
+import { safeLine } from '../util/safe-text.js';
 
 export type RunStatus = 'running' | 'succeeded' | 'incomplete' | 'failed';
 
@@ -184,7 +185,7 @@ export async function finishRun(db: Database, f: RunFinish): Promise<void> {
       f.retries,
       f.rowsLoaded,
       f.warnings,
-      f.error,
+      f.error === null ? null : safeLine(f.error),
       varcharList(f.deferredDays),
     ],
     [

@@ -1,6 +1,7 @@
 import { loadWindowBatch, type BatchLoadOptions, type BatchStep } from './batch-loader.js';
 import type { Database } from './database.js';
 import { dayNumber, exclusive, toTimestampValue } from './sql.js';
+import { safeLine } from '../util/safe-text.js';
 
 export interface WindowLoad {
   projectId: string;
@@ -76,7 +77,8 @@ export async function markWindowFailed(db: Database, f: WindowFailure): Promise<
         f.attempts,
         toTimestampValue(f.fetchedAt),
         f.runId,
-        f.error,
+        // Made safe like any output: the message may quote a server's answer.
+        safeLine(f.error),
         f.stream ?? 'visitors',
         f.dateTo ?? null,
       ],

@@ -16,6 +16,7 @@ import { openDatabase } from '../load/database.js';
 import { LedgerJournal } from '../load/ledger-journal.js';
 import { finishRun, type LedgerRow } from '../load/runs.js';
 import { formatDuration } from '../util/duration.js';
+import { untrusted } from '../util/safe-text.js';
 import type { Logger } from '../util/log.js';
 import { DayAdmission, type Flight } from './admission.js';
 import { explainNotFound } from './not-found.js';
@@ -43,7 +44,7 @@ function label(w: {
   dateTo?: string;
   item?: WindowItem;
 }): string {
-  if (w.item !== undefined) return `${w.projectId} ${w.stream} ${w.item.id}`;
+  if (w.item !== undefined) return `${w.projectId} ${w.stream} ${untrusted(w.item.id)}`;
   if (w.stream === 'visitors') return `${w.projectId} ${w.day}`;
   const days = w.dateTo !== undefined && w.dateTo !== addDays(w.day, 1) ? `[${w.day}, ${w.dateTo})` : w.day;
   return `${w.projectId} ${w.stream} ${days}`;

@@ -8,6 +8,7 @@ import { queryRows, toTimestampValue } from '../load/sql.js';
 import type { PreparedWindow, TableLoader } from '../load/window-batch.js';
 import { addDays } from '../util/day.js';
 import { isoUtc } from '../util/time.js';
+import { untrusted } from '../util/safe-text.js';
 import type { Database } from '../load/database.js';
 import type { DayStream, StreamWindow } from './types.js';
 
@@ -169,7 +170,7 @@ function checks(t: AssistantThread, turns: number): QualityWarning[] {
     : [
         {
           kind: 'thread_turns_mismatch',
-          detail: `thread ${t.threadId}: ${asked} user message(s), ${turns} turn(s)`,
+          detail: `thread ${untrusted(t.threadId)}: ${asked} user message(s), ${turns} turn(s)`,
         },
       ];
 }
@@ -241,7 +242,7 @@ export const assistantThreads: DayStream = {
       notes: thread
         ? []
         : [
-            `thread ${item.id}: the service ${status === 'gone' ? 'has no such thread (404)' : 'refused its id (400)'}; recorded, asked again only if it gains turns`,
+            `thread ${untrusted(item.id)}: the service ${status === 'gone' ? 'has no such thread (404)' : 'refused its id (400)'}; recorded, asked again only if it gains turns`,
           ],
       truncated: false,
       prepare: ({ runId, fetchedAt }): PreparedWindow => ({

@@ -1,5 +1,4 @@
-import type { ApiKey } from '../api/key.js';
-import { redact } from '../api/key.js';
+import { safeLine } from './safe-text.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -15,7 +14,6 @@ export interface Logger {
 
 export interface LoggerOptions {
   readonly level?: LogLevel;
-  readonly key?: ApiKey | undefined;
   /** Where lines go; stderr by default so that stdout stays for --json and data. */
   readonly write?: (line: string) => void;
   /** Called before each line so that a progress bar can clear itself first. */
@@ -29,7 +27,10 @@ export interface LoggerOptions {
   readonly stamp?: { runId: string; now?: () => number };
 }
 
-/** Logs to stderr, one line per message, with the API key redacted as a last line of defence. */
+/**
+ * Logs to stderr, one line per message, made safe on the way out (safe-text.ts): secrets
+ * redacted, control characters escaped so a value cannot split or forge a line, long values cut.
+ */
 export function createLogger(opts: LoggerOptions = {}): Logger {
   const min = ORDER[opts.level ?? 'info'];
   const write = opts.write ?? ((line: string) => process.stderr.write(line));
@@ -41,7 +42,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       : '';
     const prefix = level === 'info' ? '' : `${level}: `;
     opts.beforeWrite?.();
-    write(`${stamp}${prefix}${redact(msg, opts.key)}\n`);
+    write(`${stamp}${prefix}${safeLine(msg)}\n`);
     opts.afterWrite?.();
   };
   return {

@@ -326,6 +326,9 @@ describe('a crash in the middle of a load', () => {
       'src/load/json-tables.ts',
       'src/load/window-loader.ts',
       'src/util/day.ts',
+      'src/util/safe-text.ts',
+      'src/util/secrets.ts',
+      'src/util/url-text.ts',
     ]);
     try {
       const loader = pathToFileURL(join(js.dir, 'src/load/window-loader.js')).href;

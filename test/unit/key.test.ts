@@ -4,8 +4,9 @@ import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RequestBudget } from '../../src/api/budget.js';
 import { MintlifyClient } from '../../src/api/client.js';
-import { ApiKey, loadApiKey, redact, validateApiKey } from '../../src/api/key.js';
+import { ApiKey, loadApiKey, validateApiKey } from '../../src/api/key.js';
 import { AuthError, InternalError, NetworkError, UsageError, ValidationError } from '../../src/errors.js';
+import { redactSecrets } from '../../src/util/secrets.js';
 
 const SECRET = 'mint_S3CR3T_value_that_must_never_leak_0123456789';
 
@@ -58,14 +59,25 @@ describe('ApiKey', () => {
     expect(key.reveal()).toBe(SECRET);
   });
 
-  it('redacts every occurrence of the value from a text', () => {
-    expect(redact(`a ${SECRET} b ${SECRET}`, key)).toBe('a mint_**** b mint_****');
+  it('is a registered secret from the moment it exists: every output redacts it', () => {
+    expect(redactSecrets(`a ${SECRET} b ${SECRET}`)).toBe('a mint_**** b mint_****');
   });
 });
 
 describe('validateApiKey', () => {
   it('accepts an admin key and trims whitespace around it', () => {
     expect(validateApiKey(`  ${SECRET}\n`, 'MINTLIFY_API_KEY').reveal()).toBe(SECRET);
+  });
+
+  it('accepts every character of a Bearer token (RFC 6750): letters, digits, - . _ ~ + / and = padding', () => {
+    const value = 'mint_AZaz09-._~+/x==';
+    expect(validateApiKey(value, 'MINTLIFY_API_KEY').reveal()).toBe(value);
+  });
+
+  it('names the characters a key may hold when it refuses one', () => {
+    expect(() => validateApiKey('mint_abc"def', 'MINTLIFY_API_KEY')).toThrow(
+      'a key holds letters, digits and - . _ ~ + / = only',
+    );
   });
 
   it('refuses an empty key, pointing at MINTLIFY_API_KEY', () => {
@@ -97,6 +109,9 @@ describe('validateApiKey', () => {
     ['a non-ASCII letter', 'mint_abcdéf'],
     ['a curly quote from a copy-paste', 'mint_abcdef\u201d'],
     ['a control character', 'mint_abc\u0007def'],
+    ['a straight quote', 'mint_abc"def'],
+    ['a backslash', 'mint_abc\\def'],
+    ['a percent sign', 'mint_abc%41def'],
   ])('refuses a key with %s before any request, without repeating it', (_what, value) => {
     try {
       validateApiKey(value, 'MINTLIFY_API_KEY');
@@ -180,6 +195,20 @@ describe('errors thrown by the client never carry the key', () => {
     expect(err).toBeInstanceOf(AuthError);
     expect(everyRendering(err)).not.toContain(SECRET);
     expect((err as Error).message).toContain('server said: invalid token Bearer mint_****');
+  });
+
+  it('on a 401 whose body echoes the key JSON-escaped, every character as \\uXXXX', async () => {
+    const escaped = [...SECRET].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const { url } = await serve(
+      401,
+      `{"error":"invalid token ${escaped}","details":[{"message":"${escaped}"}]}`,
+    );
+    const err = await makeClient(url)
+      .getVisitors('proj', query)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AuthError);
+    expect(everyRendering(err)).not.toContain(SECRET.slice(5, 13));
+    expect((err as Error).message).toContain('server said: invalid token mint_****');
   });
 
   it('on a network failure (connection refused)', async () => {
