@@ -14,13 +14,13 @@ export const REQUIRE_POSTGRES_ENV = 'MINTLIFY_ETL_REQUIRE_POSTGRES';
 const DEBIAN_ROOT = '/usr/lib/postgresql';
 
 /** Debian's server binaries (`/usr/lib/postgresql/<version>/bin`), newest version first; undefined when absent. */
-export function postgresBinDir(): string | undefined {
-  if (!existsSync(DEBIAN_ROOT)) return undefined;
-  const versions = readdirSync(DEBIAN_ROOT)
+export function postgresBinDir(root = DEBIAN_ROOT): string | undefined {
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
     .filter((v) => /^\d+$/.test(v))
     .sort((a, b) => Number(b) - Number(a));
   return versions
-    .map((v) => join(DEBIAN_ROOT, v, 'bin'))
+    .map((v) => join(root, v, 'bin'))
     .find((bin) => existsSync(join(bin, 'initdb')) && existsSync(join(bin, 'pg_ctl')));
 }
 
@@ -28,12 +28,15 @@ export function postgresBinDir(): string | undefined {
  * Whether this file's PostgreSQL tests can run. Without the binaries: false after one line saying
  * how to install them, or a thrown error when the environment requires PostgreSQL (CI never skips).
  */
-export function hasPostgres(): boolean {
-  if (postgresBinDir()) return true;
-  const how = `PostgreSQL server binaries not found in ${DEBIAN_ROOT}/<version>/bin (install: apt-get install postgresql)`;
-  if (process.env[REQUIRE_POSTGRES_ENV] === '1')
-    throw new Error(`${how}; ${REQUIRE_POSTGRES_ENV}=1 requires them`);
-  console.warn(`skipping the PostgreSQL tests: ${how}`);
+export function hasPostgres(
+  env: NodeJS.ProcessEnv = process.env,
+  root = DEBIAN_ROOT,
+  say: (line: string) => void = console.warn,
+): boolean {
+  if (postgresBinDir(root)) return true;
+  const how = `PostgreSQL server binaries not found in ${root}/<version>/bin (install: apt-get install postgresql)`;
+  if (env[REQUIRE_POSTGRES_ENV] === '1') throw new Error(`${how}; ${REQUIRE_POSTGRES_ENV}=1 requires them`);
+  say(`skipping the PostgreSQL tests: ${how}`);
   return false;
 }
 
