@@ -85,6 +85,13 @@ async function deriveProjects(
   // Ties, so that every rank's tie-break (text order: DuckDB sorts by code point) decides rows.
   await conn.run(`UPDATE page_daily SET human = 1, ai = 0, total = 1 WHERE project_id = '${SECOND}'`);
   await conn.run(`UPDATE search_daily SET hits = least(hits, 2) WHERE project_id = '${SECOND}'`);
+  // Spellings of one question: case (beyond ASCII), doubled spaces, and spaces RE2's \s does not
+  // take (vertical tab, no-break space), so the question_key normalisation is compared too.
+  await conn.run(
+    `UPDATE assistant_turns SET query = CASE minute(ts) % 4 WHEN 0 THEN upper(query) WHEN 1 THEN replace(query, ' ', '  ')
+       WHEN 2 THEN replace(query, ' ', chr(11)) ELSE replace(query, ' ', chr(160)) END
+     WHERE project_id = '${SECOND}' AND resolution_status = 'unanswered' AND second(ts) % 2 = 0`,
+  );
   await conn.run(`UPDATE assistant_turns SET ts = date_trunc('hour', ts) WHERE project_id = '${SECOND}'`);
 }
 
