@@ -93,6 +93,14 @@ async function deriveProjects(
      WHERE project_id = '${SECOND}' AND resolution_status = 'unanswered' AND second(ts) % 2 = 0`,
   );
   await conn.run(`UPDATE assistant_turns SET ts = date_trunc('hour', ts) WHERE project_id = '${SECOND}'`);
+  // The API's times carry milliseconds; microseconds must survive the copy and the views too.
+  await conn.run(
+    `UPDATE feedback SET created_at = created_at + to_microseconds(7) WHERE project_id = '${SECOND}'`,
+  );
+  await conn.run(
+    `UPDATE sync_windows SET fetched_at = fetched_at + to_microseconds(999) WHERE project_id = '${SECOND}'`,
+  );
+  await conn.run(`UPDATE assistant_turns SET ts = ts + to_microseconds(1) WHERE project_id = '${SECOND}'`);
 }
 
 const runIf = hasPostgres();
