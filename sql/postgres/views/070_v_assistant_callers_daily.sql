@@ -1,0 +1,18 @@
+-- PostgreSQL dialect of sql/views/070_v_assistant_callers_daily.sql (the column comments there
+-- hold for both). A window's end is midnight UTC of window_end whatever the session's TimeZone.
+CREATE OR REPLACE VIEW v_assistant_callers_daily AS
+SELECT
+  a.project_id,
+  a.day,
+  a.web,
+  a.api,
+  a.other,
+  a.total,
+  a.web::double precision / nullif(a.total, 0) AS web_share,
+  a.api::double precision / nullif(a.total, 0) AS api_share,
+  a.other::double precision / nullif(a.total, 0) AS other_share,
+  coalesce(w.fetched_at < (w.window_end::timestamp AT TIME ZONE 'UTC'), false) AS partial
+FROM assistant_callers_daily AS a
+LEFT JOIN sync_windows AS w
+  ON w.project_id = a.project_id AND w.stream = 'caller_stats' AND w.window_start = a.day
+  AND w.status = 'loaded';
