@@ -17,6 +17,7 @@ import type { WaitResult } from '../agent/wait.js';
 import { EtlError, EXIT, HttpStatusError, UsageError } from '../errors.js';
 import { checkDbPath } from '../load/database.js';
 import { formatDuration, parseDuration, parseRateLimit, type RateLimitSpec } from '../util/duration.js';
+import { shellWord } from '../util/shell-word.js';
 import { createLogger, type Logger } from '../util/log.js';
 import { apiUrl, collect, dbPath, projectIds } from './options.js';
 import type { CommandResult } from './result.js';
@@ -230,11 +231,6 @@ async function session<T>(flags: CommonFlags, s: Settings, fn: (session: Session
 function resumeHint(s: Session, jobId: string): string {
   const db = s.dbFlag !== undefined ? ` --db ${shellWord(s.dbFlag)}` : '';
   return `it keeps running on the service: resume with \`mintlify-etl agent wait ${jobId} --project ${s.projectId}${db}\``;
-}
-
-/** A path as one shell word, quoted only when it needs to be. */
-function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /** A record that still failed at the end decides the exit code when the job itself went well. */

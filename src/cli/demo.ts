@@ -1,3 +1,4 @@
+import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_STREAMS, streamByName } from '../streams/index.js';
 
@@ -12,10 +13,12 @@ import { renderTerminal, shouldColor } from '../report/terminal.js';
 import { addDays, todayUtc } from '../util/day.js';
 import { formatDuration, parseRateLimit } from '../util/duration.js';
 import { createLogger } from '../util/log.js';
+import { shellWord } from '../util/shell-word.js';
 import { openExistingReadOnly } from './open-readonly.js';
 import { intFlag } from './options.js';
 import { createProgress } from './progress-bar.js';
 import type { CommandResult } from './result.js';
+import { selfCommand } from './self-command.js';
 
 interface DemoFlags {
   db: string;
@@ -85,17 +88,26 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
   } finally {
     db.close();
   }
-  // Never `npx mintlify-etl`: outside this clone it would run whatever package of that name the
-  // registry serves (see the README's Installing section).
-  const cli = 'node dist/src/cli/main.js';
-  process.stdout.write(`
-Next, try:
-  ${cli} query --db ${flags.db} "SELECT day, human, ai, total, total_7d_avg, total_wow_pct FROM v_site_daily ORDER BY day DESC LIMIT 7"
-  ${cli} query --db ${flags.db} "SELECT path, total_visitor_days_7d, change_pct FROM v_page_trends ORDER BY rank LIMIT 10"
-  ${cli} report --db ${flags.db} --html data/report.html     # open it in a browser
-  ${cli} export --db ${flags.db} --out data/export           # hive-partitioned Parquet
-  ${cli} status --db ${flags.db}
-  ${cli} emulator --rate-limit 100/1h                        # then sync against it yourself (see README)
-`);
+  process.stdout.write(nextSteps(flags.db));
   return { exitCode: summary.exitCode };
+}
+
+/**
+ * The commands to try next, runnable as printed from any folder: the CLI and every path in
+ * them are absolute, since the demo's --db is relative to the folder it ran in.
+ */
+function nextSteps(dbFlag: string): string {
+  const cli = selfCommand();
+  const db = resolve(dbFlag);
+  const dir = dirname(db);
+  const at = `--db ${shellWord(db)}`;
+  return `
+Next, try:
+  ${cli} query ${at} "SELECT day, human, ai, total, total_7d_avg, total_wow_pct FROM v_site_daily ORDER BY day DESC LIMIT 7"
+  ${cli} query ${at} "SELECT path, total_visitor_days_7d, change_pct FROM v_page_trends ORDER BY rank LIMIT 10"
+  ${cli} report ${at} --html ${shellWord(join(dir, 'report.html'))}     # open it in a browser
+  ${cli} export ${at} --out ${shellWord(join(dir, 'export'))}           # hive-partitioned Parquet
+  ${cli} status ${at}
+  ${cli} emulator --rate-limit 100/1h                        # then sync against it yourself (see README)
+`;
 }
