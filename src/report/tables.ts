@@ -105,7 +105,7 @@ function siteNotes(p: ProjectReport): string[] {
   const partial = p.coverage.partialDays;
   if (partial > 0) {
     notes.push(
-      `${partial === 1 ? '1 day was' : `${partial} days were`} still in progress when loaded (sync --include-today) and ${partial === 1 ? 'is' : 'are'} left out: the report ends on ${p.coverage.lastDay}, the last complete day.`,
+      `${partial === 1 ? '1 day was' : `${partial} days were`} still in progress when loaded (sync --include-today) and ${partial === 1 ? 'is' : 'are'} left out: the report ends on ${p.window.to}, the last complete day${p.coverage.lastDay > p.window.to ? ` (the database holds days up to ${p.coverage.lastDay})` : ''}.`,
     );
   }
   if (l.total7dAvg === null) {
