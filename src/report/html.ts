@@ -275,7 +275,9 @@ function cards(p: ProjectReport): string {
       'Last 7 days, visitor-days',
       formatCount(p.last7.totalVisitorDays),
       `human ${formatCount(p.last7.humanVisitorDays)} · AI ${formatCount(p.last7.aiVisitorDays)}`,
-      delta(p.last7Change, 'vs the 7 days before'),
+      p.prev7.daysLoaded === 0
+        ? '<span class="flat">the 7 days before are not loaded</span>'
+        : delta(p.last7Change, 'vs the 7 days before'),
     ],
     [
       'AI share, last 7 days',
@@ -300,7 +302,7 @@ ${items
 function windowAverage(p: ProjectReport): string {
   const w = p.windowTotals;
   if (p.window.days <= 7) return `${p.last7.from} to ${p.last7.to}`;
-  return `${p.window.days}-day average ${formatCount(w.daysLoaded > 0 ? w.totalVisitorDays / w.daysLoaded : null)}`;
+  return `${p.window.days}-day average ${formatCount(w.totalVisitorDays !== null && w.daysLoaded > 0 ? w.totalVisitorDays / w.daysLoaded : null)}`;
 }
 
 function delta(fraction: number | null, what: string): string {

@@ -21,8 +21,11 @@ describe('mintlify-etl report (the built CLI)', () => {
   const db = join(tmp.dir, 'analytics.duckdb');
   const empty = join(tmp.dir, 'empty.duckdb');
   const streams = join(tmp.dir, 'streams.duckdb');
+  const prevWeekMissing = join(tmp.dir, 'prev-week-missing.duckdb');
   beforeAll(async () => {
     await buildReportFixture(db);
+    // Days 46..52 (2026-02-17 to 2026-02-23) are the 7 before the last 7: never loaded.
+    await buildReportFixture(prevWeekMissing, { skip: [46, 47, 48, 49, 50, 51, 52] });
     await buildReportFixture(streams, { streams: ['views', 'searches', 'caller_stats'] });
     await buildEmptyDatabase(empty);
   });
@@ -115,5 +118,34 @@ describe('mintlify-etl report (the built CLI)', () => {
     expect(html.match(/<figure class="chart"/g)).toHaveLength(6);
     expect(html.match(/<svg/g)).toHaveLength(12);
     expect(html).not.toContain(`<script>"x"`);
+  });
+
+  it('shows the 7 days before as "not loaded" rather than 0 when none of them is loaded', async () => {
+    const r = await runCli(['report', '--db', prevWeekMissing]);
+    expect(r.code).toBe(0);
+    const table = r.stdout.slice(r.stdout.indexOf('Last 7 days vs the 7 before'));
+    const total = table.split('\n').find((l) => l.trimStart().startsWith('total')) ?? '';
+    expect(total).toMatch(/^\s+total\s+12,880\s+not loaded\s+–$/);
+    expect(table).toContain(
+      'No day of 2026-02-17 to 2026-02-23 is loaded: there is nothing to compare with (sync --from 2026-02-17 --to 2026-02-24 loads it).',
+    );
+    const j = JSON.parse((await runCli(['report', '--db', prevWeekMissing, '--json'])).stdout) as ReportData;
+    expect(j.projects[0]?.prev7).toEqual({
+      from: '2026-02-17',
+      to: '2026-02-23',
+      daysLoaded: 0,
+      humanVisitorDays: null,
+      aiVisitorDays: null,
+      totalVisitorDays: null,
+      aiShare: null,
+      notLoaded: 'no day of 2026-02-17 to 2026-02-23 is loaded',
+    });
+    expect(j.projects[0]?.last7Change).toBeNull();
+    const file = join(tmp.dir, 'prev-week-missing.html');
+    await runCli(['report', '--db', prevWeekMissing, '--html', file]);
+    const html = readFileSync(file, 'utf8');
+    const period = html.slice(html.indexOf('Last 7 days vs the 7 before'));
+    expect(period.slice(0, period.indexOf('</table>'))).toMatch(/<td[^>]*>not loaded<\/td>/);
+    expect(html).not.toMatch(/<td class="num">0<\/td>/);
   });
 });
