@@ -9,7 +9,7 @@ import { startEmulator } from '../emulator/index.js';
 import { checkDbPath } from '../load/database.js';
 import { runSync } from '../pipeline/sync.js';
 import { gatherReport, listProjects } from '../report/data.js';
-import { renderTerminal, shouldColor } from '../report/terminal.js';
+import { renderTerminal, shouldColor, terminalColumns } from '../report/terminal.js';
 import { addDays, todayUtc } from '../util/day.js';
 import { formatDuration, parseRateLimit } from '../util/duration.js';
 import { createLogger } from '../util/log.js';
@@ -83,7 +83,7 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
   try {
     const data = await gatherReport(db.connection, { days: 28, projects: await listProjects(db.connection) });
     process.stdout.write(
-      renderTerminal(data, { color: shouldColor(process.stdout), width: process.stdout.columns || 100 }),
+      renderTerminal(data, { color: shouldColor(process.stdout), width: terminalColumns(process.stdout) }),
     );
   } finally {
     db.close();

@@ -14,6 +14,8 @@ export const ENVIRONMENT: Readonly<Record<string, string>> = {
   NO_COLOR: 'set (not empty): no colour in the terminal report',
   TERM: 'dumb: no colour in the terminal report',
   CI: 'set: no progress bar, even on a terminal',
+  PATH: 'demo prints `mintlify-etl ...` when that name on PATH is this install, else node with its path',
+  COLUMNS: 'width of the terminal report when stdout is not a terminal (default 100)',
 };
 
 /** What each exit code means; keyed by EXIT so that a new code cannot be left out (typecheck). */

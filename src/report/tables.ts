@@ -65,11 +65,6 @@ export interface Table {
   readonly notes: readonly string[];
   /** Shown instead of an empty table. */
   readonly empty?: string;
-  /**
-   * The terminal wraps the notes to its width. Only the newer tables ask: the visitors tables'
-   * notes are printed on one line as they always were.
-   */
-  readonly wrapNotes?: boolean;
 }
 
 export interface TableOptions {
@@ -349,7 +344,6 @@ export function uniquesTable(p: ProjectReport): Table {
   };
   return {
     id: 'uniques',
-    wrapNotes: true,
     title: 'Unique visitors this week and this month',
     head: [
       head('', false),
