@@ -175,4 +175,17 @@ describe('mintlify-etl report (the built CLI)', () => {
     const r = await runCli(['report', '--db', everything]);
     expect(Math.max(...r.stdout.split('\n').map((l) => displayWidth(l)))).toBeGreaterThan(72);
   });
+
+  it('names one end day, the last complete one, in the header and in the note about a partial day', async () => {
+    const r = await runCli(['report', '--db', everything]);
+    const text = r.stdout.replace(/\s+/g, ' ');
+    expect(text).toContain('2026-02-02 to 2026-03-01, 28 days');
+    expect(text).toContain(
+      'the report ends on 2026-03-01, the last complete day (the database holds days up to 2026-03-02)',
+    );
+    expect(text).not.toMatch(/ends on 2026-03-02/);
+    const j = JSON.parse((await runCli(['report', '--db', everything, '--json'])).stdout) as ReportData;
+    expect(j.projects[0]?.window.to).toBe('2026-03-01');
+    expect(j.projects[0]?.coverage).toMatchObject({ lastDay: '2026-03-02', partialDays: 1 });
+  });
 });
