@@ -10,6 +10,7 @@ import { checkDbPath } from '../load/database.js';
 import { formatDuration, parseDuration, parseRateLimit, type RateLimitSpec } from '../util/duration.js';
 import { createLogger, type Logger } from '../util/log.js';
 import { safeLine } from '../util/safe-text.js';
+import { shellWord } from '../util/shell-word.js';
 import { apiUrl, collect, dbPath, projectIds } from './options.js';
 import type { CommandResult } from './result.js';
 
@@ -150,11 +151,6 @@ export async function session<T>(
 export function resumeHint(s: Session, jobId: string): string {
   const db = s.dbFlag !== undefined ? ` --db ${shellWord(s.dbFlag)}` : '';
   return `it keeps running on the service: resume with \`mintlify-etl agent wait ${jobId} --project ${s.projectId}${db}\``;
-}
-
-/** A path as one shell word, quoted only when it needs to be. */
-function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /** A record that still failed at the end decides the exit code when the job itself went well. */

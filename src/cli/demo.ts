@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_STREAMS, streamByName } from '../streams/index.js';
 
@@ -9,15 +10,17 @@ import { startEmulator } from '../emulator/index.js';
 import { checkDbPath } from '../load/database.js';
 import { runSync } from '../pipeline/sync.js';
 import { gatherReport, listProjects } from '../report/data.js';
-import { renderTerminal, shouldColor } from '../report/terminal.js';
+import { renderTerminal, shouldColor, terminalColumns } from '../report/terminal.js';
 import { addDays, todayUtc } from '../util/day.js';
 import { formatDuration, parseRateLimit } from '../util/duration.js';
 import { createLogger } from '../util/log.js';
+import { shellWord } from '../util/shell-word.js';
 import { openExistingReadOnly } from './open-readonly.js';
 import { intFlag } from './options.js';
 import { createProgress } from './progress-bar.js';
 import { demoAgentClock, fixStory, replayFixes } from './demo-story.js';
 import type { CommandResult } from './result.js';
+import { selfCommand } from './self-command.js';
 
 interface DemoFlags {
   db: string;
@@ -101,25 +104,34 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
   try {
     const data = await gatherReport(db.connection, { days: 28, projects: await listProjects(db.connection) });
     process.stdout.write(
-      renderTerminal(data, { color: shouldColor(process.stdout), width: process.stdout.columns || 100 }),
+      renderTerminal(data, { color: shouldColor(process.stdout), width: terminalColumns(process.stdout) }),
     );
     process.stdout.write(`\n\n${story.join('\n')}`);
   } finally {
     db.close();
   }
-  // Never `npx mintlify-etl`: outside this clone it would run whatever package of that name the
-  // registry serves (see the README's Installing section).
-  const cli = 'node dist/src/cli/main.js';
-  process.stdout.write(`
-Next, try:
-  ${cli} query --db ${flags.db} "SELECT day, human, ai, total, total_7d_avg, total_wow_pct FROM v_site_daily ORDER BY day DESC LIMIT 7"
-  ${cli} query --db ${flags.db} "SELECT path, total_visitor_days_7d, change_pct FROM v_page_trends ORDER BY rank LIMIT 10"
-  ${cli} report --db ${flags.db} --html data/report.html     # open it in a browser
-  ${cli} export --db ${flags.db} --out data/export           # hive-partitioned Parquet
-  ${cli} status --db ${flags.db}
-  ${cli} gaps --db ${flags.db}                               # what the docs fail to answer
-  ${cli} query --db ${flags.db} "SELECT kind, subject, measure_before, measure_after, verdict FROM v_gap_outcomes"
-  ${cli} emulator --rate-limit 100/1h                        # then sync against it yourself (see README)
-`);
+  process.stdout.write(nextSteps(flags.db));
   return { exitCode: summary.exitCode };
+}
+
+/**
+ * The commands to try next, runnable as printed from any folder: the CLI and every path in
+ * them are absolute, since the demo's --db is relative to the folder it ran in.
+ */
+function nextSteps(dbFlag: string): string {
+  const cli = selfCommand();
+  const db = resolve(dbFlag);
+  const dir = dirname(db);
+  const at = `--db ${shellWord(db)}`;
+  return `
+Next, try:
+  ${cli} query ${at} "SELECT day, human, ai, total, total_7d_avg, total_wow_pct FROM v_site_daily ORDER BY day DESC LIMIT 7"
+  ${cli} query ${at} "SELECT path, total_visitor_days_7d, change_pct FROM v_page_trends ORDER BY rank LIMIT 10"
+  ${cli} report ${at} --html ${shellWord(join(dir, 'report.html'))}     # open it in a browser
+  ${cli} export ${at} --out ${shellWord(join(dir, 'export'))}           # hive-partitioned Parquet
+  ${cli} status ${at}
+  ${cli} gaps ${at}                               # what the docs fail to answer
+  ${cli} query ${at} "SELECT kind, subject, measure_before, measure_after, verdict FROM v_gap_outcomes"
+  ${cli} emulator --rate-limit 100/1h                        # then sync against it yourself (see README)
+`;
 }

@@ -7,6 +7,7 @@ import { EtlError, EXIT, isEtlError, UsageError } from '../errors.js';
 import { packageRoot } from '../paths.js';
 import { safeJson, safeLine, safeText } from '../util/safe-text.js';
 import { registerSecret } from '../util/secrets.js';
+import { helpReference } from './help-reference.js';
 import type { CommandResult } from './result.js';
 
 // A sync allocates fast (pages parsed, checked and turned into load text) while keeping ~20 MB
@@ -135,18 +136,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(safeText(s)) })
-    .addHelpText(
-      'after',
-      `
-Environment:
-  MINTLIFY_API_KEY      admin API key (mint_...); or --api-key-file PATH
-  MINTLIFY_PROJECT_ID   project id(s), comma-separated
-  MINTLIFY_API_URL      API base URL (default https://api.mintlify.com)
-  MINTLIFY_ETL_DB       database file (default data/analytics.duckdb)
-
-Exit codes: 0 ok, 1 internal error, 2 bad usage or configuration (an unknown project too),
-3 key refused, 4 some days failed or the API could not be reached, 5 database in use.`,
-    );
+    .addHelpText('after', helpReference());
   for (const register of await commandsFor(argv)) register(program, run);
 
   try {

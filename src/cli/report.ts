@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js';
 import { queryRows } from '../load/sql.js';
 import { gatherReport, listProjects } from '../report/data.js';
 import type { ReportData } from '../report/model.js';
-import { renderTerminal, shouldColor } from '../report/terminal.js';
+import { renderTerminal, shouldColor, terminalColumns } from '../report/terminal.js';
 import { openExistingReadOnly } from './open-readonly.js';
 import { dbPath, intFlag, projectIds } from './options.js';
 import type { CommandResult } from './result.js';
@@ -130,7 +130,7 @@ async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
   }
   // An empty database is not an error: the text says so and how to fill it.
   process.stdout.write(
-    renderTerminal(data, { color: shouldColor(process.stdout), width: process.stdout.columns || 100 }),
+    renderTerminal(data, { color: shouldColor(process.stdout), width: terminalColumns(process.stdout) }),
   );
   return { exitCode: 0 };
 }

@@ -7,10 +7,13 @@ import { openExistingReadOnly } from './open-readonly.js';
 import { dbPath } from './options.js';
 import type { CommandResult } from './result.js';
 
+/** The service's own limit, which status judges by unless told the limit the runs used. */
+const SERVICE_RATE_LIMIT = '100/1h';
+
 interface StatusFlags {
   db?: string;
   json?: boolean;
-  rateLimit: string;
+  rateLimit?: string;
 }
 
 export function registerStatus(
@@ -28,8 +31,7 @@ export function registerStatus(
     .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
     .option(
       '--rate-limit <N/DURATION>',
-      'the budget to judge the request ledger against (as given to sync)',
-      '100/1h',
+      `the budget to judge the request ledger against (as given to sync; default ${SERVICE_RATE_LIMIT})`,
     )
     .option('--json', 'print one JSON object on stdout')
     .addHelpText(
@@ -44,11 +46,12 @@ Examples:
 }
 
 async function statusCommand(flags: StatusFlags): Promise<CommandResult> {
-  const rateLimit = parseRateLimit(flags.rateLimit);
+  const rateLimit = parseRateLimit(flags.rateLimit ?? SERVICE_RATE_LIMIT);
+  const limitSource = flags.rateLimit === undefined ? 'default' : 'flag';
   const db = await openExistingReadOnly(dbPath(flags.db));
   let report: StatusReport;
   try {
-    report = await gatherStatus(db, { rateLimit });
+    report = await gatherStatus(db, { rateLimit, limitSource });
   } finally {
     db.close();
   }

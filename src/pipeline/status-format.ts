@@ -40,6 +40,7 @@ export function windowText(ms: number): string {
 }
 
 export function describeBudget(b: BudgetStatus, now: string): string {
+  if (b.overLimit) return describeOverLimit(b, now);
   const head = `budget: ${b.spent}/${b.limit} spent in ${windowText(b.windowMs)}`;
   if (b.remaining === 0 || b.nextSlotInMs > 0) {
     return `${head}; next slot frees at ${clockUtc(b.nextSlotAt, now)} (in ${shortWait(b.nextSlotInMs)})`;
@@ -47,6 +48,16 @@ export function describeBudget(b: BudgetStatus, now: string): string {
   if (b.oldestFreesAt === null) return `${head}, all ${b.limit} free`;
   const inMs = Date.parse(b.oldestFreesAt) - Date.parse(now);
   return `${head}, ${b.remaining} free now; the oldest frees at ${clockUtc(b.oldestFreesAt, now)} (in ${shortWait(inMs)})`;
+}
+
+/**
+ * More requests than the limit status judges by: earlier runs had a larger --rate-limit, so a
+ * `951/100 spent` would read as a broken budget. Say which limit it is and that the runs did not use it.
+ */
+function describeOverLimit(b: BudgetStatus, now: string): string {
+  const limit =
+    b.limitSource === 'default' ? `the ${b.rateLimit} default` : `the --rate-limit ${b.rateLimit}`;
+  return `budget: ${b.spent} requests in ${windowText(b.windowMs)}, over ${limit}: runs with a larger --rate-limit spent them (pass it to status to judge by it); under ${b.rateLimit} the next slot frees at ${clockUtc(b.nextSlotAt, now)} (in ${shortWait(b.nextSlotInMs)})`;
 }
 
 const RUN_COLUMNS: Column[] = [

@@ -88,6 +88,13 @@ export interface ThreadStatus {
 
 export interface BudgetStatus {
   readonly rateLimit: string;
+  /** Whether `rateLimit` was given to status or is the service's default. */
+  readonly limitSource: 'flag' | 'default';
+  /**
+   * More requests in the window than `limit`: runs with a larger --rate-limit spent them, so
+   * `spent/limit` would describe a limit that did not apply to them.
+   */
+  readonly overLimit: boolean;
   readonly limit: number;
   readonly windowMs: number;
   /** Requests in the ledger that still count against the window now. */
@@ -109,6 +116,8 @@ export interface StatusReport {
 
 export interface StatusOptions {
   readonly rateLimit: RateLimitSpec;
+  /** Default 'flag'. */
+  readonly limitSource?: 'flag' | 'default';
   readonly now?: number;
   /** Runs shown per project (default 5). */
   readonly runs?: number;
@@ -286,7 +295,12 @@ async function threadStatus(db: Database, projectId: string): Promise<ThreadStat
   return fetched + gone === 0 ? null : { fetched, gone, waiting: Number(r?.['waiting'] ?? 0) };
 }
 
-async function budgetStatus(db: Database, spec: RateLimitSpec, now: number): Promise<BudgetStatus> {
+async function budgetStatus(
+  db: Database,
+  spec: RateLimitSpec,
+  limitSource: 'flag' | 'default',
+  now: number,
+): Promise<BudgetStatus> {
   const spent = await readLedgerSince(db, now - spec.windowMs, { endpoints: ANALYTICS_ENDPOINTS });
   const budget = new RequestBudget(spec, { spent, now: () => now });
   const inWindow = budget.spentInWindow(now);
@@ -294,6 +308,8 @@ async function budgetStatus(db: Database, spec: RateLimitSpec, now: number): Pro
   const oldest = spent.filter((t) => t > now - spec.windowMs).sort((a, b) => a - b)[0];
   return {
     rateLimit: spec.text,
+    limitSource,
+    overLimit: inWindow > spec.limit,
     limit: spec.limit,
     windowMs: spec.windowMs,
     spent: inWindow,
@@ -331,7 +347,7 @@ export async function gatherStatus(db: Database, opts: StatusOptions): Promise<S
   return {
     db: db.path,
     now: new Date(now).toISOString(),
-    budget: await budgetStatus(db, opts.rateLimit, now),
+    budget: await budgetStatus(db, opts.rateLimit, opts.limitSource ?? 'flag', now),
     projects,
   };
 }

@@ -153,10 +153,15 @@ async function gatherProject(
   const period = (prefix: 'win' | 'last' | 'prev', from: string, until: string): PeriodTotals => {
     const human = num(periods, `${prefix}_human`);
     const ai = num(periods, `${prefix}_ai`);
+    const daysLoaded = num(periods, `${prefix}_days`);
+    if (daysLoaded === 0) {
+      const none = { humanVisitorDays: null, aiVisitorDays: null, totalVisitorDays: null, aiShare: null };
+      return { from, to: until, daysLoaded, ...none, notLoaded: `no day of ${from} to ${until} is loaded` };
+    }
     return {
       from,
       to: until,
-      daysLoaded: num(periods, `${prefix}_days`),
+      daysLoaded,
       humanVisitorDays: human,
       aiVisitorDays: ai,
       totalVisitorDays: num(periods, `${prefix}_total`),
@@ -229,7 +234,7 @@ async function gatherProject(
     last7,
     prev7,
     last7Change:
-      prev7.totalVisitorDays > 0
+      last7.totalVisitorDays !== null && prev7.totalVisitorDays !== null && prev7.totalVisitorDays > 0
         ? (last7.totalVisitorDays - prev7.totalVisitorDays) / prev7.totalVisitorDays
         : null,
     weekly: weeklyRows.map(toWeekRow),

@@ -42,7 +42,6 @@ export function feedbackOpenTable(p: ProjectReport): Table {
   );
   return {
     id: 'feedback-open',
-    wrapNotes: true,
     title: `Open feedback, oldest first${f.open.length < f.openCount ? ` (${f.open.length} of ${formatCount(f.openCount)})` : ''}`,
     head: [
       head('age'),
@@ -82,7 +81,6 @@ export function feedbackThumbsTable(p: ProjectReport): Table {
   }
   return {
     id: 'feedback-thumbs',
-    wrapNotes: true,
     title: 'Helpful share of feedback per week',
     head: [
       head('week', false),
@@ -143,7 +141,6 @@ export function assistantTable(p: ProjectReport, opts: TableOptions = {}): Table
   if (w.daysLoaded < 7) notes.push(`Only ${w.daysLoaded} of the 7 days to ${l.day} are loaded.`);
   return {
     id: 'assistant',
-    wrapNotes: true,
     title: 'Assistant answers',
     head: [
       head('', false),
@@ -189,7 +186,6 @@ export function unansweredTable(p: ProjectReport): Table {
   if (!a) throw new Error('no assistant section');
   return {
     id: 'assistant-unanswered',
-    wrapNotes: true,
     title: `Unanswered assistant questions, ${p.window.from} to ${p.window.to}`,
     head: [head('#'), head('asked'), head('threads'), head('question', false)],
     rows: a.unanswered.map((q, i) => [

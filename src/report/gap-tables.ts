@@ -30,7 +30,6 @@ export function contentGapsTable(p: ProjectReport): Table {
   const gaps = p.gaps?.gaps ?? [];
   return {
     id: 'content-gaps',
-    wrapNotes: true,
     title: `Content gaps, ${p.window.from} to ${p.window.to}`,
     head: [
       head('#'),
@@ -68,7 +67,6 @@ export function outcomesTable(p: ProjectReport): Table {
     v === null ? '–' : o.kind === 'search' ? formatShare(v) : v.toFixed(1);
   return {
     id: 'fix-outcomes',
-    wrapNotes: true,
     title: 'Fixes and their effect',
     head: [
       head('kind', false),

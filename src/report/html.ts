@@ -284,7 +284,9 @@ function cards(p: ProjectReport): string {
       'Last 7 days, visitor-days',
       formatCount(p.last7.totalVisitorDays),
       `human ${formatCount(p.last7.humanVisitorDays)} · AI ${formatCount(p.last7.aiVisitorDays)}`,
-      delta(p.last7Change, 'vs the 7 days before'),
+      p.prev7.daysLoaded === 0
+        ? '<span class="flat">the 7 days before are not loaded</span>'
+        : delta(p.last7Change, 'vs the 7 days before'),
     ],
     [
       'AI share, last 7 days',
@@ -309,7 +311,7 @@ ${items
 function windowAverage(p: ProjectReport): string {
   const w = p.windowTotals;
   if (p.window.days <= 7) return `${p.last7.from} to ${p.last7.to}`;
-  return `${p.window.days}-day average ${formatCount(w.daysLoaded > 0 ? w.totalVisitorDays / w.daysLoaded : null)}`;
+  return `${p.window.days}-day average ${formatCount(w.totalVisitorDays !== null && w.daysLoaded > 0 ? w.totalVisitorDays / w.daysLoaded : null)}`;
 }
 
 function delta(fraction: number | null, what: string): string {
@@ -404,12 +406,22 @@ figcaption .hint { color: var(--muted); font-size: 13px; flex-basis: 100%; }
 .legend { display: inline-flex; gap: 14px; font-size: 13px; }
 .key { display: inline-flex; align-items: center; gap: 5px; }
 .key i { display: inline-block; width: 14px; height: 10px; border-radius: 2px; }
-.scroll { overflow-x: auto; }
+/* A table wider than its box scrolls inside it, and a shadow shows at each edge that hides
+   columns: the panel-coloured covers scroll with the table (local) and hide the fixed shadows
+   (scroll) only while the table's own edge is there. Row stripes are translucent to let it show. */
+.scroll {
+  overflow-x: auto;
+  background:
+    linear-gradient(to right, var(--panel) 40%, rgb(255 255 255 / 0)) left center / 28px 100% no-repeat local,
+    linear-gradient(to left, var(--panel) 40%, rgb(255 255 255 / 0)) right center / 28px 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, rgb(15 23 42 / 0.3), rgb(15 23 42 / 0)) left center / 14px 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, rgb(15 23 42 / 0.3), rgb(15 23 42 / 0)) right center / 14px 100% no-repeat scroll;
+}
 table { border-collapse: collapse; width: 100%; font-size: 14px; font-variant-numeric: tabular-nums; }
 th { color: var(--muted); font-weight: 500; text-align: left; border-bottom: 1px solid var(--line); padding: 6px 10px; white-space: nowrap; }
 td { padding: 5px 10px; border-bottom: 1px solid #f1f5f9; vertical-align: top; }
-tbody tr:nth-child(even) td { background: #fbfdff; }
-tbody tr:hover td { background: #f1f5f9; }
+tbody tr:nth-child(even) td { background: rgb(226 232 240 / 0.18); }
+tbody tr:hover td { background: rgb(226 232 240 / 0.6); }
 .num { text-align: right; white-space: nowrap; }
 td.path { word-break: break-all; min-width: 14em; }
 td.path code { font-size: 13px; }
@@ -441,12 +453,12 @@ footer { color: var(--muted); font-size: 13px; border-top: 1px solid var(--line)
   .plot.narrow { display: block; }
   .legend { flex-wrap: wrap; gap: 4px 12px; }
   table { font-size: 13px; }
-  th, th.num { white-space: normal; }
-  th, td { padding: 4px 5px; }
+  th, th.num { white-space: normal; font-size: 12px; }
+  th, td { padding: 4px 4px; }
   .minor { display: none; }
   .reflow table, .reflow thead, .reflow tbody { display: block; }
   .reflow tr { display: flex; flex-wrap: wrap; border-bottom: 1px solid #f1f5f9; }
-  .reflow th, .reflow td { flex: 1 1 0; min-width: 0; padding: 3px 5px; border-bottom: 0; }
+  .reflow th, .reflow td { flex: 1 1 0; min-width: 0; padding: 3px 4px; border-bottom: 0; }
   .reflow .path { flex-basis: 100%; order: -1; min-width: 0; }
   .reflow .spark { flex-basis: 100%; order: 1; overflow-x: auto; }
   .reflow .free { flex-basis: 100%; order: 2; min-width: 0; }

@@ -66,16 +66,21 @@ export interface PageTrend {
   readonly aiShare7d: number | null;
 }
 
-/** Sums over a run of days, as visitor-days. */
+/**
+ * Sums over a run of days, as visitor-days. With no day of the run loaded the sums are null and
+ * `notLoaded` says why: a 0 would read as a week nobody visited.
+ */
 export interface PeriodTotals {
   readonly from: Day;
   /** Inclusive. */
   readonly to: Day;
   readonly daysLoaded: number;
-  readonly humanVisitorDays: number;
-  readonly aiVisitorDays: number;
-  readonly totalVisitorDays: number;
+  readonly humanVisitorDays: number | null;
+  readonly aiVisitorDays: number | null;
+  readonly totalVisitorDays: number | null;
   readonly aiShare: number | null;
+  /** Present only when daysLoaded is 0. */
+  readonly notLoaded?: string;
 }
 
 export interface ProjectReport {

@@ -43,7 +43,6 @@ export function viewsTable(p: ProjectReport, opts: TableOptions = {}): Table {
   }
   return {
     id: 'views',
-    wrapNotes: true,
     title: 'Content views per day',
     head: [
       head('', false),
@@ -77,7 +76,6 @@ export function viewsPagesTable(p: ProjectReport): Table {
   const uneven = v.last7.daysLoaded < 7 || v.prev7.daysLoaded < 7;
   return {
     id: 'views-pages',
-    wrapNotes: true,
     title: `Top pages by views, last 7 days to ${v.last7.to}`,
     head: [head('#'), head('path', false), head('views'), head('before'), head('vs previous 7')],
     rows: v.topPages.map((t) => [
@@ -112,7 +110,6 @@ export function searchTermsTable(p: ProjectReport): Table {
   }
   return {
     id: 'search-terms',
-    wrapNotes: true,
     title: `Top searches, last 7 days to ${s.lastDay}`,
     head: [head('#'), head('query', false), head('searches'), head('CTR'), head('vs previous 7')],
     rows: s.topTerms.map((t, i) => [
@@ -134,7 +131,6 @@ export function searchGapsTable(p: ProjectReport): Table {
   if (!s) throw new Error('no searches section');
   return {
     id: 'search-gaps',
-    wrapNotes: true,
     title: `Searches with low CTR (docs gaps), 28 days to ${s.lastDay}`,
     head: [head('query', false), head('searches'), head('CTR'), head('zero-click')],
     rows: s.gaps.map((t) => [
@@ -170,7 +166,6 @@ export function callersTable(p: ProjectReport, opts: TableOptions = {}): Table {
   ];
   return {
     id: 'callers',
-    wrapNotes: true,
     title: 'Assistant queries by caller',
     head: [
       head('', false),

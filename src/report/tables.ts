@@ -10,9 +10,11 @@ import {
   calendarSeries,
   type DailyPoint,
   type PageTrend,
+  type PeriodTotals,
   type ProjectReport,
   type UniquePeriod,
 } from './model.js';
+import { addDays } from '../util/day.js';
 import { sparkline } from './sparkline.js';
 
 /**
@@ -65,11 +67,6 @@ export interface Table {
   readonly notes: readonly string[];
   /** Shown instead of an empty table. */
   readonly empty?: string;
-  /**
-   * The terminal wraps the notes to its width. Only the newer tables ask: the visitors tables'
-   * notes are printed on one line as they always were.
-   */
-  readonly wrapNotes?: boolean;
 }
 
 export interface TableOptions {
@@ -107,7 +104,7 @@ function siteNotes(p: ProjectReport): string[] {
   const partial = p.coverage.partialDays;
   if (partial > 0) {
     notes.push(
-      `${partial === 1 ? '1 day was' : `${partial} days were`} still in progress when loaded (sync --include-today) and ${partial === 1 ? 'is' : 'are'} left out: the report ends on ${p.coverage.lastDay}, the last complete day.`,
+      `${partial === 1 ? '1 day was' : `${partial} days were`} still in progress when loaded (sync --include-today) and ${partial === 1 ? 'is' : 'are'} left out: the report ends on ${p.window.to}, the last complete day${p.coverage.lastDay > p.window.to ? ` (the database holds days up to ${p.coverage.lastDay})` : ''}.`,
     );
   }
   if (l.total7dAvg === null) {
@@ -128,8 +125,8 @@ export function siteTable(p: ProjectReport, opts: TableOptions = {}): Table {
   const l = p.latest;
   const n = p.window.days;
   const win = p.windowTotals;
-  const avg = (visitorDays: number): string =>
-    formatCount(win.daysLoaded > 0 ? visitorDays / win.daysLoaded : null);
+  const avg = (visitorDays: number | null): string =>
+    formatCount(visitorDays !== null && win.daysLoaded > 0 ? visitorDays / win.daysLoaded : null);
   const spark = (pick: (d: DailyPoint) => number | null): string =>
     sparkline(calendarSeries(p, pick), opts.sparkWidth ?? Number.POSITIVE_INFINITY);
   const notes = siteNotes(p);
@@ -186,17 +183,41 @@ export function siteTable(p: ProjectReport, opts: TableOptions = {}): Table {
   };
 }
 
-function ratio(x: number, y: number): number | null {
-  return y > 0 ? (x - y) / y : null;
+function ratio(x: number | null, y: number | null): number | null {
+  return x !== null && y !== null && y > 0 ? (x - y) / y : null;
+}
+
+/** A period's sum, or "not loaded" for a period of which no day is loaded (never a 0). */
+function periodCount(t: PeriodTotals, n: number | null, tone?: Tone): Cell {
+  return num(t.daysLoaded === 0 ? NOT_LOADED : formatCount(n), tone);
+}
+
+function periodShare(t: PeriodTotals): Cell {
+  return num(t.daysLoaded === 0 ? NOT_LOADED : formatShare(t.aiShare));
+}
+
+const NOT_LOADED = 'not loaded';
+
+/** Why the two periods compare unevenly, and how to load a period that is missing altogether. */
+function periodNotes(a: PeriodTotals, b: PeriodTotals): string[] {
+  const missing = [a, b].find((t) => t.daysLoaded === 0);
+  if (missing) {
+    return [
+      `No day of ${missing.from} to ${missing.to} is loaded: there is nothing to compare with (sync --from ${missing.from} --to ${addDays(missing.to, 1)} loads it).`,
+    ];
+  }
+  return a.daysLoaded < 7 || b.daysLoaded < 7
+    ? [`Only ${a.daysLoaded} and ${b.daysLoaded} of 7 days are loaded: the comparison is uneven.`]
+    : [];
 }
 
 export function periodTable(p: ProjectReport): Table {
   const a = p.last7;
   const b = p.prev7;
-  const row = (name: string, x: number, y: number, tone?: Tone): Cell[] => [
+  const row = (name: string, x: number | null, y: number | null, tone?: Tone): Cell[] => [
     label(name, tone),
-    num(formatCount(x), tone),
-    num(formatCount(y)),
+    periodCount(a, x, tone),
+    periodCount(b, y),
     change(ratio(x, y)),
   ];
   return {
@@ -207,12 +228,9 @@ export function periodTable(p: ProjectReport): Table {
       row('total', a.totalVisitorDays, b.totalVisitorDays, 'strong'),
       row('human', a.humanVisitorDays, b.humanVisitorDays),
       row('AI', a.aiVisitorDays, b.aiVisitorDays),
-      [label('AI share'), num(formatShare(a.aiShare)), num(formatShare(b.aiShare)), num('')],
+      [label('AI share'), periodShare(a), periodShare(b), num('')],
     ],
-    notes:
-      a.daysLoaded < 7 || b.daysLoaded < 7
-        ? [`Only ${a.daysLoaded} and ${b.daysLoaded} of 7 days are loaded: the comparison is uneven.`]
-        : [],
+    notes: periodNotes(a, b),
   };
 }
 
@@ -328,7 +346,6 @@ export function uniquesTable(p: ProjectReport): Table {
   };
   return {
     id: 'uniques',
-    wrapNotes: true,
     title: 'Unique visitors this week and this month',
     head: [
       head('', false),

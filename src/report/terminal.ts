@@ -2,6 +2,7 @@ import { plural } from './format.js';
 import { emptyReason, type ProjectReport, type ReportData } from './model.js';
 import { eventTables } from './event-tables.js';
 import { gapTables } from './gap-tables.js';
+import { fitColumns, GAP, type ColumnFit } from './fit-columns.js';
 import { streamTables } from './stream-tables.js';
 import { projectTables, type Cell, type Table, type Tone } from './tables.js';
 import { displayWidth, inert, padEndTo, padStartTo, truncateEnd, truncateMiddle } from './text.js';
@@ -13,6 +14,19 @@ export function shouldColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv 
   if (env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '') return false;
   if (env['TERM'] === 'dumb') return false;
   return stream.isTTY === true;
+}
+
+/**
+ * The width to lay the report out for: the terminal's, else COLUMNS (what a shell exports, and
+ * how a pipe into `less` or a test asks for a width), else 100.
+ */
+export function terminalColumns(
+  stream: { columns?: number | undefined },
+  env: NodeJS.ProcessEnv = process.env,
+): number {
+  if (stream.columns !== undefined && stream.columns > 0) return stream.columns;
+  const fromEnv = Number(env['COLUMNS']);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 100;
 }
 
 type Style = Tone | 'title' | 'heading';
@@ -86,11 +100,11 @@ function renderProject(p: ProjectReport, paint: Paint, width: number): string {
 }
 
 const INDENT = '  ';
-const GAP = '  ';
 
 /**
  * Aligned columns: widths come from the plain text and colour is added after padding, so escape
- * codes never shift a column. A path column takes whatever width the other columns leave.
+ * codes never shift a column. A path column takes whatever width the other columns leave; when
+ * even that is too wide, fitColumns decides what gives way, so that no row wraps mid-cell.
  */
 function renderTable(t: Table, paint: Paint, width: number): string[] {
   const out = [paint(t.title, 'heading')];
@@ -98,13 +112,37 @@ function renderTable(t: Table, paint: Paint, width: number): string[] {
     out.push(paint(`${INDENT}${t.empty ?? 'nothing to show'}`, 'muted'));
     return out;
   }
-  const all = [t.head, ...t.rows].map((row) => row.map((c) => ({ ...c, text: inert(c.text) })));
+  const inertRow = (row: readonly Cell[]): Cell[] => row.map((c) => ({ ...c, text: inert(c.text) }));
+  const headRow = inertRow(t.head);
+  const rows = t.rows.map(inertRow);
+  const fit = fitColumns(headRow, rows, layoutWidths([headRow, ...rows], width), width - INDENT.length);
+  const lines = Math.max(...fit.head.map((h) => h.length));
+  for (let line = 0; line < lines; line++) {
+    // A split header's first line sits above the second, which is level with the other headers.
+    const headLine = headRow.map((c, i) => {
+      const parts = fit.head[i] ?? [c.text];
+      return { ...c, text: parts[line - (lines - parts.length)] ?? '' };
+    });
+    out.push(renderRow(headLine, fit, paint));
+  }
+  for (const row of rows) out.push(renderRow(row, fit, paint));
+  const notes =
+    fit.lost > 0 ? [...t.notes, `${plural(fit.lost, 'column')} left out at this width.`] : t.notes;
+  for (const note of notes) {
+    for (const line of wrapWords(note, width - INDENT.length)) out.push(paint(`${INDENT}${line}`, 'muted'));
+  }
+  return out;
+}
+
+/** Each column as wide as its widest cell, the path or comment column sized to the room left. */
+function layoutWidths(all: readonly (readonly Cell[])[], width: number): number[] {
   const cols = Math.max(...all.map((r) => r.length));
   const widths: number[] = Array.from({ length: cols }, (_, i) =>
     Math.max(...all.map((r) => (r[i] ? displayWidth(r[i].text) : 0))),
   );
-  const pathCol = t.rows[0]?.findIndex((c) => c.path === true) ?? -1;
-  const freeCol = t.rows[0]?.findIndex((c) => c.free === true) ?? -1;
+  const body = all[1] ?? [];
+  const pathCol = body.findIndex((c) => c.path === true);
+  const freeCol = body.findIndex((c) => c.free === true);
   const flexible = [pathCol, freeCol].filter((i) => i >= 0);
   if (flexible.length > 0) {
     const others = widths.reduce((s, w, i) => (flexible.includes(i) ? s : s + w), 0);
@@ -119,25 +157,27 @@ function renderTable(t: Table, paint: Paint, width: number): string[] {
       widths[col] = Math.min(widths[col] ?? 0, Math.max(16, room));
     }
   }
-  for (const row of all) {
-    const cells = row.map((cell: Cell, i) => {
-      const w = widths[i] ?? 0;
-      const text = cell.path
-        ? truncateMiddle(cell.text, w)
-        : cell.free
+  return widths;
+}
+
+/** One line of a table: the shown cells cut to their width (a sparkline keeps its latest days). */
+function renderRow(row: readonly Cell[], fit: ColumnFit, paint: Paint): string {
+  const shown = fit.shown.filter((i) => i < row.length);
+  const cells = shown.map((i, k) => {
+    const cell = row[i] as Cell;
+    const w = fit.widths[i] ?? 0;
+    const text = cell.path
+      ? truncateMiddle(cell.text, w)
+      : cell.spark
+        ? [...cell.text].slice(-w).join('')
+        : displayWidth(cell.text) > w
           ? truncateEnd(cell.text, w)
           : cell.text;
-      const last = i === row.length - 1;
-      const padded = cell.right ? padStartTo(text, w) : last ? text : padEndTo(text, w);
-      return paint(padded, cell.tone);
-    });
-    out.push((INDENT + cells.join(GAP)).trimEnd());
-  }
-  for (const note of t.notes) {
-    const lines = t.wrapNotes ? wrapWords(note, width - INDENT.length) : [note];
-    for (const line of lines) out.push(paint(`${INDENT}${line}`, 'muted'));
-  }
-  return out;
+    const last = k === shown.length - 1;
+    const padded = cell.right ? padStartTo(text, w) : last ? text : padEndTo(text, w);
+    return paint(padded, cell.tone);
+  });
+  return (INDENT + cells.join(GAP)).trimEnd();
 }
 
 /** Splits text at spaces into lines of at most `width` columns (a longer word gets its own line). */

@@ -21,14 +21,17 @@ const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/;
  * Milliseconds of a number and a unit, rounded; refused when that is under 1 ms (a zero wait
  * or window would spin) or beyond what a timer can wait (about 24.8 days).
  */
-function toMs(amount: string, unit: string | undefined, fail: (why: string) => UsageError): number {
-  const ms = Math.round(Number(amount) * (UNIT_MS[unit ?? 's'] ?? 1_000));
+function toMs(amount: string, unit: string, fail: (why: string) => UsageError): number {
+  const ms = Math.round(Number(amount) * (UNIT_MS[unit] ?? 1_000));
   if (!Number.isFinite(ms) || ms < 1) throw fail('must be at least 1ms');
   if (ms > MAX_MS) throw fail('must be at most 24d');
   return ms;
 }
 
-/** Parses `500ms`, `4s`, `10m`, `1h`, `2d` (a bare number is seconds). Throws UsageError. */
+/**
+ * Parses `500ms`, `4s`, `10m`, `1h`, `2d`. A bare number is refused rather than read as seconds:
+ * `--max-duration 50` meant as minutes would stop a run after 50 s.
+ */
 export function parseDuration(text: string, what = 'duration'): number {
   const m = DURATION.exec(text.trim());
   if (!m) {
@@ -37,9 +40,16 @@ export function parseDuration(text: string, what = 'duration'): number {
       { what, value: text },
     );
   }
+  const unit = m[2];
+  if (unit === undefined) {
+    throw new UsageError(
+      `${what} "${text}" has no unit: write it with one, e.g. ${text.trim()}m (ms, s, m, h or d)`,
+      { what, value: text },
+    );
+  }
   return toMs(
     m[1] as string,
-    m[2],
+    unit,
     (why) => new UsageError(`${what} "${text}" ${why}`, { what, value: text }),
   );
 }
@@ -65,7 +75,7 @@ export function parseRateLimit(text: string): RateLimitSpec {
   }
   const windowMs = toMs(
     m[2] as string,
-    m[3],
+    m[3] as string,
     (why) => new UsageError(`--rate-limit "${text}": the window ${why}`, { value: text }),
   );
   return { limit, windowMs, text: text.trim() };

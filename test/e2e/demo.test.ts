@@ -1,3 +1,8 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { readRows, tempDbPath } from '../helpers/db.js';
@@ -19,5 +24,34 @@ describe('mintlify-etl demo as a process', () => {
     );
     expect(Number(row?.days)).toBe(14);
     expect(Number(row?.runs)).toBe(1);
+  });
+});
+
+/** The commands under "Next, try:", each without its trailing comment. */
+function nextCommands(stdout: string): string[] {
+  const tail = stdout.slice(stdout.indexOf('Next, try:\n') + 'Next, try:\n'.length);
+  return tail
+    .split('\n')
+    .filter((l) => l.startsWith('  '))
+    .map((l) => l.replace(/\s+#.*$/, '').trim());
+}
+
+describe('the commands demo suggests', () => {
+  it('work as printed from another folder than the one the demo ran in', async () => {
+    const here = mkdtempSync(join(tmpdir(), 'mintlify-etl-demo-here-'));
+    const elsewhere = mkdtempSync(join(tmpdir(), 'mintlify-etl-demo-elsewhere-'));
+    // The default --db (data/demo.duckdb) is relative: the trap a printed command must avoid.
+    const demo = await runCli(['demo', '--days', '7'], {}, { cwd: here });
+    expect(demo.code).toBe(0);
+    const commands = nextCommands(demo.stdout).filter((c) => !/ emulator( |$)/.test(c));
+    expect(commands.length).toBeGreaterThanOrEqual(5);
+    for (const command of commands) {
+      const r = await promisify(execFile)('sh', ['-c', command], {
+        cwd: elsewhere,
+        env: { PATH: process.env['PATH'] ?? '', CI: '1' },
+      }).catch((e: Error & { stderr?: string; code?: number }) => e);
+      expect(r instanceof Error ? `${command}\n -> ${r.stderr ?? r.message}` : '').toBe('');
+    }
+    expect(existsSync(join(here, 'data', 'report.html'))).toBe(true);
   });
 });

@@ -1,7 +1,30 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { EXIT } from '../../src/errors.js';
 import { runCli } from '../helpers/cli.js';
+
+const SRC = join(import.meta.dirname, '..', '..', 'src');
+
+/** Every environment variable the tool reads (`env['NAME']`), the emulator's fixture text aside. */
+function variablesTheCodeReads(): string[] {
+  const names = new Set<string>();
+  for (const file of readdirSync(SRC, { recursive: true, encoding: 'utf8' })) {
+    if (!file.endsWith('.ts') || file.startsWith('emulator')) continue;
+    const text = readFileSync(join(SRC, file), 'utf8');
+    for (const m of text.matchAll(/env\[['"]([A-Z][A-Z0-9_]*)['"]\]/g)) names.add(m[1] as string);
+  }
+  return [...names].sort();
+}
+
+/** The lines of one section of the top-level help, up to the next blank line. */
+function section(help: string, title: string): string[] {
+  const start = help.indexOf(`\n${title}:\n`);
+  if (start < 0) return [];
+  const body = help.slice(start + title.length + 3);
+  const end = body.indexOf('\n\n');
+  return (end < 0 ? body : body.slice(0, end)).split('\n').filter((l) => l.trim() !== '');
+}
 
 const version = (
   JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as {
@@ -31,6 +54,24 @@ describe('mintlify-etl --help and --version as a process', () => {
     expect(text).toContain('With no --from, the run is incremental');
     expect(text).toContain('A day starts only when the budget and the bounds leave room for all its pages');
     expect(text).toContain('--max-wait <duration>');
+  });
+
+  it('lists every environment variable the code reads, and no other', async () => {
+    const r = await runCli(['--help']);
+    const listed = section(r.stdout, 'Environment')
+      .map((l) => /^ {2}([A-Z][A-Z0-9_]*)\b/.exec(l)?.[1])
+      .filter((n) => n !== undefined)
+      .sort();
+    expect(variablesTheCodeReads()).toContain('MINTLIFY_ETL_STREAMS');
+    expect(listed).toEqual(variablesTheCodeReads());
+  });
+
+  it('lists every exit code the tool defines, each with its meaning, and no other', async () => {
+    const r = await runCli(['--help']);
+    const lines = section(r.stdout, 'Exit codes');
+    const listed = lines.map((l) => Number(/^ {2}(\d+) {2,}\S/.exec(l)?.[1])).filter((n) => !Number.isNaN(n));
+    expect(listed).toEqual([...new Set(Object.values(EXIT))].sort((a, b) => a - b));
+    expect(lines.find((l) => l.startsWith('  130 '))).toMatch(/interrupted/);
   });
 
   it('refuses an unknown command with exit 2 and a pointer to --help', async () => {

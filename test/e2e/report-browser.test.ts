@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/paths.js';
 import { CLI } from '../helpers/cli.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
+import { decodePng, meanBrightness, type Pixels } from '../helpers/png.js';
 import { buildReportFixture, NASTY_PATH } from '../helpers/report-fixture.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -24,6 +25,26 @@ const ARTIFACTS = join(packageRoot(), 'test-artifacts');
 const SCREENSHOT = join(ARTIFACTS, 'report.png');
 const PHONE_SCREENSHOT = join(ARTIFACTS, 'report-420px.png');
 const PHONE = 420;
+const SMALL_PHONE = 390;
+
+/** Mean brightness of a band of columns of an image, `from` pixels in from one edge. */
+function band(p: Pixels, edge: 'left' | 'right', width = 8): number {
+  const x0 = edge === 'left' ? 0 : p.width - width;
+  const rgb = new Uint8Array(width * p.height * 3);
+  for (let y = 0; y < p.height; y++)
+    rgb.set(p.rgb.subarray((y * p.width + x0) * 3, (y * p.width + x0 + width) * 3), y * width * 3);
+  return meanBrightness({ width, height: p.height, rgb });
+}
+
+interface TableBox {
+  id: string;
+  left: number;
+  right: number;
+  wrapped: boolean;
+  wrapperLeft: number;
+  wrapperRight: number;
+  scrolls: boolean;
+}
 
 const LAUNCH = {
   executablePath: CHROMIUM,
@@ -253,6 +274,87 @@ describe('the HTML report in a real browser', () => {
         await browser.close();
       }
       expect(existsSync(PHONE_SCREENSHOT)).toBe(true);
+    },
+  );
+
+  it.skipIf(!hasChromium)(
+    'on a 390-px phone keeps every table inside the screen, the wide ones scrolling in a box that shows a shadow where more columns are',
+    async () => {
+      const db = join(tmp.dir, 'small-phone.duckdb');
+      const html = join(tmp.dir, 'out', 'small-phone.html');
+      await buildReportFixture(db, {
+        partialLast: true,
+        feedback: true,
+        assistant: true,
+        periods: true,
+        streams: ['views', 'searches', 'caller_stats'],
+      });
+      await run(process.execPath, [CLI, 'report', '--db', db, '--html', html], {
+        env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' },
+      });
+      const browser = await chromium.launch(LAUNCH);
+      try {
+        const page = await browser.newPage({
+          viewport: { width: SMALL_PHONE, height: 900 },
+          deviceScaleFactor: 1,
+        });
+        await page.route(/^(?!file:)/, (route) => route.abort());
+        await page.goto(pathToFileURL(html).href, { waitUntil: 'load' });
+        const boxes = (await page.evaluate(() =>
+          [...document.querySelectorAll('[data-table] table')].map((table) => {
+            const b = table.getBoundingClientRect();
+            const wrapper = table.parentElement;
+            const w = wrapper?.getBoundingClientRect();
+            const overflow = wrapper ? getComputedStyle(wrapper).overflowX : 'visible';
+            return {
+              id: table.closest('[data-table]')?.getAttribute('data-table') ?? '?',
+              left: b.left,
+              right: b.right,
+              wrapped: overflow === 'auto' || overflow === 'scroll',
+              wrapperLeft: w?.left ?? 0,
+              wrapperRight: w?.right ?? 0,
+              scrolls: wrapper !== null && wrapper.scrollWidth > wrapper.clientWidth + 1,
+            };
+          }),
+        )) as TableBox[];
+        expect(boxes.length).toBeGreaterThan(10);
+        for (const t of boxes) {
+          const inside = t.left >= 0 && t.right <= SMALL_PHONE;
+          const scrollsInside = t.wrapped && t.wrapperLeft >= 0 && t.wrapperRight <= SMALL_PHONE;
+          expect(inside || scrollsInside, `${t.id}: inside the screen or in a scroll box that is`).toBe(true);
+        }
+        const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+        expect(pageWidth, 'the page itself does not scroll sideways').toBeLessThanOrEqual(SMALL_PHONE);
+
+        // The cue is measured in pixels with the text made invisible, so that only the box's own
+        // painting counts: darker at the edge that hides columns, and only there.
+        const scrolling = boxes.filter((t) => t.scrolls).map((t) => t.id);
+        expect(scrolling.length, 'some table is wider than a 390-px phone').toBeGreaterThan(0);
+        await page.addStyleTag({ content: '* { color: transparent !important; }' });
+        for (const id of scrolling) {
+          const box = page.locator(`[data-table="${id}"] table`).locator('..');
+          const atStart = decodePng(await box.screenshot());
+          expect(band(atStart, 'right'), `${id}: a shadow at the right edge`).toBeLessThan(
+            band(atStart, 'left') - 6,
+          );
+          await box.evaluate((el) => (el.scrollLeft = el.scrollWidth));
+          const atEnd = decodePng(await box.screenshot());
+          expect(band(atEnd, 'left'), `${id}: scrolled to the end, the shadow is at the left`).toBeLessThan(
+            band(atEnd, 'right') - 6,
+          );
+        }
+        const still = boxes.find((t) => !t.scrolls && t.wrapped);
+        if (still) {
+          const plain = decodePng(
+            await page.locator(`[data-table="${still.id}"] table`).locator('..').screenshot(),
+          );
+          expect(Math.abs(band(plain, 'right') - band(plain, 'left')), `${still.id}: no shadow`).toBeLessThan(
+            3,
+          );
+        }
+      } finally {
+        await browser.close();
+      }
     },
   );
 });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReportData } from '../../src/report/model.js';
+import { displayWidth } from '../../src/util/width.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 import {
@@ -21,8 +22,19 @@ describe('mintlify-etl report (the built CLI)', () => {
   const db = join(tmp.dir, 'analytics.duckdb');
   const empty = join(tmp.dir, 'empty.duckdb');
   const streams = join(tmp.dir, 'streams.duckdb');
+  const prevWeekMissing = join(tmp.dir, 'prev-week-missing.duckdb');
+  const everything = join(tmp.dir, 'everything.duckdb');
   beforeAll(async () => {
+    await buildReportFixture(everything, {
+      partialLast: true,
+      feedback: true,
+      assistant: true,
+      periods: true,
+      streams: ['views', 'searches', 'caller_stats'],
+    });
     await buildReportFixture(db);
+    // Days 46..52 (2026-02-17 to 2026-02-23) are the 7 before the last 7: never loaded.
+    await buildReportFixture(prevWeekMissing, { skip: [46, 47, 48, 49, 50, 51, 52] });
     await buildReportFixture(streams, { streams: ['views', 'searches', 'caller_stats'] });
     await buildEmptyDatabase(empty);
   });
@@ -115,5 +127,65 @@ describe('mintlify-etl report (the built CLI)', () => {
     expect(html.match(/<figure class="chart"/g)).toHaveLength(6);
     expect(html.match(/<svg/g)).toHaveLength(12);
     expect(html).not.toContain(`<script>"x"`);
+  });
+
+  it('shows the 7 days before as "not loaded" rather than 0 when none of them is loaded', async () => {
+    const r = await runCli(['report', '--db', prevWeekMissing]);
+    expect(r.code).toBe(0);
+    const table = r.stdout.slice(r.stdout.indexOf('Last 7 days vs the 7 before'));
+    const total = table.split('\n').find((l) => l.trimStart().startsWith('total')) ?? '';
+    expect(total).toMatch(/^\s+total\s+12,880\s+not loaded\s+–$/);
+    expect(table.replace(/\s+/g, ' ')).toContain(
+      'No day of 2026-02-17 to 2026-02-23 is loaded: there is nothing to compare with (sync --from 2026-02-17 --to 2026-02-24 loads it).',
+    );
+    const j = JSON.parse((await runCli(['report', '--db', prevWeekMissing, '--json'])).stdout) as ReportData;
+    expect(j.projects[0]?.prev7).toEqual({
+      from: '2026-02-17',
+      to: '2026-02-23',
+      daysLoaded: 0,
+      humanVisitorDays: null,
+      aiVisitorDays: null,
+      totalVisitorDays: null,
+      aiShare: null,
+      notLoaded: 'no day of 2026-02-17 to 2026-02-23 is loaded',
+    });
+    expect(j.projects[0]?.last7Change).toBeNull();
+    const file = join(tmp.dir, 'prev-week-missing.html');
+    await runCli(['report', '--db', prevWeekMissing, '--html', file]);
+    const html = readFileSync(file, 'utf8');
+    const period = html.slice(html.indexOf('Last 7 days vs the 7 before'));
+    expect(period.slice(0, period.indexOf('</table>'))).toMatch(/<td[^>]*>not loaded<\/td>/);
+    expect(html).not.toMatch(/<td class="num">0<\/td>/);
+  });
+
+  it.each([60, 72])(
+    'fits every line into a terminal of %i columns (COLUMNS when stdout is not one)',
+    async (cols) => {
+      const r = await runCli(['report', '--db', everything], { COLUMNS: String(cols) });
+      expect(r.code).toBe(0);
+      const wide = r.stdout.split('\n').filter((l) => displayWidth(l) > cols);
+      expect(wide).toEqual([]);
+      // Narrowing keeps the numbers: the latest day's total and the top page's visitor-days.
+      expect(r.stdout).toContain('Top pages, last 7 days');
+      expect(r.stdout).toMatch(/^ {2}total +\d[\d,]* +[+-]\d/m);
+    },
+  );
+
+  it('keeps its 100-column layout when stdout is not a terminal and COLUMNS is not set', async () => {
+    const r = await runCli(['report', '--db', everything]);
+    expect(Math.max(...r.stdout.split('\n').map((l) => displayWidth(l)))).toBeGreaterThan(72);
+  });
+
+  it('names one end day, the last complete one, in the header and in the note about a partial day', async () => {
+    const r = await runCli(['report', '--db', everything]);
+    const text = r.stdout.replace(/\s+/g, ' ');
+    expect(text).toContain('2026-02-02 to 2026-03-01, 28 days');
+    expect(text).toContain(
+      'the report ends on 2026-03-01, the last complete day (the database holds days up to 2026-03-02)',
+    );
+    expect(text).not.toMatch(/ends on 2026-03-02/);
+    const j = JSON.parse((await runCli(['report', '--db', everything, '--json'])).stdout) as ReportData;
+    expect(j.projects[0]?.window.to).toBe('2026-03-01');
+    expect(j.projects[0]?.coverage).toMatchObject({ lastDay: '2026-03-02', partialDays: 1 });
   });
 });

@@ -280,3 +280,27 @@ describe('sync with many days in parallel', () => {
     expect(r.stderr).not.toContain('MaxListenersExceededWarning');
   });
 });
+
+describe('a duration flag given a bare number is refused, whichever flag it is', () => {
+  const env = { MINTLIFY_PROJECT_ID: 'docs', MINTLIFY_API_KEY: 'mint_test_bare_number' };
+  it.each([
+    [
+      ['sync', '--dry-run', '--max-duration', '50'],
+      /--max-duration "50" has no unit: write it with one, e\.g\. 50m/,
+    ],
+    [['sync', '--dry-run', '--max-wait', '10'], /--max-wait "10" has no unit: write it with one, e\.g\. 10m/],
+    [['sync', '--dry-run', '--rate-limit', '100/3600'], /--rate-limit "100\/3600" is not N\/DURATION/],
+    [
+      ['agent', 'wait', 'job1', '--interval', '5'],
+      /--interval "5" has no unit: write it with one, e\.g\. 5m/,
+    ],
+    [
+      ['agent', 'wait', 'job1', '--timeout', '30'],
+      /--timeout "30" has no unit: write it with one, e\.g\. 30m/,
+    ],
+  ])('%j exits 2 and asks for a unit', async (args, pattern) => {
+    const before = snapshot();
+    expectUsage(await runCli([...args, '--db', db], env), pattern);
+    expect(snapshot()).toEqual(before);
+  });
+});

@@ -226,7 +226,9 @@ describe('report data with gaps and a partial day', () => {
       [9, 6, false],
     ]);
     const out = renderTerminal({ generatedAt: '', days: 28, projects: p ? [p] : [] }, { color: false });
-    expect(out).toContain('1 day was still in progress when loaded (sync --include-today) and is left out');
+    expect(out.replace(/\s+/g, ' ')).toContain(
+      '1 day was still in progress when loaded (sync --include-today) and is left out: the report ends on 2026-03-01, the last complete day (the database holds days up to 2026-03-02).',
+    );
     expect(out).toContain('2 of the 28 days are not loaded');
   });
 });

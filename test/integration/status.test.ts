@@ -170,6 +170,8 @@ describe('gatherStatus', () => {
     const s = await gatherStatus(db, { rateLimit: parseRateLimit('100/1h'), now: NOW });
     expect(s.budget).toEqual({
       rateLimit: '100/1h',
+      limitSource: 'flag',
+      overLimit: false,
       limit: 100,
       windowMs: 3_600_000,
       spent: 37,
@@ -185,8 +187,10 @@ describe('gatherStatus', () => {
     // 37 in the window, 10 allowed: the 28th oldest (13:30) must age out first.
     expect(s.budget).toMatchObject({ spent: 37, remaining: 0, nextSlotAt: '2026-04-01T14:30:00.000Z' });
     expect(s.budget.nextSlotInMs).toBe(37 * MIN);
+    // 37 over a limit of 10 is not "37/10 spent": the runs that spent them had a larger limit.
+    expect(s.budget.overLimit).toBe(true);
     expect(formatStatus(s)).toContain(
-      'budget: 37/10 spent in the last hour; next slot frees at 14:30 UTC (in 37m)',
+      'budget: 37 requests in the last hour, over the --rate-limit 10/1h: runs with a larger --rate-limit spent them (pass it to status to judge by it); under 10/1h the next slot frees at 14:30 UTC (in 37m)',
     );
   });
 });
@@ -233,6 +237,8 @@ describe('formatStatus', () => {
       now: '2026-04-01T13:53:00.000Z',
       budget: {
         rateLimit: '100/1h',
+        limitSource: 'default',
+        overLimit: false,
         limit: 100,
         windowMs: 3_600_000,
         spent: 0,

@@ -38,6 +38,7 @@ describe('durations and rate limits', () => {
     '100/1 h',
     '100/1e3s',
     '100/30d',
+    '100/3600',
   ])('refuses the budget %j as a usage error', (text) => {
     expect(() => parseRateLimit(text)).toThrow(/--rate-limit/);
   });
@@ -53,6 +54,12 @@ describe('durations and rate limits', () => {
     expect(() => parseDuration('soon')).toThrow(/not a duration/);
     expect(() => parseDuration('10 m')).toThrow(/not a duration/);
     expect(() => parseDuration('0x10s')).toThrow(/not a duration/);
+  });
+
+  it.each(['50', '0.5', ' 10 '])('refuses the bare number %j: a duration names its unit', (text) => {
+    expect(() => parseDuration(text, '--max-duration')).toThrow(
+      /--max-duration ".*" has no unit: write it with one, e\.g\. \d/,
+    );
   });
 
   it('accepts surrounding white space in a budget and keeps the trimmed text', () => {

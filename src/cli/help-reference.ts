@@ -1,0 +1,48 @@
+import { EXIT } from '../errors.js';
+
+/**
+ * The environment the tool reads, printed by the top-level --help. A test compares it with the variables
+ * read in src, so a new one cannot go undocumented.
+ */
+export const ENVIRONMENT: Readonly<Record<string, string>> = {
+  MINTLIFY_API_KEY: 'admin API key (mint_...); or --api-key-file PATH',
+  MINTLIFY_PROJECT_ID: 'project id(s), comma-separated',
+  MINTLIFY_API_URL: 'API base URL (default https://api.mintlify.com)',
+  MINTLIFY_ETL_DB: 'database file (default data/analytics.duckdb)',
+  MINTLIFY_ETL_STREAMS: 'streams for sync and check when --streams is not given, comma-separated',
+  MINTLIFY_ETL_DEBUG: 'set to 1: an internal error prints its stack, a failure its cause',
+  NO_COLOR: 'set (not empty): no colour in the terminal report',
+  TERM: 'dumb: no colour in the terminal report',
+  CI: 'set: no progress bar, even on a terminal',
+  PATH: 'demo prints `mintlify-etl ...` when that name on PATH is this install, else node with its path',
+  COLUMNS: 'width of the terminal report when stdout is not a terminal (default 100)',
+};
+
+/** What each exit code means; keyed by EXIT so that a new code cannot be left out (typecheck). */
+const EXIT_MEANING: Readonly<Record<keyof typeof EXIT, string>> = {
+  ok: 'done (or deferred by the budget, said in the summary)',
+  internal: 'internal error',
+  usage: 'bad usage or configuration, an unknown project or a wrong API URL (nothing written)',
+  auth: 'key refused (401) or not allowed (403)',
+  windowsFailed: 'some days failed after retries (the rest loaded), or the API could not be reached',
+  dbInUse: 'database in use by another run',
+  interrupted: 'interrupted by Ctrl-C or SIGTERM (finished days were kept)',
+};
+
+function table(rows: readonly (readonly [string, string])[]): string {
+  const width = Math.max(...rows.map(([k]) => k.length)) + 2;
+  return rows.map(([k, v]) => `  ${k.padEnd(width)}${v}`).join('\n');
+}
+
+/** The text after the top-level --help: every variable and every exit code. */
+export function helpReference(): string {
+  const codes = (Object.keys(EXIT_MEANING) as (keyof typeof EXIT)[])
+    .map((k) => [String(EXIT[k]), EXIT_MEANING[k]] as const)
+    .sort((a, b) => Number(a[0]) - Number(b[0]));
+  return `
+Environment:
+${table(Object.entries(ENVIRONMENT))}
+
+Exit codes:
+${table(codes)}`;
+}
