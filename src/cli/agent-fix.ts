@@ -68,9 +68,7 @@ create, the job id (or with --wait the pull-request URL) on stdout.
 Examples:
   $ mintlify-etl gaps --limit 5
   $ mintlify-etl agent fix gap_72c10bc81f3c --dry-run
-  $ mintlify-etl agent fix gap_72c10bc81f3c gap_f19abb59544e --wait
-
-Docs: docs/gaps-and-fixes.md`,
+  $ mintlify-etl agent fix gap_72c10bc81f3c gap_f19abb59544e --wait`,
     )
     .action((ids: string[], flags: FixFlags) => run(() => fixCommand(ids, flags)));
 }

@@ -66,9 +66,7 @@ Examples:
   $ mintlify-etl gaps
   $ mintlify-etl gaps --days 7 --limit 5
   $ mintlify-etl gaps --to 2026-01-01 --json | jq '.gaps[0]'
-  $ mintlify-etl agent fix GAP_ID --dry-run
-
-Docs: docs/gaps-and-fixes.md`,
+  $ mintlify-etl agent fix GAP_ID --dry-run`,
     )
     .action((flags: GapsFlags) => run(() => gapsCommand(flags)));
 }

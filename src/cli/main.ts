@@ -7,6 +7,7 @@ import { EtlError, EXIT, isEtlError, UsageError } from '../errors.js';
 import { packageRoot } from '../paths.js';
 import { safeJson, safeLine, safeText } from '../util/safe-text.js';
 import { registerSecret } from '../util/secrets.js';
+import { addDocsPages } from './docs-pages.js';
 import { helpReference } from './help-reference.js';
 import type { CommandResult } from './result.js';
 
@@ -138,6 +139,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .configureOutput({ writeErr: (s) => process.stderr.write(safeText(s)) })
     .addHelpText('after', helpReference());
   for (const register of await commandsFor(argv)) register(program, run);
+  addDocsPages(program);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/errors.js';
@@ -79,5 +79,28 @@ describe('mintlify-etl --help and --version as a process', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown command 'frobnicate'");
     expect(r.stderr).toContain('--help');
+  });
+
+  it('ends the --help of every command with the docs page to read, a file that exists', async () => {
+    for (const cmd of [
+      ['sync'],
+      ['check'],
+      ['status'],
+      ['query'],
+      ['export'],
+      ['report'],
+      ['gaps'],
+      ['agent'],
+      ['agent', 'fix'],
+      ['agent', 'create'],
+      ['emulator'],
+      ['demo'],
+    ]) {
+      const r = await runCli([...cmd, '--help']);
+      expect(r.code, cmd.join(' ')).toBe(0);
+      const m = /\nDocs: (\S+\.md)\n$/.exec(r.stdout);
+      expect(m, `${cmd.join(' ')} --help ends with its docs page`).not.toBeNull();
+      expect(existsSync(m![1]!), m![1]).toBe(true);
+    }
   });
 });
