@@ -141,6 +141,7 @@ export class SyncRun {
         warnings: this.#warnings,
       }),
       ...(opts.idleCloseMs !== undefined ? { idleCloseMs: opts.idleCloseMs } : {}),
+      ...(opts.writerMaxMemoryBytes !== undefined ? { maxMemoryBytes: opts.writerMaxMemoryBytes } : {}),
     });
     this.#admission = new DayAdmission({
       budget: this.#budget,
@@ -354,16 +355,19 @@ export class SyncRun {
           this.#rows += n;
           this.#p.rows = this.#rows;
         },
-        (e: unknown) => {
+        async (e: unknown) => {
           const message = e instanceof Error ? e.message : String(e);
+          const code = e instanceof EtlError ? e.code : 'E_LOAD';
           this.#failures.push({
             projectId: w.projectId,
             stream: w.stream,
             day: w.day,
-            code: e instanceof EtlError ? e.code : 'E_LOAD',
+            code,
             message: `load failed: ${message}`,
           });
           this.#log.error(`${label(w)}: load failed, the day is unchanged: ${message}`);
+          // Recorded like a fetch that failed: status and the next plan see a failed window.
+          await this.#recordFailed(w, code, `load failed: ${message}`);
         },
       );
     this.#pendingLoads.add(load);
@@ -435,6 +439,11 @@ export class SyncRun {
     const code = e instanceof EtlError ? e.code : 'E_INTERNAL';
     this.#failures.push({ projectId: w.projectId, stream: w.stream, day: w.day, code, message: err.message });
     this.#log.error(`${label(w)}: ${err.message}`);
+    await this.#recordFailed(w, code, err.message);
+  }
+
+  /** The failed window in sync_windows, or an item's failure in its stream's own table. */
+  async #recordFailed(w: PlannedWindow, code: string, message: string): Promise<void> {
     if (w.item !== undefined) {
       // An item has no sync_windows row: its stream records the failure in its own table.
       const record = streamByName(w.stream).recordItemFailure;
@@ -454,7 +463,7 @@ export class SyncRun {
         day: w.day,
         dateTo: w.dateTo,
         runId: this.#runId,
-        error: `${code}: ${err.message}`,
+        error: `${code}: ${message}`,
         attempts: 1,
         fetchedAt: new Date(this.#now()),
       });

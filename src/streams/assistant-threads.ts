@@ -3,7 +3,9 @@ import { AssistantThreadSchema, type AssistantThread } from '../api/schemas.js';
 import { HttpStatusError } from '../errors.js';
 import type { PlannedWindow } from '../extract/plan.js';
 import type { QualityWarning } from '../extract/quality.js';
-import { jsonChunks, type JsonChunk, type JsonTable } from '../load/json-tables.js';
+import { eventChunks } from '../load/event-tables.js';
+import type { JsonChunk, JsonTable } from '../load/json-tables.js';
+import { largestField } from '../load/large-values.js';
 import { queryRows, toTimestampValue } from '../load/sql.js';
 import type { PreparedWindow, TableLoader } from '../load/window-batch.js';
 import { addDays } from '../util/day.js';
@@ -65,15 +67,18 @@ const LOADER: TableLoader = {
       );
     await onStep('delete');
     const shape = `[{${MESSAGES.columns.map(([n, type]) => `"${n}":"${type}"`).join(',')}}]`;
-    const withRows = batch.flatMap((b) => (b.data as ThreadData).chunks.map((c) => ({ b, c })));
-    if (withRows.length > 0) {
-      await conn.run(
-        `INSERT INTO assistant_messages (project_id, thread_id, message_id, seq, role, content, created_at)
-SELECT project_id, r.thread_id, r.message_id, r.seq, r.role, r.content, r.created_at FROM (
-  SELECT project_id, unnest(from_json(body, '${shape}')) AS r
-  FROM (SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::VARCHAR[]) AS body))`,
-        [listValue(withRows.map((x) => x.b.w.projectId)), listValue(withRows.map((x) => x.c.body))],
-      );
+    // One statement per chunk of about 1 MB: a thread of 100,000 messages in one statement was
+    // more JSON than the writer's memory limit lets DuckDB parse at once.
+    for (const b of batch) {
+      for (const c of (b.data as ThreadData).chunks) {
+        if (c.rows === 0) continue;
+        await conn.run(
+          `INSERT INTO assistant_messages (project_id, thread_id, message_id, seq, role, content, created_at)
+SELECT $1::VARCHAR, r.thread_id, r.message_id, r.seq, r.role, r.content, r.created_at
+FROM (SELECT unnest(from_json($2::VARCHAR, '${shape}')) AS r)`,
+          [b.w.projectId, c.body],
+        );
+      }
     }
     const data = batch.map((b) => b.data as ThreadData);
     await conn.run(
@@ -226,12 +231,14 @@ export const assistantThreads: DayStream = {
       created_at: isoUtc(m.createdAt),
     }));
     const asked = messages.filter((m) => m.role === 'user').length;
+    const { chunks, longest } = eventChunks(messages);
+    const big = messages[longest.index];
     const data: ThreadData = {
       status,
       turns: Math.max(item.version, asked),
       createdAt: thread ? isoUtc(thread.createdAt) : null,
       messages: messages.length,
-      chunks: jsonChunks(messages, MESSAGES),
+      chunks,
     };
     return {
       pagesFetched: 1,
@@ -249,6 +256,9 @@ export const assistantThreads: DayStream = {
         rows: messages.length,
         tables: LOADER,
         data,
+        ...(big !== undefined
+          ? { largest: largestField(big, longest.chars, `${item.id}/${big.message_id}`) }
+          : {}),
       }),
     };
   },

@@ -4,6 +4,7 @@ import { fetchCursorRange } from '../extract/cursor-range.js';
 import type { QualityWarning } from '../extract/quality.js';
 import type { TableLoader } from '../load/window-batch.js';
 import { eventChunks, type EventTable, type EventTableData } from '../load/event-tables.js';
+import { largestField } from '../load/large-values.js';
 import { isoUtc } from '../util/time.js';
 import type { StreamFetched, StreamFetchOptions, StreamWindow } from './types.js';
 
@@ -100,7 +101,9 @@ export async function fetchEventRange<T, R extends object>(
     truncated,
     prepare: ({ runId, fetchedAt }) => {
       const rows = f.rows.map(spec.toRow);
-      const data: EventTableData = { chunks: eventChunks(rows) };
+      const { chunks, longest } = eventChunks(rows);
+      const data: EventTableData = { chunks };
+      const big = f.rows[longest.index];
       return {
         w: {
           ...w,
@@ -114,6 +117,9 @@ export async function fetchEventRange<T, R extends object>(
         rows: rows.length,
         tables: loader,
         data,
+        ...(big !== undefined
+          ? { largest: largestField(rows[longest.index] as object, longest.chars, spec.keyOf(big)) }
+          : {}),
       };
     },
   };
