@@ -331,9 +331,11 @@ export class SyncRun {
     for (const q of fetched.warnings) {
       this.#warnings++;
       this.#byKind[q.kind] = (this.#byKind[q.kind] ?? 0) + 1;
+      // An out-of-range time was not loaded as sent: its detail says what was done instead.
+      const how = q.kind === 'time_out_of_range' ? '' : ', loaded as the API sent it';
       this.#log.warnOnce(
         q.kind,
-        `data quality (${q.kind}), loaded as the API sent it: ${label(w)} ${q.detail} (further cases are counted in the run record)`,
+        `data quality (${q.kind})${how}: ${label(w)} ${q.detail} (further cases are counted in the run record)`,
       );
     }
     return fetched;

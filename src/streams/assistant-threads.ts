@@ -2,14 +2,14 @@ import { listValue } from '@duckdb/node-api';
 import { AssistantThreadSchema, type AssistantThread } from '../api/schemas.js';
 import { HttpStatusError } from '../errors.js';
 import type { PlannedWindow } from '../extract/plan.js';
-import type { QualityWarning } from '../extract/quality.js';
+import { timeOutOfRange, type QualityWarning } from '../extract/quality.js';
 import { eventChunks } from '../load/event-tables.js';
 import type { JsonChunk, JsonTable } from '../load/json-tables.js';
 import { largestField } from '../load/large-values.js';
 import { queryRows, toTimestampValue } from '../load/sql.js';
 import type { PreparedWindow, TableLoader } from '../load/window-batch.js';
 import { addDays } from '../util/day.js';
-import { isoUtc } from '../util/time.js';
+import { readApiTime } from '../util/time.js';
 import type { Database } from '../load/database.js';
 import type { DayStream, StreamWindow } from './types.js';
 
@@ -165,6 +165,43 @@ async function recordFailure(db: Database, w: StreamWindow, at: Date, runId: str
   );
 }
 
+/**
+ * The transcript's messages as rows: one whose time is out of range is left out (created_at is
+ * NOT NULL), the others keep their place in the thread (`seq` counts every message sent).
+ */
+function threadRows(
+  threadId: string,
+  thread: AssistantThread | undefined,
+): { messages: Record<string, unknown>[]; warnings: QualityWarning[] } {
+  const refused: string[] = [];
+  const messages = (thread?.messages ?? []).flatMap((m, seq) => {
+    const t = readApiTime(m.createdAt);
+    if (!('iso' in t)) {
+      refused.push(t.outOfRange);
+      return [];
+    }
+    return [
+      { thread_id: threadId, message_id: m.id, seq, role: m.role, content: m.content, created_at: t.iso },
+    ];
+  });
+  const bad = thread === undefined ? undefined : readApiTime(thread.createdAt);
+  return {
+    messages,
+    warnings: [
+      ...timeOutOfRange('messages[].createdAt', refused, 'left out'),
+      ...(bad !== undefined && 'outOfRange' in bad
+        ? timeOutOfRange('createdAt', [bad.outOfRange], 'stored as NULL')
+        : []),
+    ],
+  };
+}
+
+/** The thread's own time: an attribute of its record (nullable), NULL when out of range. */
+function createdAt(thread: AssistantThread | undefined): string | null {
+  const t = readApiTime(thread?.createdAt ?? null);
+  return 'iso' in t ? t.iso : null;
+}
+
 function checks(t: AssistantThread, turns: number): QualityWarning[] {
   const asked = t.messages.filter((m) => m.role === 'user').length;
   // More user messages than loaded turns is a thread still going (its newest turns are today's,
@@ -222,21 +259,14 @@ export const assistantThreads: DayStream = {
       status = refusal(e);
     }
     o.onPage?.();
-    const messages = (thread?.messages ?? []).map((m, seq) => ({
-      thread_id: item.id,
-      message_id: m.id,
-      seq,
-      role: m.role,
-      content: m.content,
-      created_at: isoUtc(m.createdAt),
-    }));
-    const asked = messages.filter((m) => m.role === 'user').length;
+    const { messages, warnings } = threadRows(item.id, thread);
+    const asked = (thread?.messages ?? []).filter((m) => m.role === 'user').length;
     const { chunks, longest } = eventChunks(messages);
     const big = messages[longest.index];
     const data: ThreadData = {
       status,
       turns: Math.max(item.version, asked),
-      createdAt: thread ? isoUtc(thread.createdAt) : null,
+      createdAt: createdAt(thread),
       messages: messages.length,
       chunks,
     };
@@ -244,7 +274,7 @@ export const assistantThreads: DayStream = {
       pagesFetched: 1,
       attempts: 1,
       rows: messages.length,
-      warnings: thread ? checks(thread, item.version) : [],
+      warnings: thread ? [...checks(thread, item.version), ...warnings] : [],
       notes: thread
         ? []
         : [
