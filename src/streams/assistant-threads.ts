@@ -165,6 +165,16 @@ async function recordFailure(db: Database, w: StreamWindow, at: Date, runId: str
   );
 }
 
+/** A row of assistant_messages (project_id aside), named like its columns. */
+interface MessageRow {
+  readonly thread_id: string;
+  readonly message_id: string;
+  readonly seq: number;
+  readonly role: string;
+  readonly content: string;
+  readonly created_at: string | null;
+}
+
 /**
  * The transcript's messages as rows: one whose time is out of range is left out (created_at is
  * NOT NULL), the others keep their place in the thread (`seq` counts every message sent).
@@ -172,7 +182,7 @@ async function recordFailure(db: Database, w: StreamWindow, at: Date, runId: str
 function threadRows(
   threadId: string,
   thread: AssistantThread | undefined,
-): { messages: Record<string, unknown>[]; warnings: QualityWarning[] } {
+): { messages: MessageRow[]; warnings: QualityWarning[] } {
   const refused: string[] = [];
   const messages = (thread?.messages ?? []).flatMap((m, seq) => {
     const t = readApiTime(m.createdAt);
