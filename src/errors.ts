@@ -206,6 +206,12 @@ export class DataShiftError extends EtlError {
   readonly exitCode = EXIT.windowsFailed;
 }
 
+/** A value the API sent could not be stored even with the memory raised for it: its window fails. Exit 4. */
+export class ValueTooLargeError extends EtlError {
+  readonly code = 'E_VALUE_TOO_LARGE';
+  readonly exitCode = EXIT.windowsFailed;
+}
+
 /** Another process holds the database. Exit 5. */
 export class DatabaseInUseError extends EtlError {
   readonly code = 'E_DB_IN_USE';

@@ -4,6 +4,7 @@ import { EtlError, InternalError } from '../errors.js';
 import { openDatabase, type Database, type OpenOptions } from '../load/database.js';
 import { exclusive, queryRows, toTimestampValue } from '../load/sql.js';
 import type { Logger } from '../util/log.js';
+import { readApiTime } from '../util/time.js';
 
 /** One answer from the service about one job, as it goes into agent_jobs. */
 export interface JobSighting {
@@ -40,9 +41,10 @@ interface Column {
 
 function timestamp(iso: string | null): DuckDBValue | undefined {
   if (iso === null) return null;
-  const ms = Date.parse(iso);
-  // An unreadable date is treated as absent: it must not erase a good value stored earlier.
-  return Number.isFinite(ms) ? toTimestampValue(ms) : undefined;
+  // An unreadable date, or one outside the range every API time must lie in (readApiTime), is
+  // treated as absent: it must not erase a good value stored earlier.
+  const t = readApiTime(iso);
+  return 'iso' in t && t.iso !== null ? toTimestampValue(Date.parse(t.iso)) : undefined;
 }
 
 /**

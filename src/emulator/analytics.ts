@@ -9,6 +9,7 @@ import type { Answer } from './responses.js';
 import { json } from './responses.js';
 import type { SearchCursors } from './search-cursor.js';
 import { parseSearchesQuery, searchesPage } from './searches.js';
+import { editRows, type ServedEdits } from './served-edits.js';
 import type { SignedCursors } from './signed-cursor.js';
 import { parseViewsQuery, viewsPage } from './views.js';
 import { parseVisitorsQuery, visitorsPage } from './visitors.js';
@@ -32,6 +33,7 @@ export interface AnalyticsContext {
   feedbackCursors: SignedCursors;
   assistantCursors: AssistantCursors;
   hasMoreOnFullPages: boolean;
+  edits: ServedEdits;
 }
 
 /** A request whose parameters passed: `respond` builds the answer once rate limit and faults let it through. */
@@ -69,7 +71,13 @@ export function prepareAnalytics(
       const p = parseSearchesQuery(params, today, ctx.cursors);
       if (!p.ok) return p;
       const { dateFrom, dateTo } = p.query;
-      return ok(() => searchesPage(dataset.streams.searches(dateFrom, dateTo), p.query, ctx.cursors));
+      return ok(() =>
+        editRows(
+          searchesPage(dataset.streams.searches(dateFrom, dateTo), p.query, ctx.cursors),
+          'searches',
+          ctx.edits.searches,
+        ),
+      );
     }
     case 'caller-stats': {
       const p = parseCallerStatsQuery(params, today);
@@ -87,7 +95,11 @@ export function prepareAnalytics(
       if (!p.ok) return p;
       const q = p.query;
       return ok(() =>
-        feedbackEventsPage(dataset.streams.feedbackEvents(q.dateFrom, q.dateTo), q, ctx.feedbackCursors),
+        editRows(
+          feedbackEventsPage(dataset.streams.feedbackEvents(q.dateFrom, q.dateTo), q, ctx.feedbackCursors),
+          'feedback',
+          ctx.edits.feedback,
+        ),
       );
     }
     case 'assistant': {
@@ -95,7 +107,11 @@ export function prepareAnalytics(
       if (!p.ok) return p;
       const q = p.query;
       return ok(() =>
-        assistantPage(dataset.streams.assistantTurns(q.dateFrom, q.dateTo), q, ctx.assistantCursors),
+        editRows(
+          assistantPage(dataset.streams.assistantTurns(q.dateFrom, q.dateTo), q, ctx.assistantCursors),
+          'conversations',
+          ctx.edits.assistant,
+        ),
       );
     }
     case 'assistant-thread': {
@@ -105,7 +121,8 @@ export function prepareAnalytics(
         ok: true,
         respond: () => {
           const body = dataset.streams.assistantThread(threadId);
-          return body ? json(200, body) : json(404, { error: `Thread ${threadId} not found` });
+          if (!body) return json(404, { error: `Thread ${threadId} not found` });
+          return json(200, ctx.edits.thread ? ctx.edits.thread(body) : body);
         },
       };
     }

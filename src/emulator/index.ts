@@ -14,6 +14,7 @@ export * from './search-cursor.js';
 export * from './search-terms.js';
 export * from './signed-cursor.js';
 export * from './searches.js';
+export * from './served-edits.js';
 export * from './server.js';
 export * from './stream-truth.js';
 export * from './streams.js';

@@ -17,6 +17,7 @@ import { faultAnswer, json, writeAnswer, writeTruncated } from './responses.js';
 import type { Route } from './routes.js';
 import { matchRoute } from './routes.js';
 import { SearchCursors } from './search-cursor.js';
+import type { ServedEdits } from './served-edits.js';
 import { SignedCursors } from './signed-cursor.js';
 import type { StreamHooks } from './streams.js';
 
@@ -48,6 +49,8 @@ export interface EmulatorOptions {
   /** `N/DURATION` for agent job creates and messages, per project (the service: 100/1h). None when omitted. */
   agentRateLimit?: string | undefined;
   hasMoreOnFullPages?: boolean | undefined;
+  /** Rewrites served rows (tests of values the dataset never holds); see ServedEdits. */
+  servedEdits?: ServedEdits | undefined;
   pollsToFinish?: number | undefined;
   /**
    * The agent jobs' clock (createdAt, archivedAt, completion). Default Date.now. The demo sets it
@@ -162,6 +165,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     feedbackCursors: new SignedCursors('feedback', seed, projectId),
     assistantCursors: new AssistantCursors(seed, new SignedCursors('assistant', seed, projectId)),
     hasMoreOnFullPages,
+    edits: opts.servedEdits ?? {},
   };
   const faults = new FaultInjector({
     probability: opts.faults ?? 0,

@@ -1,3 +1,4 @@
+import { API_TIME_RANGE, shortValue } from '../util/time.js';
 import type { PageRow, Totals } from './window-pager.js';
 
 /** Kinds of data-quality findings: counted in the run record, logged once per kind, never fatal. */
@@ -11,11 +12,32 @@ export type QualityKind =
   | 'searches_total_below_sum_of_hits'
   | 'event_outside_window'
   | 'event_repeated'
-  | 'thread_turns_mismatch';
+  | 'thread_turns_mismatch'
+  | 'time_out_of_range';
 
 export interface QualityWarning {
   readonly kind: QualityKind;
   readonly detail: string;
+}
+
+/**
+ * Times outside API_TIME_RANGE in one window (see readApiTime): what was done with them (`left
+ * out`: the time is the row's key or event time; `stored as NULL`: an optional attribute), the
+ * field, how many, and the first value, shortened.
+ */
+export function timeOutOfRange(
+  field: string,
+  values: readonly string[],
+  action: 'left out' | 'stored as NULL',
+): QualityWarning[] {
+  const first = values[0];
+  if (first === undefined) return [];
+  return [
+    {
+      kind: 'time_out_of_range',
+      detail: `${values.length} row(s) with ${field} outside [${API_TIME_RANGE.from.slice(0, 10)}, ${API_TIME_RANGE.to.slice(0, 10)}), ${action === 'left out' ? 'left out' : `${field} stored as NULL`} (first: ${shortValue(first)})`,
+    },
+  ];
 }
 
 /**

@@ -33,6 +33,12 @@ export interface EventTableData {
   readonly chunks: readonly JsonChunk[];
 }
 
+/** A window's rows as JSON chunks, and which row's text was longest (index into the rows). */
+export interface EventChunks {
+  readonly chunks: JsonChunk[];
+  readonly longest: { readonly index: number; readonly chars: number };
+}
+
 const STAGE = 'etl_event_stage';
 /**
  * JSON text per statement: DuckDB parses one string in one allocation, and the writer runs under
@@ -45,8 +51,9 @@ const CHUNK_CHARS = 1_000_000;
  * with exactly the table's columns, so no key filter is applied: a replacer list would also strip
  * the fields of nested values (the title and url of assistant sources).
  */
-export function eventChunks(rows: readonly object[]): JsonChunk[] {
+export function eventChunks(rows: readonly object[]): EventChunks {
   const out: JsonChunk[] = [];
+  const longest = { index: -1, chars: 0 };
   let part: string[] = [];
   let chars = 0;
   const flush = (): void => {
@@ -55,14 +62,15 @@ export function eventChunks(rows: readonly object[]): JsonChunk[] {
     part = [];
     chars = 0;
   };
-  for (const row of rows) {
+  for (const [i, row] of rows.entries()) {
     const text = JSON.stringify(row);
+    if (text.length > longest.chars) Object.assign(longest, { index: i, chars: text.length });
     if (chars + text.length > CHUNK_CHARS) flush();
     part.push(text);
     chars += text.length + 1;
   }
   flush();
-  return out;
+  return { chunks: out, longest };
 }
 
 function shape(t: EventTable): string {

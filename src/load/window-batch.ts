@@ -9,8 +9,9 @@ import {
   type DuckDBConnection,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import { EtlError, InternalError } from '../errors.js';
+import { EtlError, InternalError, ValueTooLargeError } from '../errors.js';
 import { appendColumns, withAppender } from './append.js';
+import { formatSize, withMemoryFor, type LargestValue } from './large-values.js';
 import type { Database } from './database.js';
 import { inTransaction, toDateValue, toTimestampValue } from './sql.js';
 
@@ -47,6 +48,8 @@ export interface BatchLoadOptions {
    * killing the process) here shows what a failure at that instant leaves behind.
    */
   onStep?: (step: BatchStep) => void | Promise<void>;
+  /** The most DuckDB's memory_limit is raised to for a window's huge value (default 512 MB). */
+  maxMemoryBytes?: number;
 }
 
 /**
@@ -61,6 +64,8 @@ export interface PreparedWindow {
   readonly tables: TableLoader;
   /** The stream's own load data, read only by `tables`. */
   readonly data: unknown;
+  /** The longest JSON text of the window (the memory a huge value needs, and its failure line). */
+  readonly largest?: LargestValue | undefined;
 }
 
 /** A stream's tables: how a batch of its windows replaces their rows. */
@@ -146,19 +151,26 @@ async function loadBatchInTransaction(
   const byLoader = new Map<TableLoader, PreparedWindow[]>();
   for (const p of batch) byLoader.set(p.tables, [...(byLoader.get(p.tables) ?? []), p]);
   const ranges = batch.filter((b) => b.w.item === undefined);
-  await inTransaction(conn, async () => {
-    if (ranges.length > 0)
-      await conn.run(DELETE_WINDOWS, [
-        listValue(ranges.map((b) => b.w.projectId)),
-        listValue(ranges.map((b) => b.w.stream)),
-        listValue(ranges.map((b) => toDateValue(b.w.day))),
-      ]);
-    for (const [tables, windows] of byLoader) await tables.replace(conn, windows, { loadedAt, onStep });
-    // The window record is the last write of the transaction: a day is marked loaded only
-    // together with its rows, never before and never without them.
-    if (ranges.length > 0) await appendWindowRecords(conn, ranges);
-    await onStep('window');
-  });
+  const longest = Math.max(0, ...batch.map((b) => b.largest?.chars ?? 0));
+  await withMemoryFor(
+    conn,
+    longest,
+    () =>
+      inTransaction(conn, async () => {
+        if (ranges.length > 0)
+          await conn.run(DELETE_WINDOWS, [
+            listValue(ranges.map((b) => b.w.projectId)),
+            listValue(ranges.map((b) => b.w.stream)),
+            listValue(ranges.map((b) => toDateValue(b.w.day))),
+          ]);
+        for (const [tables, windows] of byLoader) await tables.replace(conn, windows, { loadedAt, onStep });
+        // The window record is the last write of the transaction: a day is marked loaded only
+        // together with its rows, never before and never without them.
+        if (ranges.length > 0) await appendWindowRecords(conn, ranges);
+        await onStep('window');
+      }),
+    opts.maxMemoryBytes,
+  );
 }
 
 /**
@@ -178,17 +190,31 @@ export async function loadPreparedBatch(
     if (e instanceof EtlError) throw e;
     const first = (windows[0] as PreparedWindow).w;
     const name = `${first.projectId} ${first.stream === 'visitors' ? '' : `${first.stream} `}${first.day}`;
+    // DuckDB's messages run to several lines of advice; the log and the window record take one.
+    const said = firstLine((e as Error).message);
     if (windows.length === 1) {
+      const big = (windows[0] as PreparedWindow).largest;
+      if (big !== undefined && /out of memory/i.test(said)) {
+        throw new ValueTooLargeError(
+          `${name}: ${big.what} could not be loaded (${formatSize(big.chars)} of JSON; ${said}); the window keeps its previous data`,
+          { projectId: first.projectId, stream: first.stream, day: first.day, chars: big.chars },
+          { cause: e },
+        );
+      }
       throw new InternalError(
-        `loading ${name} into ${db.path} failed (the day keeps its previous data): ${(e as Error).message}`,
+        `loading ${name} into ${db.path} failed (the day keeps its previous data): ${said}`,
         { projectId: first.projectId, stream: first.stream, day: first.day, path: db.path },
         { cause: e },
       );
     }
     throw new InternalError(
-      `loading a batch of ${windows.length} window(s) (first ${name}) into ${db.path} failed (every day of it keeps its previous data): ${(e as Error).message}`,
+      `loading a batch of ${windows.length} window(s) (first ${name}) into ${db.path} failed (every day of it keeps its previous data): ${said}`,
       { windows: windows.length, path: db.path },
       { cause: e },
     );
   }
+}
+
+function firstLine(message: string): string {
+  return message.split('\n', 1)[0]?.trim() ?? '';
 }

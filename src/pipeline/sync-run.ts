@@ -142,6 +142,7 @@ export class SyncRun {
         warnings: this.#warnings,
       }),
       ...(opts.idleCloseMs !== undefined ? { idleCloseMs: opts.idleCloseMs } : {}),
+      ...(opts.writerMaxMemoryBytes !== undefined ? { maxMemoryBytes: opts.writerMaxMemoryBytes } : {}),
     });
     this.#admission = new DayAdmission({
       budget: this.#budget,
@@ -331,9 +332,11 @@ export class SyncRun {
     for (const q of fetched.warnings) {
       this.#warnings++;
       this.#byKind[q.kind] = (this.#byKind[q.kind] ?? 0) + 1;
+      // An out-of-range time was not loaded as sent: its detail says what was done instead.
+      const how = q.kind === 'time_out_of_range' ? '' : ', loaded as the API sent it';
       this.#log.warnOnce(
         q.kind,
-        `data quality (${q.kind}), loaded as the API sent it: ${label(w)} ${q.detail} (further cases are counted in the run record)`,
+        `data quality (${q.kind})${how}: ${label(w)} ${q.detail} (further cases are counted in the run record)`,
       );
     }
     return fetched;
@@ -355,16 +358,19 @@ export class SyncRun {
           this.#rows += n;
           this.#p.rows = this.#rows;
         },
-        (e: unknown) => {
+        async (e: unknown) => {
           const message = e instanceof Error ? e.message : String(e);
+          const code = e instanceof EtlError ? e.code : 'E_LOAD';
           this.#failures.push({
             projectId: w.projectId,
             stream: w.stream,
             day: w.day,
-            code: e instanceof EtlError ? e.code : 'E_LOAD',
+            code,
             message: `load failed: ${message}`,
           });
           this.#log.error(`${label(w)}: load failed, the day is unchanged: ${message}`);
+          // Recorded like a fetch that failed: status and the next plan see a failed window.
+          await this.#recordFailed(w, code, `load failed: ${message}`);
         },
       );
     this.#pendingLoads.add(load);
@@ -436,6 +442,11 @@ export class SyncRun {
     const code = e instanceof EtlError ? e.code : 'E_INTERNAL';
     this.#failures.push({ projectId: w.projectId, stream: w.stream, day: w.day, code, message: err.message });
     this.#log.error(`${label(w)}: ${err.message}`);
+    await this.#recordFailed(w, code, err.message);
+  }
+
+  /** The failed window in sync_windows, or an item's failure in its stream's own table. */
+  async #recordFailed(w: PlannedWindow, code: string, message: string): Promise<void> {
     if (w.item !== undefined) {
       // An item has no sync_windows row: its stream records the failure in its own table.
       const record = streamByName(w.stream).recordItemFailure;
@@ -455,7 +466,7 @@ export class SyncRun {
         day: w.day,
         dateTo: w.dateTo,
         runId: this.#runId,
-        error: `${code}: ${err.message}`,
+        error: `${code}: ${message}`,
         attempts: 1,
         fetchedAt: new Date(this.#now()),
       });

@@ -78,6 +78,8 @@ export interface SyncOptions {
   /** Test and benchmark knobs for the HTTP client. */
   readonly backoff?: { minMs: number; maxMs: number };
   readonly idleCloseMs?: number;
+  /** Test knob: the most the writer raises DuckDB's memory_limit to for a huge value (default 512 MB). */
+  readonly writerMaxMemoryBytes?: number;
   /** The most one request attempt may take, headers and body (default: the client's, 90 s). */
   readonly requestTimeoutMs?: number;
   /** The run's id (the CLI makes it first, for its log lines); a new one by default. */

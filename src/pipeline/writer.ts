@@ -51,6 +51,8 @@ export interface WriterOptions {
   readonly maxDelayMs?: number;
   /** DuckDB's memory_limit while the writer holds the file (default 32MB). */
   readonly memoryLimit?: string;
+  /** The most that limit is raised to while a window with a huge value loads (default 512 MB). */
+  readonly maxMemoryBytes?: number;
   /**
    * After holding the file this long through back-to-back commits, the writer closes it and waits
    * `yieldMs` before opening it again, so that a reader (status, query, report, export) gets in
@@ -265,6 +267,7 @@ export class WindowWriter {
       await loadPreparedBatch(
         db,
         ready.map((r) => r.load),
+        this.#batchOptions(),
       );
       this.#count(ready);
       await this.#writeLedger(db);
@@ -278,7 +281,7 @@ export class WindowWriter {
       // without holding the others hostage to it.
       for (const r of ready) {
         try {
-          await loadPreparedBatch(db, [r.load]);
+          await loadPreparedBatch(db, [r.load], this.#batchOptions());
           this.#count([r]);
           await this.#writeLedger(db);
           r.done();
@@ -287,6 +290,11 @@ export class WindowWriter {
         }
       }
     }
+  }
+
+  #batchOptions(): { maxMemoryBytes?: number } {
+    const max = this.#opts.maxMemoryBytes;
+    return max !== undefined ? { maxMemoryBytes: max } : {};
   }
 
   #count(loaded: readonly LoadJob[]): void {

@@ -2,12 +2,14 @@ import { listValue } from '@duckdb/node-api';
 import { AssistantThreadSchema, type AssistantThread } from '../api/schemas.js';
 import { HttpStatusError } from '../errors.js';
 import type { PlannedWindow } from '../extract/plan.js';
-import type { QualityWarning } from '../extract/quality.js';
-import { jsonChunks, type JsonChunk, type JsonTable } from '../load/json-tables.js';
+import { timeOutOfRange, type QualityWarning } from '../extract/quality.js';
+import { eventChunks } from '../load/event-tables.js';
+import type { JsonChunk, JsonTable } from '../load/json-tables.js';
+import { largestField } from '../load/large-values.js';
 import { queryRows, toTimestampValue } from '../load/sql.js';
 import type { PreparedWindow, TableLoader } from '../load/window-batch.js';
 import { addDays } from '../util/day.js';
-import { isoUtc } from '../util/time.js';
+import { readApiTime } from '../util/time.js';
 import { untrusted } from '../util/safe-text.js';
 import type { Database } from '../load/database.js';
 import type { DayStream, StreamWindow } from './types.js';
@@ -66,15 +68,18 @@ const LOADER: TableLoader = {
       );
     await onStep('delete');
     const shape = `[{${MESSAGES.columns.map(([n, type]) => `"${n}":"${type}"`).join(',')}}]`;
-    const withRows = batch.flatMap((b) => (b.data as ThreadData).chunks.map((c) => ({ b, c })));
-    if (withRows.length > 0) {
-      await conn.run(
-        `INSERT INTO assistant_messages (project_id, thread_id, message_id, seq, role, content, created_at)
-SELECT project_id, r.thread_id, r.message_id, r.seq, r.role, r.content, r.created_at FROM (
-  SELECT project_id, unnest(from_json(body, '${shape}')) AS r
-  FROM (SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::VARCHAR[]) AS body))`,
-        [listValue(withRows.map((x) => x.b.w.projectId)), listValue(withRows.map((x) => x.c.body))],
-      );
+    // One statement per chunk of about 1 MB: a thread of 100,000 messages in one statement was
+    // more JSON than the writer's memory limit lets DuckDB parse at once.
+    for (const b of batch) {
+      for (const c of (b.data as ThreadData).chunks) {
+        if (c.rows === 0) continue;
+        await conn.run(
+          `INSERT INTO assistant_messages (project_id, thread_id, message_id, seq, role, content, created_at)
+SELECT $1::VARCHAR, r.thread_id, r.message_id, r.seq, r.role, r.content, r.created_at
+FROM (SELECT unnest(from_json($2::VARCHAR, '${shape}')) AS r)`,
+          [b.w.projectId, c.body],
+        );
+      }
     }
     const data = batch.map((b) => b.data as ThreadData);
     await conn.run(
@@ -161,6 +166,53 @@ async function recordFailure(db: Database, w: StreamWindow, at: Date, runId: str
   );
 }
 
+/** A row of assistant_messages (project_id aside), named like its columns. */
+interface MessageRow {
+  readonly thread_id: string;
+  readonly message_id: string;
+  readonly seq: number;
+  readonly role: string;
+  readonly content: string;
+  readonly created_at: string | null;
+}
+
+/**
+ * The transcript's messages as rows: one whose time is out of range is left out (created_at is
+ * NOT NULL), the others keep their place in the thread (`seq` counts every message sent).
+ */
+function threadRows(
+  threadId: string,
+  thread: AssistantThread | undefined,
+): { messages: MessageRow[]; warnings: QualityWarning[] } {
+  const refused: string[] = [];
+  const messages = (thread?.messages ?? []).flatMap((m, seq) => {
+    const t = readApiTime(m.createdAt);
+    if (!('iso' in t)) {
+      refused.push(t.outOfRange);
+      return [];
+    }
+    return [
+      { thread_id: threadId, message_id: m.id, seq, role: m.role, content: m.content, created_at: t.iso },
+    ];
+  });
+  const bad = thread === undefined ? undefined : readApiTime(thread.createdAt);
+  return {
+    messages,
+    warnings: [
+      ...timeOutOfRange('messages[].createdAt', refused, 'left out'),
+      ...(bad !== undefined && 'outOfRange' in bad
+        ? timeOutOfRange('createdAt', [bad.outOfRange], 'stored as NULL')
+        : []),
+    ],
+  };
+}
+
+/** The thread's own time: an attribute of its record (nullable), NULL when out of range. */
+function createdAt(thread: AssistantThread | undefined): string | null {
+  const t = readApiTime(thread?.createdAt ?? null);
+  return 'iso' in t ? t.iso : null;
+}
+
 function checks(t: AssistantThread, turns: number): QualityWarning[] {
   const asked = t.messages.filter((m) => m.role === 'user').length;
   // More user messages than loaded turns is a thread still going (its newest turns are today's,
@@ -218,27 +270,22 @@ export const assistantThreads: DayStream = {
       status = refusal(e);
     }
     o.onPage?.();
-    const messages = (thread?.messages ?? []).map((m, seq) => ({
-      thread_id: item.id,
-      message_id: m.id,
-      seq,
-      role: m.role,
-      content: m.content,
-      created_at: isoUtc(m.createdAt),
-    }));
-    const asked = messages.filter((m) => m.role === 'user').length;
+    const { messages, warnings } = threadRows(item.id, thread);
+    const asked = (thread?.messages ?? []).filter((m) => m.role === 'user').length;
+    const { chunks, longest } = eventChunks(messages);
+    const big = messages[longest.index];
     const data: ThreadData = {
       status,
       turns: Math.max(item.version, asked),
-      createdAt: thread ? isoUtc(thread.createdAt) : null,
+      createdAt: createdAt(thread),
       messages: messages.length,
-      chunks: jsonChunks(messages, MESSAGES),
+      chunks,
     };
     return {
       pagesFetched: 1,
       attempts: 1,
       rows: messages.length,
-      warnings: thread ? checks(thread, item.version) : [],
+      warnings: thread ? [...checks(thread, item.version), ...warnings] : [],
       notes: thread
         ? []
         : [
@@ -250,6 +297,9 @@ export const assistantThreads: DayStream = {
         rows: messages.length,
         tables: LOADER,
         data,
+        ...(big !== undefined
+          ? { largest: largestField(big, longest.chars, `${item.id}/${big.message_id}`) }
+          : {}),
       }),
     };
   },

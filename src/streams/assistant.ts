@@ -54,6 +54,7 @@ const SPEC: EventRangeSpec<AssistantTurn, Record<string, unknown>> = {
   // `id` is the thread's and repeats on every turn; a turn is its thread and its time.
   keyOf: (t) => `${t.id}\u0000${isoUtc(t.timestamp) ?? t.timestamp}`,
   timeOf: (t) => t.timestamp,
+  timeField: 'timestamp',
   toRow,
   table: TABLE,
 };

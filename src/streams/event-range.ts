@@ -4,7 +4,9 @@ import { fetchCursorRange } from '../extract/cursor-range.js';
 import type { QualityWarning } from '../extract/quality.js';
 import type { TableLoader } from '../load/window-batch.js';
 import { eventChunks, type EventTable, type EventTableData } from '../load/event-tables.js';
-import { isoUtc } from '../util/time.js';
+import { largestField } from '../load/large-values.js';
+import { timeOutOfRange } from '../extract/quality.js';
+import { isoUtc, readApiTime } from '../util/time.js';
 import type { StreamFetched, StreamFetchOptions, StreamWindow } from './types.js';
 
 /** A cursor-paged range endpoint of keyed events (feedback, assistant) and the table it fills. */
@@ -18,6 +20,8 @@ export interface EventRangeSpec<T, R extends object> {
   readonly keyOf: (row: T) => string;
   /** The row's event time (ISO 8601) or null when the API gives none. */
   readonly timeOf: (row: T) => string | null;
+  /** The API's name of that time (warnings name it). */
+  readonly timeField: string;
   /** The row as the table's columns (JSON field names = column names). */
   readonly toRow: (row: T) => R;
   readonly table: EventTable;
@@ -79,12 +83,21 @@ export async function fetchEventRange<T, R extends object>(
   // A page that said hasMore with no cursor left part of the range unseen: like a page cap, the
   // window is loaded without deleting what it did not reach, and never counts as settled.
   const truncated = f.truncated || f.endedWithoutCursor;
+  // The event time is what places a row in a range: a row whose time is out of range is left out.
+  const refused: string[] = [];
+  const rows = f.rows.filter((r) => {
+    const t = readApiTime(spec.timeOf(r));
+    if ('iso' in t) return true;
+    refused.push(t.outOfRange);
+    return false;
+  });
   return {
     pagesFetched: f.pages,
     attempts: f.attempts,
-    rows: f.rows.length,
+    rows: rows.length,
     warnings: [
-      ...outsideWindow(spec as EventRangeSpec<T, object>, w, f.rows),
+      ...timeOutOfRange(spec.timeField, refused, 'left out'),
+      ...outsideWindow(spec as EventRangeSpec<T, object>, w, rows),
       ...(f.repeated > 0
         ? [
             {
@@ -99,8 +112,10 @@ export async function fetchEventRange<T, R extends object>(
       : [],
     truncated,
     prepare: ({ runId, fetchedAt }) => {
-      const rows = f.rows.map(spec.toRow);
-      const data: EventTableData = { chunks: eventChunks(rows) };
+      const out = rows.map(spec.toRow);
+      const { chunks, longest } = eventChunks(out);
+      const data: EventTableData = { chunks };
+      const big = rows[longest.index];
       return {
         w: {
           ...w,
@@ -111,9 +126,12 @@ export async function fetchEventRange<T, R extends object>(
           apiTotalsTotal: null,
           truncated,
         },
-        rows: rows.length,
+        rows: out.length,
         tables: loader,
         data,
+        ...(big !== undefined
+          ? { largest: largestField(out[longest.index] as object, longest.chars, spec.keyOf(big)) }
+          : {}),
       };
     },
   };

@@ -60,6 +60,7 @@ const SPEC: EventRangeSpec<FeedbackItem, Record<string, unknown>> = {
   rowsOf: (page) => (page as { feedback: FeedbackItem[] }).feedback,
   keyOf: (f) => f.id,
   timeOf: (f) => f.createdAt,
+  timeField: 'createdAt',
   toRow,
   table: TABLE,
 };

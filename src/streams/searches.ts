@@ -1,9 +1,9 @@
 import type { MintlifyClient } from '../api/client.js';
 import { SearchesResponseSchema, type SearchRow } from '../api/schemas.js';
 import { DataShiftError, HttpStatusError } from '../errors.js';
-import type { QualityWarning } from '../extract/quality.js';
+import { timeOutOfRange, type QualityWarning } from '../extract/quality.js';
 import { jsonChunks, jsonTables, type JsonTable } from '../load/json-tables.js';
-import { isoUtc } from '../util/time.js';
+import { readApiTime } from '../util/time.js';
 import type { DayStream, StreamFetchOptions, StreamWindow } from './types.js';
 
 const TERMS: JsonTable = {
@@ -137,20 +137,29 @@ export const searches: DayStream = {
   pageSize: LIMIT,
   async fetch(client, w, o) {
     const pass = await fetchDay(client, w, o);
+    // The term's counts are the day's whatever its last search time says: an out-of-range time
+    // is stored as NULL (the column allows it), so the day's terms still add up to its totals.
+    const refused: string[] = [];
+    const lastSearched = pass.rows.map((r) => {
+      const t = readApiTime(r.lastSearchedAt);
+      if ('iso' in t) return t.iso;
+      refused.push(t.outOfRange);
+      return null;
+    });
     return {
       pagesFetched: pass.pages,
       attempts: pass.attempts,
       rows: pass.rows.length,
-      warnings: checks(pass),
+      warnings: [...checks(pass), ...timeOutOfRange('lastSearchedAt', refused, 'stored as NULL')],
       notes: [],
       truncated: pass.truncated,
       prepare: ({ runId, fetchedAt }) => {
-        const terms = pass.rows.map((r) => ({
+        const terms = pass.rows.map((r, i) => ({
           query: r.searchQuery,
           hits: r.hits,
           ctr: r.ctr,
           top_clicked_path: r.topClickedPage,
-          last_searched_at: isoUtc(r.lastSearchedAt),
+          last_searched_at: lastSearched[i] ?? null,
         }));
         const totals = { total_searches: pass.totalSearches, terms: terms.length, truncated: pass.truncated };
         return {

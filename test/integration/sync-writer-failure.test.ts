@@ -82,8 +82,10 @@ describe('a day that fails in the writer', () => {
     expect(first.windows).toMatchObject({ planned: 3, loaded: 2, failed: 1 });
     expect(first.failures.map((f) => [f.projectId, f.day])).toEqual([[PROJECT, BAD_DAY]]);
     expect(first.failures[0]?.message).toMatch(/^load failed/);
-    // The load failed, so nothing of the day is in the database, not even a failed window row.
+    // The load failed: none of the day's rows are in the database, and its window is recorded
+    // failed, as a window whose fetch failed is (status shows it failed, not deferred).
     expect(await readRows(db, `SELECT window_start AS day, status FROM sync_windows ORDER BY day`)).toEqual([
+      { day: BAD_DAY, status: 'failed' },
       { day: '2026-03-02', status: 'loaded' },
       { day: '2026-03-03', status: 'loaded' },
     ]);
