@@ -203,6 +203,16 @@ export class DataShiftError extends EtlError {
   readonly exitCode = EXIT.windowsFailed;
 }
 
+/**
+ * A cursor sequence that does not move: the server sent back a cursor it had already given in
+ * this window, kept answering pages with nothing new, or ran past the pages its own totals allow.
+ * Fails its window (exit 4) after a few requests instead of paging until a 10,000-page backstop.
+ */
+export class StuckCursorError extends EtlError {
+  readonly code = 'E_STUCK_CURSOR';
+  readonly exitCode = EXIT.windowsFailed;
+}
+
 /** Another process holds the database. Exit 5. */
 export class DatabaseInUseError extends EtlError {
   readonly code = 'E_DB_IN_USE';

@@ -6,6 +6,7 @@ import {
   EXIT,
   HttpStatusError,
   RateLimitError,
+  StuckCursorError,
   UnreachableError,
   UsageError,
 } from '../errors.js';
@@ -21,6 +22,7 @@ import { DayAdmission, type Flight } from './admission.js';
 import { explainNotFound } from './not-found.js';
 import { RunBudget, stopReasonOf, type StopReason } from './limits.js';
 import { ProjectGate } from './project-gate.js';
+import { STUCK_WINDOWS_TO_STOP, StuckStreams } from './stuck-streams.js';
 import { noProgress, type ProgressSink, type ProgressState } from './progress.js';
 import {
   admissionKey,
@@ -75,6 +77,7 @@ export class SyncRun {
   readonly #writer: WindowWriter;
   readonly #admission: DayAdmission;
   readonly #gate = new ProjectGate();
+  readonly #stuck = new StuckStreams();
   /** Aborted by the run itself (deadline, unreachable API, a wrong URL); the user's signal joins it. */
   readonly #stop = new AbortController();
   readonly #signal: AbortSignal;
@@ -287,6 +290,10 @@ export class SyncRun {
     if (!(await this.#gate.enter(w.projectId))) return void this.#dropped++;
     if (this.#stopping()) return void this.#deferred.push(w);
     const key = admissionKey(w.projectId, w.stream);
+    if (this.#stuck.stopped(key)) {
+      this.#gate.open(w.projectId);
+      return void this.#deferred.push(w);
+    }
     const admitted = await this.#admission.admit(key, () => this.#stopping());
     if (admitted === undefined || 'refused' in admitted) {
       if (admitted) this.#stopReason ??= admitted.refused;
@@ -300,6 +307,7 @@ export class SyncRun {
       const startedAt = new Date(this.#now());
       const fetched = await this.#fetch(w, admitted);
       fetchedPages = fetched.pagesFetched;
+      this.#stuck.ended(key, false);
       await this.#handOff(w, fetched, startedAt);
     } catch (e) {
       await this.#onFetchError(w, e);
@@ -434,7 +442,11 @@ export class SyncRun {
     const err = e instanceof Error ? e : new Error(String(e));
     const code = e instanceof EtlError ? e.code : 'E_INTERNAL';
     this.#failures.push({ projectId: w.projectId, stream: w.stream, day: w.day, code, message: err.message });
-    this.#log.error(`${label(w)}: ${err.message}`);
+    this.#log.error(err.message.startsWith(label(w)) ? err.message : `${label(w)}: ${err.message}`);
+    if (this.#stuck.ended(admissionKey(w.projectId, w.stream), e instanceof StuckCursorError))
+      this.#log.error(
+        `${w.projectId} ${w.stream}: the cursor did not advance on ${STUCK_WINDOWS_TO_STOP} windows in a row; its other windows wait for the next run`,
+      );
     if (w.item !== undefined) {
       // An item has no sync_windows row: its stream records the failure in its own table.
       const record = streamByName(w.stream).recordItemFailure;
