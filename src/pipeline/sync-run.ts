@@ -1,4 +1,4 @@
-import { MintlifyClient } from '../api/client.js';
+import { MintlifyClient, type RequestEvent } from '../api/client.js';
 import type { ApiKey } from '../api/key.js';
 import {
   AuthError,
@@ -19,6 +19,7 @@ import { finishRun, type LedgerRow } from '../load/runs.js';
 import { formatDuration } from '../util/duration.js';
 import type { Logger } from '../util/log.js';
 import { DayAdmission, type Flight } from './admission.js';
+import { HangWatch } from './hang-watch.js';
 import { explainNotFound } from './not-found.js';
 import { RunBudget, stopReasonOf, type StopReason } from './limits.js';
 import { ProjectGate } from './project-gate.js';
@@ -78,6 +79,9 @@ export class SyncRun {
   readonly #admission: DayAdmission;
   readonly #gate = new ProjectGate();
   readonly #stuck = new StuckStreams();
+  readonly #hang = new HangWatch();
+  /** Set when the server accepted connections but stopped answering (see HangWatch). */
+  #unresponsive: RequestEvent | undefined;
   /** Aborted by the run itself (deadline, unreachable API, a wrong URL); the user's signal joins it. */
   readonly #stop = new AbortController();
   readonly #signal: AbortSignal;
@@ -184,7 +188,7 @@ export class SyncRun {
     // Every request is in the database now (the writer drained the ledger when it closed).
     this.#journal.remove();
     if (this.#fatal) throw this.#fatal;
-    if (this.#stopReason && this.#stopReason !== 'unreachable') {
+    if (this.#stopReason && this.#stopReason !== 'unreachable' && this.#stopReason !== 'unresponsive') {
       this.#log.info(
         `stopped early (${this.#stopReason}): ${this.#deferred.length} ${streamsOf(this.#opts).length === 1 ? 'day(s)' : 'window(s)'} deferred; the next run picks them up without flags`,
       );
@@ -249,9 +253,14 @@ export class SyncRun {
       maxWaitMs: opts.maxWaitMs,
       ...(opts.backoff ? { backoff: opts.backoff } : {}),
       ...(opts.requestTimeoutMs !== undefined ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
+      ...(opts.timeouts !== undefined ? { timeouts: opts.timeouts } : {}),
       onRequest: (e) => {
         // A request that never reached the server spent nothing: no ledger row, no count.
         if (!e.reached) return;
+        if (this.#hang.observe(e) && this.#unresponsive === undefined) {
+          this.#unresponsive = e;
+          this.#halt('unresponsive');
+        }
         this.#p.requests++;
         this.#ledger.push({
           at: e.at,
@@ -491,14 +500,20 @@ export class SyncRun {
         `the API at ${u.baseUrl} cannot be reached (${u.context['reason'] as string}): no request reached it, so none was spent of the budget; ${this.#deferred.length} day(s) deferred to the next run. Check --api-url / MINTLIFY_API_URL and this machine's network`,
       );
     }
+    if (this.#unresponsive) parts.push(this.#unresponsiveMessage(this.#unresponsive));
     if (this.#failures.length > 0) parts.push(`${this.#failures.length} window(s) failed after retries`);
     return parts.length > 0 ? parts.join('; ') : null;
+  }
+
+  #unresponsiveMessage(e: RequestEvent): string {
+    const waited = e.errorCode === 'UND_ERR_HEADERS_TIMEOUT' ? 'no response headers' : 'no response';
+    return `the API at ${this.#opts.apiUrl} accepts connections but does not answer (${waited} within ${formatDuration(e.durationMs)}, ${this.#hang.silentInARow} requests in a row): the run stopped instead of waiting out every retry; ${this.#deferred.length} window(s) deferred to the next run`;
   }
 
   #exitCode(): number {
     if (this.#stopReason === 'interrupted') return EXIT.interrupted;
     if (this.#unknownProjects.size > 0) return EXIT.usage;
-    if (this.#unreachable || this.#failures.length > 0) return EXIT.windowsFailed;
+    if (this.#unreachable || this.#unresponsive || this.#failures.length > 0) return EXIT.windowsFailed;
     return EXIT.ok;
   }
 

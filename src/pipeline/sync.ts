@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { ApiKey } from '../api/key.js';
+import type { Timeouts } from '../api/client.js';
 import { EXIT, UsageError } from '../errors.js';
 import {
   mergePlans,
@@ -79,6 +80,8 @@ export interface SyncOptions {
   readonly idleCloseMs?: number;
   /** The most one request attempt may take, headers and body (default: the client's, 90 s). */
   readonly requestTimeoutMs?: number;
+  /** The client's connect, headers and body timeouts (default: the client's, 10 s / 30 s / 30 s). */
+  readonly timeouts?: Timeouts;
   /** The run's id (the CLI makes it first, for its log lines); a new one by default. */
   readonly runId?: string;
   /** Aborting stops new days and in-flight requests; finished days are still loaded. */
