@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateApiKey } from '../../src/api/key.js';
@@ -18,7 +18,7 @@ afterEach(async () => {
 });
 
 /** A loopback server that accepts every connection; `answer` decides what, if anything, it sends. */
-async function server(answer: (res: import('node:http').ServerResponse) => void): Promise<{
+async function server(answer: (res: ServerResponse) => void): Promise<{
   url: string;
   arrived: () => number;
 }> {
@@ -67,9 +67,7 @@ describe('a server that accepts connections and never answers', () => {
     expect(s.stopReason).toBe('unresponsive');
     expect(s.exitCode).toBe(4);
     expect(s.windows).toMatchObject({ planned: 5, loaded: 0, failed: 0, deferred: 5 });
-    expect(s.error).toContain(
-      `the API at ${hung.url} accepts connections but does not answer (no response`,
-    );
+    expect(s.error).toContain(`the API at ${hung.url} accepts connections but does not answer (no response`);
     expect(s.error).toContain('5 window(s) deferred to the next run');
   });
 
