@@ -13,6 +13,8 @@ export const EXIT = {
   auth: 3,
   windowsFailed: 4,
   dbInUse: 5,
+  /** `check`: the request budget is spent, so nothing could be checked (not a failure of the API). */
+  budgetSpent: 7,
   /** Stopped by SIGINT/SIGTERM (128 + 2, the shell's convention); finished days were kept. */
   interrupted: 130,
 } as const;
