@@ -178,6 +178,9 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   const logOptions = {
     key: apiKey,
     ...(process.stderr.isTTY ? {} : { stamp: { runId } }),
+    // On a terminal a log line would land in the middle of the bar and be drawn over.
+    beforeWrite: () => progress?.suspend?.(),
+    afterWrite: () => progress?.resume?.(),
   };
   const logger = createLogger({
     level: flags.verbose ? 'debug' : flags.quiet ? 'warn' : 'info',
@@ -191,6 +194,9 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   // the rest as deferred. A second one quits at once; the transactions keep the data whole.
   const interrupt = new AbortController();
   const onSignal = (name: string) => (): void => {
+    // The bar goes first: its line cleared and the cursor shown, so the warning (or the shell
+    // prompt after a second Ctrl-C) starts on a clean line.
+    progress?.stop();
     if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
     logger.warn(
       `${name}: stopping after the days already fetched; the next run continues (${name} again to quit now)`,

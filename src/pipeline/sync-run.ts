@@ -20,6 +20,7 @@ import { formatDuration } from '../util/duration.js';
 import type { Logger } from '../util/log.js';
 import { DayAdmission, type Flight } from './admission.js';
 import { HangWatch } from './hang-watch.js';
+import { remainingEta } from './eta.js';
 import { explainNotFound } from './not-found.js';
 import { RunBudget, stopReasonOf, type StopReason } from './limits.js';
 import { ProjectGate } from './project-gate.js';
@@ -104,6 +105,9 @@ export class SyncRun {
   #unreachable: UnreachableError | undefined;
   readonly #pendingLoads = new Set<Promise<void>>();
   #pendingRows = 0;
+  /** Windows not started yet, for the ETA's count of requests left. */
+  readonly #notStarted: Set<PlannedWindow>;
+  #requestMs = 0;
 
   constructor(opts: SyncOptions, runId: string, state: StateRead, started: number) {
     this.#opts = opts;
@@ -119,8 +123,9 @@ export class SyncRun {
     );
     this.#order = new Map(this.#windows.map((w, i) => [w, i]));
     this.#signal = opts.signal ? AbortSignal.any([opts.signal, this.#stop.signal]) : this.#stop.signal;
+    this.#notStarted = new Set(this.#windows);
     this.#p = {
-      windowsTotal: this.#windows.length,
+      windowsTotal: this.#windows.length + (state.lateEstimate ?? 0),
       windowsDone: 0,
       requests: 0,
       rows: 0,
@@ -165,6 +170,7 @@ export class SyncRun {
     const ticker = setInterval(() => {
       const wait = this.#budget.waitTimeMs();
       this.#p.waitingUntil = wait > 0 ? this.#now() + wait : undefined;
+      this.#p.etaMs = this.#eta();
       this.#progress.update(this.#p);
     }, 1_000);
     ticker.unref();
@@ -216,6 +222,7 @@ export class SyncRun {
     for (const w of windows) {
       this.#order.set(w, this.#windows.length);
       this.#windows.push(w);
+      this.#notStarted.add(w);
     }
     this.#p.windowsTotal = this.#windows.length;
     this.#progress.update(this.#p);
@@ -262,6 +269,7 @@ export class SyncRun {
           this.#halt('unresponsive');
         }
         this.#p.requests++;
+        this.#requestMs += e.durationMs;
         this.#ledger.push({
           at: e.at,
           seq: this.#seq++,
@@ -271,6 +279,7 @@ export class SyncRun {
           durationMs: Math.round(e.durationMs),
           runId: this.#runId,
         });
+        this.#p.etaMs = this.#eta();
         this.#progress.update(this.#p);
       },
       onRetry: (e) => {
@@ -293,12 +302,25 @@ export class SyncRun {
     return this.#fatal !== undefined || this.#stopReason !== null;
   }
 
-  /** One window from plan to hand-off: gate, admission, fetch, load; or deferred, dropped, failed. */
-  async #window(w: PlannedWindow): Promise<void> {
+  /**
+   * The budget-aware estimate of the time left: the pages the windows not started are expected to
+   * take and those the windows in flight still need, sent at the budget's pace (--dry-run's
+   * estimate) and at the latency seen so far, shared by the windows fetched in parallel.
+   */
+  #eta(): number | undefined {
+    if (this.#p.requests === 0) return undefined;
+    let left = this.#admission.stillNeeded();
+    for (const w of this.#notStarted)
+      left += this.#admission.expectedPages(admissionKey(w.projectId, w.stream));
+    const perRequestMs = this.#requestMs / this.#p.requests / Math.max(1, this.#opts.concurrency);
+    return remainingEta(left, this.#budget, this.#now(), perRequestMs);
+  }
+
+  /** The window's turn: its flight, or undefined when it was deferred or dropped instead. */
+  async #admit(w: PlannedWindow, key: string): Promise<Flight | undefined> {
     if (this.#stopping()) return void this.#deferred.push(w);
     if (!(await this.#gate.enter(w.projectId))) return void this.#dropped++;
     if (this.#stopping()) return void this.#deferred.push(w);
-    const key = admissionKey(w.projectId, w.stream);
     if (this.#stuck.stopped(key)) {
       this.#gate.open(w.projectId);
       return void this.#deferred.push(w);
@@ -309,6 +331,16 @@ export class SyncRun {
       this.#gate.open(w.projectId);
       return void this.#deferred.push(w);
     }
+    return admitted;
+  }
+
+  /** One window from plan to hand-off: gate, admission, fetch, load; or deferred, dropped, failed. */
+  async #window(w: PlannedWindow): Promise<void> {
+    const key = admissionKey(w.projectId, w.stream);
+    const admitted = await this.#admit(w, key);
+    // Admitted, its pages count in the admission's flights; otherwise it is never fetched.
+    this.#notStarted.delete(w);
+    if (admitted === undefined) return;
     let fetchedPages: number | undefined;
     try {
       // A window's data is as old as its first page: judged settled or partial by that instant, a

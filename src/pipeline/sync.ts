@@ -154,6 +154,8 @@ export interface StateRead {
   ledger: number[];
   pagesPerWindow: Map<string, number | undefined>;
   range: { from: Day | null; to: Day | null };
+  /** Windows the streams planned after the loads (threads) are expected to add, for the progress total. */
+  lateEstimate?: number;
 }
 
 /**
@@ -194,6 +196,7 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
           `${recovery.added} request(s) of a run that was killed were added to the request ledger from its journal`,
         );
       state = await readState(db, opts, now());
+      state.lateEstimate = await lateEstimate(db, opts);
       const windows = mergePlans(
         state.plans,
         STREAMS.map((s) => s.name),
@@ -274,6 +277,19 @@ async function latePlans(db: Database, opts: SyncOptions): Promise<ProjectPlan[]
       out.push({ projectId, from: days[0] ?? to, to: addDays(to, 1), windows, skipped: [] });
   }
   return out;
+}
+
+/**
+ * How many windows the late streams will add, for the progress total: what the database asks for
+ * now, or their per-run cap when the run's other streams may load new items first.
+ */
+async function lateEstimate(db: Database, opts: SyncOptions): Promise<number> {
+  const cap = opts.maxThreads ?? DEFAULT_MAX_THREADS;
+  const growing = streamsOf(opts).some((s) => s.planAfterLoads === undefined);
+  let n = 0;
+  for (const { windows } of await planLateWindows(db, opts, opts.projects))
+    n += growing ? Math.max(windows.length, cap) : windows.length;
+  return n;
 }
 
 /**
