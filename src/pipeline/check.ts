@@ -184,7 +184,8 @@ function budgetSpent(e: unknown, nowMs: number): string | undefined {
     // "longer than the allowed wait" tail: check never waits.
     const cut = e.message.indexOf(': the next request');
     const why = cut > 0 ? e.message.slice(0, cut) : e.message;
-    const at = new Date(nowMs + e.waitMs).toISOString();
+    const freesAt = e.context['freesAt'];
+    const at = typeof freesAt === 'string' ? freesAt : new Date(nowMs + e.waitMs).toISOString();
     return `not checked: ${why}; the next request can go at ${at} (in ${formatDuration(e.waitMs)})`;
   }
   if (e instanceof HttpStatusError && e.status === 429) {
