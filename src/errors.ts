@@ -15,6 +15,8 @@ export const EXIT = {
   auth: 3,
   windowsFailed: 4,
   dbInUse: 5,
+  /** `check`: the request budget is spent, so nothing could be checked (not a failure of the API). */
+  budgetSpent: 7,
   /** Stopped by SIGINT/SIGTERM (128 + 2, the shell's convention); finished days were kept. */
   interrupted: 130,
 } as const;
@@ -209,6 +211,16 @@ export class DataShiftError extends EtlError {
 /** A value the API sent could not be stored even with the memory raised for it: its window fails. Exit 4. */
 export class ValueTooLargeError extends EtlError {
   readonly code = 'E_VALUE_TOO_LARGE';
+  readonly exitCode = EXIT.windowsFailed;
+}
+
+/**
+ * A cursor sequence that does not move: the server sent back a cursor it had already given in
+ * this window, kept answering pages with nothing new, or ran past the pages its own totals allow.
+ * Fails its window (exit 4) after a few requests instead of paging until a 10,000-page backstop.
+ */
+export class StuckCursorError extends EtlError {
+  readonly code = 'E_STUCK_CURSOR';
   readonly exitCode = EXIT.windowsFailed;
 }
 

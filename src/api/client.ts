@@ -342,6 +342,8 @@ export class MintlifyClient {
     } catch (err) {
       const failure = this.toFailure(err, request, c.signal, deadline);
       reached = !(failure instanceof UnreachableError);
+      // The overall deadline fired before any header arrived: a server that does not answer.
+      if (deadline.aborted && !c.signal?.aborted && status === null) errorCode ??= 'E_NO_RESPONSE';
       errorCode ??= socketCode(err) ?? (failure instanceof EtlError ? failure.code : undefined);
       throw failure;
     } finally {

@@ -26,7 +26,7 @@ export function registerCheck(
     .command('check')
     .summary('one real request per project and stream: are the URL, the key and the project right?')
     .description(
-      `Sends one request per project and stream (yesterday's first page) to check the API URL, the key, the project id and each endpoint before a nightly job relies on them, and prints the request budget left. Each request costs one of the organization's 100 an hour; when the database exists they are recorded in its request ledger, so the next sync counts them.`,
+      `Sends one request per project and stream (yesterday's first page) to check the API URL, the key, the project id and each endpoint before a nightly job relies on them, and prints the request budget left. Each request costs one of the organization's 100 an hour; they are recorded in the database's request ledger (created if there is none yet), so the next sync counts them.`,
     )
     .option(
       '-p, --project <id>',
@@ -53,8 +53,12 @@ Example:
   ok    acme  caller_stats  answered: yesterday 1 row(s) on the first page
   4 requests spent; budget 100/1h: 60 left by this database's ledger
 
+Without a database, check creates it (--db) to record its requests, so that the first sync
+counts them against the budget.
+
 Exit codes: 0 every project answered, 2 unknown project or wrong URL, 3 key refused,
-4 the API could not be reached, 5 a sync holds the database.`,
+4 the API could not be reached, 5 a sync holds the database, 7 the request budget is spent
+(by the ledger, or the API answered 429): nothing was checked, "WAIT" lines say when it frees.`,
     )
     .action((flags: CheckFlags) => run(() => checkCommand(flags)));
 }
@@ -69,19 +73,22 @@ async function checkCommand(flags: CheckFlags): Promise<CommandResult> {
   const apiKey = await loadApiKey({ apiKeyFile: flags.apiKeyFile });
   const result = await runCheck({ projects, streams, apiUrl: url, apiKey, dbPath: db, rateLimit });
   if (flags.json) return { exitCode: result.exitCode, json: result };
-  process.stdout.write(safeText(describe(result)));
+  process.stdout.write(safeText(describe(result, db)));
   return { exitCode: result.exitCode };
 }
 
-function describe(r: CheckResult): string {
+function describe(r: CheckResult, db: string): string {
   const width = Math.max(...r.projects.map((p) => p.projectId.length));
   const sw = Math.max(...r.projects.map((p) => p.stream.length));
   const lines = r.projects.map(
-    (p) => `${p.ok ? 'ok  ' : 'FAIL'}  ${p.projectId.padEnd(width)}  ${p.stream.padEnd(sw)}  ${p.detail}`,
+    (p) =>
+      `${p.ok ? 'ok  ' : p.budgetSpent ? 'WAIT' : 'FAIL'}  ${p.projectId.padEnd(width)}  ${p.stream.padEnd(sw)}  ${p.detail}`,
   );
   const b = r.budget;
+  const frees = b.remaining === 0 && b.freesAt !== null ? `, the next frees at ${b.freesAt}` : '';
   lines.push(
-    `${r.requests} request${r.requests === 1 ? '' : 's'} spent; budget ${b.rateLimit}: ${b.remaining} left by this database's ledger (other tools using the same organization's key are not counted)`,
+    `${r.requests} request${r.requests === 1 ? '' : 's'} spent; budget ${b.rateLimit}: ${b.remaining} left by this database's ledger${frees} (other tools using the same organization's key are not counted)`,
   );
+  if (r.createdDb) lines.push(`created ${db} to record them, so that the next sync counts them`);
   return `${lines.join('\n')}\n`;
 }

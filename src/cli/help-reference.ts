@@ -27,6 +27,7 @@ const EXIT_MEANING: Readonly<Record<keyof typeof EXIT, string>> = {
   windowsFailed: 'some days failed after retries (the rest loaded), or the API could not be reached',
   dbInUse: 'database in use by another run',
   interrupted: 'interrupted by Ctrl-C or SIGTERM (finished days were kept)',
+  budgetSpent: 'check: the request budget is spent, nothing was checked (the WAIT lines say when it frees)',
 };
 
 function table(rows: readonly (readonly [string, string])[]): string {

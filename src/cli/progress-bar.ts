@@ -8,7 +8,7 @@ export interface LineParts {
   readonly total: number;
   readonly requests: number;
   readonly rows: number;
-  /** Unknown until a few days are done. */
+  /** The run's budget-aware estimate; unknown until the first request is answered. */
   readonly etaMs: number | undefined;
   /** Set while the run waits on the request budget. */
   readonly waitMs: number | undefined;
@@ -20,15 +20,16 @@ const BAR_MIN = 10;
 
 /**
  * The layouts a line may take, most informative first. Each next one drops or shortens the least
- * important part: the row count first, then the request count, then the words around the days
- * and the wait. The days done, the ETA and the budget wait are what someone watching needs most.
+ * important part: the row count first, then the request count, then the words around the windows
+ * and the wait. The windows done, the ETA and the budget wait are what someone watching needs most.
+ * They are windows, not days: a feedback month, an assistant week and a thread count one each.
  */
 function layouts(p: LineParts): string[][] {
-  const days = `${p.done}/${p.total} days`;
+  const days = `${p.done}/${p.total} windows`;
   const daysShort = `${p.done}/${p.total}`;
   const requests = `${COUNT.format(p.requests)} requests`;
   const rows = `${COUNT.format(p.rows)} rows`;
-  // cli-progress estimates in whole seconds: "0ms" would claim a precision it does not have.
+  // Under a second is shown as 0s: "0ms" would claim a precision the estimate does not have.
   const eta = `ETA ${p.etaMs === undefined ? '–' : p.etaMs < 1_000 ? '0s' : formatDuration(p.etaMs)}`;
   const wait = p.waitMs === undefined ? [] : [`budget wait ${formatDuration(p.waitMs)}`];
   const waitShort = p.waitMs === undefined ? [] : [`wait ${formatDuration(p.waitMs)}`];
@@ -69,7 +70,12 @@ interface Payload {
   requests: number;
   rows: number;
   waitingUntil: number | undefined;
+  etaMs: number | undefined;
 }
+
+/** Back to the start of the line and clear it: what a log line or the end of the bar needs. */
+const CLEAR_LINE = '\r\x1b[2K';
+const SHOW_CURSOR = '\x1b[?25h';
 
 /** A progress bar on stderr when it is a terminal; nothing at all when output is piped or in CI. */
 export function createProgress(stream: NodeJS.WriteStream = process.stderr): ProgressSink | undefined {
@@ -85,8 +91,8 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr): Pro
           total: params.total,
           requests: payload.requests,
           rows: payload.rows,
-          // cli-progress gives seconds, or a string ('NULL', 'INF', '0') while it cannot tell.
-          etaMs: typeof params.eta === 'number' ? params.eta * 1000 : undefined,
+          // The run's own estimate: cli-progress's (windows done per second) ignores the budget.
+          etaMs: payload.etaMs,
           waitMs: wait > 0 ? wait : undefined,
         },
         stream.columns || 80,
@@ -94,12 +100,15 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr): Pro
     },
     hideCursor: true,
     clearOnComplete: true,
+    // A log line clears the bar's line; an unchanged bar must still be drawn again below it.
+    forceRedraw: true,
     etaBuffer: 20,
   });
   const payload = (s: ProgressState): Payload => ({
     requests: s.requests,
     rows: s.rows,
     waitingUntil: s.waitingUntil,
+    etaMs: s.etaMs,
   });
   let running = false;
   return {
@@ -108,11 +117,23 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr): Pro
       bar.start(s.windowsTotal, s.windowsDone, payload(s));
     },
     update(s) {
-      if (running) bar.update(s.windowsDone, payload(s));
+      if (!running) return;
+      bar.setTotal(s.windowsTotal);
+      bar.update(s.windowsDone, payload(s));
     },
+    // Ctrl-C and the end of the run alike: no half-drawn line left behind, the cursor shown again.
     stop() {
-      if (running) bar.stop();
+      if (!running) return;
       running = false;
+      bar.stop();
+      stream.write(`${CLEAR_LINE}${SHOW_CURSOR}`);
+    },
+    // A log line goes on a clean line of its own, and the bar is drawn again below it.
+    suspend() {
+      if (running) stream.write(CLEAR_LINE);
+    },
+    resume() {
+      if (running) bar.render();
     },
   };
 }

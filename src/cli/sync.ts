@@ -39,7 +39,7 @@ interface SyncFlags {
   db?: string;
   rateLimit: string;
   maxRequests?: number;
-  maxDuration?: string;
+  maxDuration: string;
   maxWait: string;
   concurrency: number;
   includeToday?: boolean;
@@ -116,7 +116,11 @@ export function registerSync(
       'stop after this many requests (the rest is deferred)',
       intFlag('--max-requests', 1),
     )
-    .option('--max-duration <duration>', 'stop starting requests after this long, e.g. 50m')
+    .option(
+      '--max-duration <duration>',
+      'stop after this long, loading what is fetched and deferring the rest (a run past the hour only waits for the next hour of budget; 50m ends before an hourly schedule or a one-hour CI job does)',
+      '50m',
+    )
     .option(
       '--max-wait <duration>',
       'longest single wait for the budget or a Retry-After before deferring',
@@ -146,7 +150,9 @@ Examples:
 
 Exit codes: 0 done (or deferred by the budget), 1 internal error, 2 bad usage or configuration
 (also an unknown project or a wrong API URL), 3 key refused, 4 some days failed after retries
-(the rest loaded) or the API could not be reached, 5 database in use, 130 interrupted.`,
+(the rest loaded), the API could not be reached, or a server that accepts connections but does not
+answer (two requests without a response on a run with no answer yet: the run stops and defers the
+rest), 5 database in use, 130 interrupted.`,
     )
     .action((flags: SyncFlags) => run(() => syncCommand(flags)));
 }
@@ -159,8 +165,7 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   const from = flags.from !== undefined ? parseDay(flags.from, '--from') : undefined;
   const to = flags.to !== undefined ? parseDay(flags.to, '--to') : undefined;
   const rateLimit = parseRateLimit(flags.rateLimit);
-  const maxDurationMs =
-    flags.maxDuration !== undefined ? parseDuration(flags.maxDuration, '--max-duration') : undefined;
+  const maxDurationMs = parseDuration(flags.maxDuration, '--max-duration');
   const maxWaitMs = parseDuration(flags.maxWait, '--max-wait');
   const url = apiUrl(flags.apiUrl);
   const db = dbPath(flags.db);
@@ -171,7 +176,12 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   const json = flags.json === true;
   const progress = json ? undefined : createProgress();
   const runId = randomUUID();
-  const logOptions = process.stderr.isTTY ? {} : { stamp: { runId } };
+  const logOptions = {
+    ...(process.stderr.isTTY ? {} : { stamp: { runId } }),
+    // On a terminal a log line would land in the middle of the bar and be drawn over.
+    beforeWrite: () => progress?.suspend?.(),
+    afterWrite: () => progress?.resume?.(),
+  };
   const logger = createLogger({
     level: flags.verbose ? 'debug' : flags.quiet ? 'warn' : 'info',
     ...logOptions,
@@ -184,6 +194,9 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   // the rest as deferred. A second one quits at once; the transactions keep the data whole.
   const interrupt = new AbortController();
   const onSignal = (name: string) => (): void => {
+    // The bar goes first: its line cleared and the cursor shown, so the warning (or the shell
+    // prompt after a second Ctrl-C) starts on a clean line.
+    progress?.stop();
     if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
     logger.warn(
       `${name}: stopping after the days already fetched; the next run continues (${name} again to quit now)`,
@@ -361,7 +374,7 @@ function describe(s: SyncSummary): string {
   }
   const w = s.windows;
   const parts = [
-    `sync ${s.status}: ${s.error && (s.exitCode === EXIT.usage || s.stopReason === 'unreachable') ? `${s.error}; ` : ''}${w.loaded}/${w.planned} ${unit(s)} loaded`,
+    `sync ${s.status}: ${s.error && (s.exitCode === EXIT.usage || s.stopReason === 'unreachable' || s.stopReason === 'unresponsive') ? `${s.error}; ` : ''}${w.loaded}/${w.planned} ${unit(s)} loaded`,
     w.failed ? `${w.failed} failed` : '',
     w.deferred ? `${w.deferred} deferred (${s.stopReason ?? 'stopped'}; the next run continues)` : '',
     w.dropped

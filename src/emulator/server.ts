@@ -8,6 +8,7 @@ import { ANALYTICS_KINDS, prepareAnalytics, refusal } from './analytics.js';
 import type { Dataset } from './data.js';
 import { buildDataset, DEFAULT_PROJECT_ID } from './data.js';
 import type { Day } from './days.js';
+import { cursorFaultAnswer, cursorFaultParams, type CursorFault } from './cursor-faults.js';
 import type { FaultKind } from './faults.js';
 import { FaultInjector, isFailingFault } from './faults.js';
 import { BodyTooLargeError, pause, readBody } from './http.js';
@@ -41,6 +42,8 @@ export interface EmulatorOptions {
   /** Which faults to inject (default every kind). */
   faultKinds?: readonly FaultKind[] | undefined;
   latencyMs?: number | undefined;
+  /** One endpoint whose cursor never advances (tests of the pager's guards). */
+  cursorFault?: CursorFault | undefined;
   /**
    * `N/DURATION`, e.g. `100/1h`: the analytics limit (per organization at the service; the
    * emulator serves one). Only authorized analytics requests count. No limit when omitted.
@@ -200,8 +203,12 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       return { refusal: json(404, { error: `Project ${route.projectId} not found` }) };
     if (isAnalytics(route.kind)) {
       const threadId = route.kind === 'assistant-thread' ? route.threadId : '';
-      const prepared = prepareAnalytics(route.kind, params, analytics, threadId);
-      return prepared.ok ? { respond: prepared.respond } : { refusal: refusal(prepared) };
+      const faulty = cursorFaultParams(opts.cursorFault, route.kind, params);
+      const prepared = prepareAnalytics(route.kind, faulty ?? params, analytics, threadId);
+      if (!prepared.ok) return { refusal: refusal(prepared) };
+      const fault = opts.cursorFault;
+      if (faulty === undefined || fault === undefined) return { respond: prepared.respond };
+      return { respond: () => cursorFaultAnswer(fault, params.get('cursor'), prepared.respond()) };
     }
     if (route.kind === 'create' || route.kind === 'message') {
       const prompt = parsePrompt(body);

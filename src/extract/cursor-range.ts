@@ -1,4 +1,5 @@
 import { DataShiftError, HttpStatusError } from '../errors.js';
+import { CursorGuard } from './cursor-guard.js';
 
 /** One page of a cursor-paged range endpoint (feedback, assistant). */
 export interface CursorPage<T> {
@@ -40,6 +41,7 @@ type Pass<T> = Omit<CursorRangeResult<T>, 'attempts'> | { shift: string } | { ba
 async function onePass<T>(spec: CursorRangeSpec<T>): Promise<Pass<T>> {
   const seen = new Map<string, number>();
   const rows: T[] = [];
+  const guard = new CursorGuard({ label: spec.label });
   let repeated = 0;
   let cursor: string | undefined;
   for (let pages = 1; ; pages++) {
@@ -52,6 +54,7 @@ async function onePass<T>(spec: CursorRangeSpec<T>): Promise<Pass<T>> {
       throw e;
     }
     spec.onPage?.();
+    const before = rows.length;
     for (const r of page.rows) {
       const key = spec.keyOf(r);
       const at = seen.get(key);
@@ -65,6 +68,7 @@ async function onePass<T>(spec: CursorRangeSpec<T>): Promise<Pass<T>> {
       rows.push(r);
     }
     const more = page.hasMore && page.nextCursor !== null && page.nextCursor !== '';
+    guard.page(cursor, rows.length - before, more ? page.nextCursor : null);
     if (!more) {
       const endedWithoutCursor = page.hasMore && !more;
       return { rows, pages, truncated: false, endedWithoutCursor, repeated };

@@ -59,7 +59,7 @@ export class DayAdmission {
     const expected = this.expectedPages(projectId);
     for (;;) {
       const room = roomOf(this.#budget, this.#limits, this.#maxWaitMs, this.#now());
-      if (this.#stillNeeded() + expected <= room.requests) break;
+      if (this.stillNeeded() + expected <= room.requests) break;
       if (this.#inFlight.size === 0) return { refused: room.reason };
       await new Promise<void>((resolve) => this.#waiters.push(resolve));
       if (stopping()) return undefined;
@@ -79,7 +79,8 @@ export class DayAdmission {
     for (const wake of this.#waiters.splice(0)) wake();
   }
 
-  #stillNeeded(): number {
+  /** Pages the windows in flight are still expected to take. */
+  stillNeeded(): number {
     let n = 0;
     for (const f of this.#inFlight) n += Math.max(0, f.expected - f.pages);
     return n;

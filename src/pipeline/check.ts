@@ -1,14 +1,16 @@
 import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { RequestBudget } from '../api/budget.js';
 import { MintlifyClient } from '../api/client.js';
 import type { ApiKey } from '../api/key.js';
-import { EXIT, HttpStatusError, isEtlError, UnreachableError } from '../errors.js';
+import { EXIT, HttpStatusError, isEtlError, RateLimitError, UnreachableError } from '../errors.js';
 import { openDatabase } from '../load/database.js';
 import { openReadable } from '../load/readable.js';
 import { acquireLock } from '../load/lock.js';
 import { appendLedger, readLedgerSince, type LedgerRow } from '../load/runs.js';
 import { addDays, todayUtc } from '../util/day.js';
-import type { RateLimitSpec } from '../util/duration.js';
+import { formatDuration, type RateLimitSpec } from '../util/duration.js';
 import { ANALYTICS_ENDPOINTS, type DayStream } from '../streams/index.js';
 import { explainNotFound } from './not-found.js';
 
@@ -27,6 +29,8 @@ export interface ProjectCheck {
   readonly projectId: string;
   readonly stream: string;
   readonly ok: boolean;
+  /** Not checked at all: the request budget (ours or the server's 429) left no request for it. */
+  readonly budgetSpent?: true;
   /** What the answer said: the day's totals when it worked, the reason when not. */
   readonly detail: string;
 }
@@ -38,8 +42,19 @@ export interface CheckResult {
   /** Requests that reached the service (each one of the hour's budget). */
   readonly requests: number;
   /** The budget by this database's ledger after the check (other tools on the same key are not in it). */
-  readonly budget: { readonly rateLimit: string; readonly spent: number; readonly remaining: number };
+  readonly budget: {
+    readonly rateLimit: string;
+    readonly spent: number;
+    readonly remaining: number;
+    /** When the oldest request in the window leaves it (ISO), when any is in it. */
+    readonly freesAt: string | null;
+  };
+  /** The database did not exist: it was created to record the check's requests for the next sync. */
+  readonly createdDb: boolean;
 }
+
+/** Refusals the service answers before counting a request against its budget. */
+const NOT_COUNTED = new Set([401, 403, 404]);
 
 /**
  * One request per project and stream (yesterday's first page) to prove the URL, the key, the
@@ -58,6 +73,8 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
       baseUrl: opts.apiUrl,
       apiKey: opts.apiKey,
       budget,
+      // A spent budget is reported at once, with when it frees, rather than waited out.
+      maxWaitMs: 0,
       maxAttempts: 2,
       backoff: { minMs: 500, maxMs: 1_000 },
       onRequest: (e) => {
@@ -80,7 +97,11 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
     } finally {
       await client.close();
     }
-    if (hasDb && rows.length > 0) await record(opts.dbPath, rows);
+    // Without a database the requests would be forgotten and the first sync would overspend the
+    // hour: the database is created for them, unless the service counted none (a refused key).
+    const createdDb = !hasDb && rows.some((r) => r.status === null || !NOT_COUNTED.has(r.status));
+    if (createdDb) await mkdir(dirname(resolve(opts.dbPath)), { recursive: true });
+    if ((hasDb || createdDb) && rows.length > 0) await record(opts.dbPath, rows);
     const inWindow = budget.spentInWindow();
     return {
       exitCode,
@@ -91,7 +112,9 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
         rateLimit: opts.rateLimit.text,
         spent: inWindow,
         remaining: Math.max(0, opts.rateLimit.limit - inWindow),
+        freesAt: inWindow > 0 ? new Date(budget.freesAt()).toISOString() : null,
       },
+      createdDb,
     };
   } finally {
     await lock?.release();
@@ -131,6 +154,13 @@ async function checkStream(
         stop: nf.kind === 'url' ? 'all' : 'project',
       };
     }
+    const spent = budgetSpent(e, nowMs);
+    if (spent !== undefined)
+      return {
+        check: { ...base, ok: false, budgetSpent: true, detail: spent },
+        exitCode: EXIT.budgetSpent,
+        stop: 'all',
+      };
     // A refused key or an API that cannot be reached answers the same for every project. A spent
     // budget (whose error means "deferred" to a sync, exit 0) checked nothing: that is not a pass.
     const exitCode =
@@ -145,6 +175,23 @@ async function checkStream(
           : String(e);
     return { check: { ...base, ok: false, detail }, exitCode, stop: 'all' };
   }
+}
+
+/** Why nothing could be asked when the budget (ours or the server's) is spent; undefined otherwise. */
+function budgetSpent(e: unknown, nowMs: number): string | undefined {
+  if (e instanceof RateLimitError) {
+    // The budget's own reason (spent by the ledger, or a pause the API asked for), without its
+    // "longer than the allowed wait" tail: check never waits.
+    const cut = e.message.indexOf(': the next request');
+    const why = cut > 0 ? e.message.slice(0, cut) : e.message;
+    const freesAt = e.context['freesAt'];
+    const at = typeof freesAt === 'string' ? freesAt : new Date(nowMs + e.waitMs).toISOString();
+    return `not checked: ${why}; the next request can go at ${at} (in ${formatDuration(e.waitMs)})`;
+  }
+  if (e instanceof HttpStatusError && e.status === 429) {
+    return "not checked: the API answered 429: the organization's request budget is spent (by this database's runs or another tool using the same organization); try again later";
+  }
+  return undefined;
 }
 
 async function ledger(opts: CheckOptions, nowMs: number): Promise<number[]> {

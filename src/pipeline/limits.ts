@@ -4,7 +4,13 @@ import { RateLimitError } from '../errors.js';
 import { formatDuration } from '../util/duration.js';
 
 export type StopReason =
-  'max-requests' | 'max-duration' | 'max-wait' | 'rate-limited' | 'interrupted' | 'unreachable';
+  | 'max-requests'
+  | 'max-duration'
+  | 'max-wait'
+  | 'rate-limited'
+  | 'interrupted'
+  | 'unreachable'
+  | 'unresponsive';
 
 export interface RunLimits {
   readonly maxRequests?: number | undefined;

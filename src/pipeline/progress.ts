@@ -6,6 +6,8 @@ export interface ProgressState {
   rows: number;
   /** Epoch ms until which the run is waiting on the request budget, if it is. */
   waitingUntil: number | undefined;
+  /** Wall time left by the budget-aware estimate (see remainingEta); undefined before it is known. */
+  etaMs?: number | undefined;
 }
 
 export interface ProgressSink {

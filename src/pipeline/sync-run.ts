@@ -1,4 +1,4 @@
-import { MintlifyClient } from '../api/client.js';
+import { MintlifyClient, type RequestEvent } from '../api/client.js';
 import type { ApiKey } from '../api/key.js';
 import {
   AuthError,
@@ -6,6 +6,7 @@ import {
   EXIT,
   HttpStatusError,
   RateLimitError,
+  StuckCursorError,
   UnreachableError,
   UsageError,
 } from '../errors.js';
@@ -19,9 +20,12 @@ import { formatDuration } from '../util/duration.js';
 import { untrusted } from '../util/safe-text.js';
 import type { Logger } from '../util/log.js';
 import { DayAdmission, type Flight } from './admission.js';
+import { HangWatch } from './hang-watch.js';
+import { remainingEta } from './eta.js';
 import { explainNotFound } from './not-found.js';
 import { RunBudget, stopReasonOf, type StopReason } from './limits.js';
 import { ProjectGate } from './project-gate.js';
+import { STUCK_WINDOWS_TO_STOP, StuckStreams } from './stuck-streams.js';
 import { noProgress, type ProgressSink, type ProgressState } from './progress.js';
 import {
   admissionKey,
@@ -76,6 +80,10 @@ export class SyncRun {
   readonly #writer: WindowWriter;
   readonly #admission: DayAdmission;
   readonly #gate = new ProjectGate();
+  readonly #stuck = new StuckStreams();
+  readonly #hang = new HangWatch();
+  /** Set when the server accepted connections but stopped answering (see HangWatch). */
+  #unresponsive: RequestEvent | undefined;
   /** Aborted by the run itself (deadline, unreachable API, a wrong URL); the user's signal joins it. */
   readonly #stop = new AbortController();
   readonly #signal: AbortSignal;
@@ -98,6 +106,9 @@ export class SyncRun {
   #unreachable: UnreachableError | undefined;
   readonly #pendingLoads = new Set<Promise<void>>();
   #pendingRows = 0;
+  /** Windows not started yet, for the ETA's count of requests left. */
+  readonly #notStarted: Set<PlannedWindow>;
+  #requestMs = 0;
 
   constructor(opts: SyncOptions, runId: string, state: StateRead, started: number) {
     this.#opts = opts;
@@ -113,8 +124,9 @@ export class SyncRun {
     );
     this.#order = new Map(this.#windows.map((w, i) => [w, i]));
     this.#signal = opts.signal ? AbortSignal.any([opts.signal, this.#stop.signal]) : this.#stop.signal;
+    this.#notStarted = new Set(this.#windows);
     this.#p = {
-      windowsTotal: this.#windows.length,
+      windowsTotal: this.#windows.length + (state.lateEstimate ?? 0),
       windowsDone: 0,
       requests: 0,
       rows: 0,
@@ -160,6 +172,7 @@ export class SyncRun {
     const ticker = setInterval(() => {
       const wait = this.#budget.waitTimeMs();
       this.#p.waitingUntil = wait > 0 ? this.#now() + wait : undefined;
+      this.#p.etaMs = this.#eta();
       this.#progress.update(this.#p);
     }, 1_000);
     ticker.unref();
@@ -183,7 +196,7 @@ export class SyncRun {
     // Every request is in the database now (the writer drained the ledger when it closed).
     this.#journal.remove();
     if (this.#fatal) throw this.#fatal;
-    if (this.#stopReason && this.#stopReason !== 'unreachable') {
+    if (this.#stopReason && this.#stopReason !== 'unreachable' && this.#stopReason !== 'unresponsive') {
       this.#log.info(
         `stopped early (${this.#stopReason}): ${this.#deferred.length} ${streamsOf(this.#opts).length === 1 ? 'day(s)' : 'window(s)'} deferred; the next run picks them up without flags`,
       );
@@ -211,6 +224,7 @@ export class SyncRun {
     for (const w of windows) {
       this.#order.set(w, this.#windows.length);
       this.#windows.push(w);
+      this.#notStarted.add(w);
     }
     this.#p.windowsTotal = this.#windows.length;
     this.#progress.update(this.#p);
@@ -248,10 +262,16 @@ export class SyncRun {
       maxWaitMs: opts.maxWaitMs,
       ...(opts.backoff ? { backoff: opts.backoff } : {}),
       ...(opts.requestTimeoutMs !== undefined ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
+      ...(opts.timeouts !== undefined ? { timeouts: opts.timeouts } : {}),
       onRequest: (e) => {
         // A request that never reached the server spent nothing: no ledger row, no count.
         if (!e.reached) return;
+        if (this.#hang.observe(e) && this.#unresponsive === undefined) {
+          this.#unresponsive = e;
+          this.#halt('unresponsive');
+        }
         this.#p.requests++;
+        this.#requestMs += e.durationMs;
         this.#ledger.push({
           at: e.at,
           seq: this.#seq++,
@@ -261,6 +281,7 @@ export class SyncRun {
           durationMs: Math.round(e.durationMs),
           runId: this.#runId,
         });
+        this.#p.etaMs = this.#eta();
         this.#progress.update(this.#p);
       },
       onRetry: (e) => {
@@ -283,18 +304,45 @@ export class SyncRun {
     return this.#fatal !== undefined || this.#stopReason !== null;
   }
 
-  /** One window from plan to hand-off: gate, admission, fetch, load; or deferred, dropped, failed. */
-  async #window(w: PlannedWindow): Promise<void> {
+  /**
+   * The budget-aware estimate of the time left: the pages the windows not started are expected to
+   * take and those the windows in flight still need, sent at the budget's pace (--dry-run's
+   * estimate) and at the latency seen so far, shared by the windows fetched in parallel.
+   */
+  #eta(): number | undefined {
+    if (this.#p.requests === 0) return undefined;
+    let left = this.#admission.stillNeeded();
+    for (const w of this.#notStarted)
+      left += this.#admission.expectedPages(admissionKey(w.projectId, w.stream));
+    const perRequestMs = this.#requestMs / this.#p.requests / Math.max(1, this.#opts.concurrency);
+    return remainingEta(left, this.#budget, this.#now(), perRequestMs);
+  }
+
+  /** The window's turn: its flight, or undefined when it was deferred or dropped instead. */
+  async #admit(w: PlannedWindow, key: string): Promise<Flight | undefined> {
     if (this.#stopping()) return void this.#deferred.push(w);
     if (!(await this.#gate.enter(w.projectId))) return void this.#dropped++;
     if (this.#stopping()) return void this.#deferred.push(w);
-    const key = admissionKey(w.projectId, w.stream);
+    if (this.#stuck.stopped(key)) {
+      this.#gate.open(w.projectId);
+      return void this.#deferred.push(w);
+    }
     const admitted = await this.#admission.admit(key, () => this.#stopping());
     if (admitted === undefined || 'refused' in admitted) {
       if (admitted) this.#stopReason ??= admitted.refused;
       this.#gate.open(w.projectId);
       return void this.#deferred.push(w);
     }
+    return admitted;
+  }
+
+  /** One window from plan to hand-off: gate, admission, fetch, load; or deferred, dropped, failed. */
+  async #window(w: PlannedWindow): Promise<void> {
+    const key = admissionKey(w.projectId, w.stream);
+    const admitted = await this.#admit(w, key);
+    // Admitted, its pages count in the admission's flights; otherwise it is never fetched.
+    this.#notStarted.delete(w);
+    if (admitted === undefined) return;
     let fetchedPages: number | undefined;
     try {
       // A window's data is as old as its first page: judged settled or partial by that instant, a
@@ -302,6 +350,7 @@ export class SyncRun {
       const startedAt = new Date(this.#now());
       const fetched = await this.#fetch(w, admitted);
       fetchedPages = fetched.pagesFetched;
+      this.#stuck.ended(key, false);
       await this.#handOff(w, fetched, startedAt);
     } catch (e) {
       await this.#onFetchError(w, e);
@@ -441,7 +490,11 @@ export class SyncRun {
     const err = e instanceof Error ? e : new Error(String(e));
     const code = e instanceof EtlError ? e.code : 'E_INTERNAL';
     this.#failures.push({ projectId: w.projectId, stream: w.stream, day: w.day, code, message: err.message });
-    this.#log.error(`${label(w)}: ${err.message}`);
+    this.#log.error(err.message.startsWith(label(w)) ? err.message : `${label(w)}: ${err.message}`);
+    if (this.#stuck.ended(admissionKey(w.projectId, w.stream), e instanceof StuckCursorError))
+      this.#log.error(
+        `${w.projectId} ${w.stream}: the cursor did not advance on ${STUCK_WINDOWS_TO_STOP} windows in a row; its other windows wait for the next run`,
+      );
     await this.#recordFailed(w, code, err.message);
   }
 
@@ -491,14 +544,20 @@ export class SyncRun {
         `the API at ${u.baseUrl} cannot be reached (${u.context['reason'] as string}): no request reached it, so none was spent of the budget; ${this.#deferred.length} day(s) deferred to the next run. Check --api-url / MINTLIFY_API_URL and this machine's network`,
       );
     }
+    if (this.#unresponsive) parts.push(this.#unresponsiveMessage(this.#unresponsive));
     if (this.#failures.length > 0) parts.push(`${this.#failures.length} window(s) failed after retries`);
     return parts.length > 0 ? parts.join('; ') : null;
+  }
+
+  #unresponsiveMessage(e: RequestEvent): string {
+    const waited = e.errorCode === 'UND_ERR_HEADERS_TIMEOUT' ? 'no response headers' : 'no response';
+    return `the API at ${this.#opts.apiUrl} accepts connections but does not answer (${waited} within ${formatDuration(e.durationMs)}, ${this.#hang.silentInARow} requests in a row): the run stopped instead of waiting out every retry; ${this.#deferred.length} window(s) deferred to the next run`;
   }
 
   #exitCode(): number {
     if (this.#stopReason === 'interrupted') return EXIT.interrupted;
     if (this.#unknownProjects.size > 0) return EXIT.usage;
-    if (this.#unreachable || this.#failures.length > 0) return EXIT.windowsFailed;
+    if (this.#unreachable || this.#unresponsive || this.#failures.length > 0) return EXIT.windowsFailed;
     return EXIT.ok;
   }
 

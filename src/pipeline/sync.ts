@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { ApiKey } from '../api/key.js';
+import type { Timeouts } from '../api/client.js';
 import { EXIT, UsageError } from '../errors.js';
 import {
   mergePlans,
@@ -82,6 +83,8 @@ export interface SyncOptions {
   readonly writerMaxMemoryBytes?: number;
   /** The most one request attempt may take, headers and body (default: the client's, 90 s). */
   readonly requestTimeoutMs?: number;
+  /** The client's connect, headers and body timeouts (default: the client's, 10 s / 30 s / 30 s). */
+  readonly timeouts?: Timeouts;
   /** The run's id (the CLI makes it first, for its log lines); a new one by default. */
   readonly runId?: string;
   /** Aborting stops new days and in-flight requests; finished days are still loaded. */
@@ -156,6 +159,8 @@ export interface StateRead {
   /** Pages each loaded window took when last fetched, by windowKey: what --dry-run prices a re-read at. */
   pagesOfWindow: Map<string, number>;
   range: { from: Day | null; to: Day | null };
+  /** Windows the streams planned after the loads (threads) are expected to add, for the progress total. */
+  lateEstimate?: number;
 }
 
 /**
@@ -196,6 +201,7 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
           `${recovery.added} request(s) of a run that was killed were added to the request ledger from its journal`,
         );
       state = await readState(db, opts, now());
+      state.lateEstimate = await lateEstimate(db, opts);
       const windows = mergePlans(
         state.plans,
         STREAMS.map((s) => s.name),
@@ -283,6 +289,19 @@ async function latePlans(db: Database, opts: SyncOptions): Promise<ProjectPlan[]
       out.push({ projectId, from: days[0] ?? to, to: addDays(to, 1), windows, skipped: [] });
   }
   return out;
+}
+
+/**
+ * How many windows the late streams will add, for the progress total: what the database asks for
+ * now, or their per-run cap when the run's other streams may load new items first.
+ */
+async function lateEstimate(db: Database, opts: SyncOptions): Promise<number> {
+  const cap = opts.maxThreads ?? DEFAULT_MAX_THREADS;
+  const growing = streamsOf(opts).some((s) => s.planAfterLoads === undefined);
+  let n = 0;
+  for (const { windows } of await planLateWindows(db, opts, opts.projects))
+    n += growing ? Math.max(windows.length, cap) : windows.length;
+  return n;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { MintlifyClient } from '../api/client.js';
 import { SearchesResponseSchema, type SearchRow } from '../api/schemas.js';
 import { DataShiftError, HttpStatusError } from '../errors.js';
+import { CursorGuard } from '../extract/cursor-guard.js';
 import { timeOutOfRange, type QualityWarning } from '../extract/quality.js';
 import { jsonChunks, jsonTables, type JsonTable } from '../load/json-tables.js';
 import { readApiTime } from '../util/time.js';
@@ -43,6 +44,7 @@ type PassOutcome = Pass | { shift: string } | { badCursor: HttpStatusError };
 async function onePass(client: MintlifyClient, w: StreamWindow, o: StreamFetchOptions): Promise<PassOutcome> {
   const seen = new Set<string>();
   const rows: SearchRow[] = [];
+  const guard = new CursorGuard({ label: `${w.projectId} searches ${w.day}` });
   let total: number | undefined;
   let cursor: string | null = null;
   for (let pages = 1; ; pages++) {
@@ -70,8 +72,14 @@ async function onePass(client: MintlifyClient, w: StreamWindow, o: StreamFetchOp
       throw e;
     }
     o.onPage?.();
-    if (total === undefined) total = page.totalSearches;
-    else if (total !== page.totalSearches) return { shift: `totalSearches changed on page ${pages}` };
+    if (total === undefined) {
+      total = page.totalSearches;
+      // Every term was searched at least once: the terms, and so the pages, are bounded by it.
+      guard.boundByTotals(total, LIMIT, 'totalSearches');
+    } else if (total !== page.totalSearches) return { shift: `totalSearches changed on page ${pages}` };
+    // Before the rows: a cursor sent back brings the same terms again, which is no shift of the data.
+    const fresh = page.searches.filter((r) => !seen.has(r.searchQuery.toLowerCase())).length;
+    guard.page(cursor ?? undefined, fresh, page.nextCursor);
     for (const r of page.searches) {
       // The service groups terms case-insensitively: two rows one case apart are a moved snapshot.
       const key = r.searchQuery.toLowerCase();

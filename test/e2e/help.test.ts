@@ -74,6 +74,13 @@ describe('mintlify-etl --help and --version as a process', () => {
     expect(lines.find((l) => l.startsWith('  130 '))).toMatch(/interrupted/);
   });
 
+  it('gives sync a default overall bound of 50 minutes that a nightly job can rely on, and says so', async () => {
+    const r = await runCli(['sync', '--help']);
+    const text = r.stdout.replace(/\s+/g, ' ');
+    expect(text).toMatch(/--max-duration <duration> .{0,300}?\(default: "50m"\) --max-wait/);
+    expect(text).toContain('a server that accepts connections but does not answer');
+  });
+
   it('refuses an unknown command with exit 2 and a pointer to --help', async () => {
     const r = await runCli(['frobnicate']);
     expect(r.code).toBe(2);

@@ -280,13 +280,26 @@ describe('mintlify-etl check', () => {
     expect(emu.stats.requests).toBe(6);
   });
 
-  it('exits 4, not 0, when the budget is spent and nothing could be checked', async () => {
+  it('says the budget is spent, with when it frees, and exits 7 (not FAIL and 4) when nothing could be checked', async () => {
     const db = tempDbPath();
     await runCli(['sync', '--db', db, '--from', addDays(today, -2)], env());
+    emu.resetStats();
     const r = await runCli(['check', '--db', db, '--rate-limit', '1/1h', '--json'], env());
-    expect(r.code).toBe(4);
-    const out = JSON.parse(r.stdout) as { exitCode: number; requests: number; projects: { ok: boolean }[] };
-    expect(out).toMatchObject({ exitCode: 4, requests: 0, projects: [{ ok: false }] });
+    expect(r.code).toBe(7);
+    expect(emu.stats.requests).toBe(0);
+    const out = JSON.parse(r.stdout) as { exitCode: number; requests: number; budget: { freesAt: string } };
+    expect(out).toMatchObject({ exitCode: 7, requests: 0, projects: [{ ok: false, budgetSpent: true }] });
+    const text = await runCli(['check', '--db', db, '--rate-limit', '1/1h'], env());
+    expect(text.code).toBe(7);
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `^WAIT {2}${emu.projectId} {2}visitors {2}not checked: the request budget 1/1h is spent \\(\\d+ in the window\\); the next request can go at \\d{4}-.*Z \\(in \\d+m`,
+      ),
+    );
+    expect(text.stdout).not.toContain('FAIL');
+    expect(text.stdout).toContain(
+      `budget 1/1h: 0 left by this database's ledger, the next frees at ${out.budget.freesAt}`,
+    );
   });
 });
 
