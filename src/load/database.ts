@@ -1,10 +1,12 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import { mkdir, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { DatabaseInUseError, InternalError, UsageError } from '../errors.js';
 import { sqlDir } from '../paths.js';
+import { makeFolder, userFileError } from '../util/file-errors.js';
+import { damageOnOpen, refuseCutShort } from './integrity.js';
 import { inTransaction, queryRows, runSqlFile } from './sql.js';
 
 export interface Database {
@@ -124,10 +126,10 @@ async function createInstance(
     } catch (e) {
       const { locked, pid } = lockHolder(e);
       if (!locked) {
-        throw new InternalError(
-          `cannot open database ${path}: ${(e as Error).message}`,
-          { path },
-          { cause: e },
+        throw (
+          damageOnOpen(path, e) ??
+          userFileError(e, `--db ${path}`, readOnly ? 'open' : 'open for writing', path) ??
+          new InternalError(`cannot open database ${path}: ${(e as Error).message}`, { path }, { cause: e })
         );
       }
       const left = deadline - Date.now();
@@ -288,7 +290,7 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
       });
     }
   } else {
-    await mkdir(dirname(file), { recursive: true });
+    makeFolder(dirname(file), `--db ${path}`);
   }
 
   const instance = await createInstance(file, readOnly, busyTimeoutMs, opts.sandbox ?? false, opts.onWait, {
@@ -303,6 +305,8 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
     connection = await instance.connect();
     // Days are UTC days; a TIMESTAMPTZ shown or cast in the machine's zone would disagree with them.
     await connection.run("SET TimeZone = 'UTC'");
+    // Before the sandbox (it stats the file) and before a migration could write anything.
+    await refuseCutShort(connection, path, file);
     if (opts.sandbox) await sandbox(connection);
     if (!readOnly) {
       const dir = opts.sqlDir ?? sqlDir();
