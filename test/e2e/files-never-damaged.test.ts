@@ -191,6 +191,36 @@ describe('paths the user cannot write are exit 2 with one line naming them', () 
     );
   });
 
+  // A full disk or a read-only mount cannot be made without privileges: the file system's answer
+  // is injected into the CLI process instead, by a preload that fails writes of temporary files.
+  for (const [code, words] of [
+    ['ENOSPC', 'no space left on the device'],
+    ['EROFS', 'read-only file system'],
+  ] as const) {
+    it(`report --html on a disk that answers ${code}, leaving no temporary file`, async () => {
+      const dir = fresh(`html-${code}`);
+      const preload = join(dir, 'fail-writes.mjs');
+      writeFileSync(
+        preload,
+        `import fsp from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
+const original = fsp.writeFile;
+fsp.writeFile = async (path, ...rest) => {
+  if (!String(path).endsWith('.tmp')) return original(path, ...rest);
+  throw Object.assign(new Error('${code}: injected'), { code: '${code}' });
+};
+syncBuiltinESMExports();
+`,
+      );
+      const page = join(dir, 'out', 'report.html');
+      expectUsage(
+        await runCli(['report', '--db', db, '--html', page], { NODE_OPTIONS: `--import ${preload}` }),
+        new RegExp(`--html .*report\\.html: cannot write .*\\(${words}, ${code}\\)`),
+      );
+      expect(readdirSync(join(dir, 'out'))).toEqual([]);
+    });
+  }
+
   it("sync when the journal's place is taken by a folder", async () => {
     const dir = fresh('journal-folder');
     const file = join(dir, 'analytics.duckdb');
