@@ -6,7 +6,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { DatabaseInUseError, InternalError, UsageError } from '../errors.js';
 import { sqlDir } from '../paths.js';
 import { makeFolder, userFileError } from '../util/file-errors.js';
-import { damageOnOpen, refuseCutShort } from './integrity.js';
+import { damageOnOpen, refuseMissingBlocks } from './integrity.js';
 import { inTransaction, queryRows, runSqlFile } from './sql.js';
 
 export interface Database {
@@ -305,10 +305,10 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
     connection = await instance.connect();
     // Days are UTC days; a TIMESTAMPTZ shown or cast in the machine's zone would disagree with them.
     await connection.run("SET TimeZone = 'UTC'");
-    // Before the sandbox (it stats the file) and before a migration could write anything.
-    await refuseCutShort(connection, path, file);
     if (opts.sandbox) await sandbox(connection);
     if (!readOnly) {
+      // Before a migration writes: a file cut short would be written into as if healthy.
+      await refuseMissingBlocks(connection, path, file);
       const dir = opts.sqlDir ?? sqlDir();
       await migrate(connection, path, dir);
       await applyViews(connection, dir);

@@ -52,13 +52,16 @@ export function refuseForeignFolder(
   );
 }
 
-/** Marks `out` as an export of this tool, atomically (a killed export leaves no half manifest). */
-export async function writeManifest(out: string, format: string): Promise<void> {
+/**
+ * Marks `out` as an export of this tool, atomically (a killed export leaves no half manifest), once:
+ * an export that fails later must leave the folder as it was, manifest included.
+ */
+export async function writeManifest(out: string): Promise<void> {
   const file = join(out, EXPORT_MANIFEST);
+  if (existsSync(file)) return;
   const tmp = `${file}.${process.pid}.tmp`;
-  const text = `${JSON.stringify({ tool: 'mintlify-etl', kind: 'export', format, writtenAt: new Date().toISOString() })}\n`;
   try {
-    await writeFile(tmp, text, { flag: 'w' });
+    await writeFile(tmp, `${JSON.stringify({ tool: 'mintlify-etl', kind: 'export' })}\n`, { flag: 'w' });
     await rename(tmp, file);
   } catch (e) {
     await rm(tmp, { force: true });

@@ -655,7 +655,7 @@ export async function exportTables(conn: DuckDBConnection, opts: ExportOptions):
   const out = resolve(opts.outDir);
   const range = monthRange(opts.from, opts.to);
   makeFolder(out, `--out ${opts.outDir}`);
-  await writeManifest(out, opts.format);
+  await writeManifest(out);
   await removeLeftovers(out);
   const specs = opts.tables ?? EXPORT_TABLES;
   const { chosen, skipped } = await selectTables(conn, specs, out, opts.includePersonalData ?? false);

@@ -25,24 +25,59 @@ export function damageOnOpen(path: string, e: unknown): DatabaseDamagedError | u
   return damaged(path, message.split('\n')[0]?.slice(0, 200) ?? 'unreadable', e);
 }
 
+/** DuckDB files of this process found whole already: a reopen by the writer need not look again. */
+const verified = new Set<string>();
+
 /**
  * Refuses a file cut short (a copy that stopped, a full disk, a truncate): DuckDB opens it as long
  * as its headers and catalog are intact, then writes into it as if healthy and fails on the first
- * read of a missing block. Its header counts the blocks the file must hold (PRAGMA database_size),
- * so comparing that with the file's size finds the cut before anything is written, whatever its
- * size, without reading the data.
+ * read of a missing block ("Corrupt database file"). DuckDB's storage_info names the block of
+ * every stored segment of every table; reading it loads each table's metadata (not its data), so
+ * a missing metadata block fails here too, and a data block past the end of the file is found by
+ * its number. Free blocks may lie past the end (DuckDB writes a block when it uses it), and the
+ * header's block count includes them, so it cannot be compared with the size. Once per file per
+ * process: the sync's writer reopens the file many times.
  */
-export async function refuseCutShort(conn: DuckDBConnection, path: string, file: string): Promise<void> {
-  const [row] = await queryRows(conn, 'PRAGMA database_size');
-  const blocks = Number(row?.['total_blocks']);
-  const blockSize = Number(row?.['block_size']);
-  if (!Number.isSafeInteger(blocks) || !Number.isSafeInteger(blockSize)) return;
-  const expected = DUCKDB_HEADER_BYTES + blocks * blockSize;
-  const size = statSync(file).size;
-  if (size < expected) {
-    throw damaged(
-      path,
-      `the file holds ${size} bytes but its header counts ${blocks} blocks of ${blockSize} bytes, ${expected} bytes in all: it was cut short`,
+export async function refuseMissingBlocks(conn: DuckDBConnection, path: string, file: string): Promise<void> {
+  if (verified.has(file)) return;
+  try {
+    const [size] = await queryRows(conn, 'PRAGMA database_size');
+    const blockSize = Number(size?.['block_size']);
+    const tables = await queryRows(
+      conn,
+      'SELECT schema_name, table_name FROM duckdb_tables() WHERE NOT temporary AND database_name = current_database()',
     );
+    // Metadata blocks (catalog, row-group pointers) are not segments of any table.
+    const [meta] = await queryRows(conn, 'SELECT max(block_id) AS b FROM pragma_metadata_info()');
+    let last = meta?.['b'] === null || meta?.['b'] === undefined ? -1 : Number(meta['b']);
+    for (const t of tables) {
+      const name = `${quoteIdent(String(t['schema_name']))}.${quoteIdent(String(t['table_name']))}`;
+      const [row] = await queryRows(
+        conn,
+        `SELECT max(greatest(block_id, coalesce(list_max(additional_block_ids), -1))) AS b FROM pragma_storage_info(${sqlText(name)}) WHERE persistent`,
+      );
+      const b = row?.['b'];
+      if (b !== null && b !== undefined) last = Math.max(last, Number(b));
+    }
+    const needed = DUCKDB_HEADER_BYTES + (last + 1) * blockSize;
+    const actual = statSync(file).size;
+    if (Number.isSafeInteger(needed) && actual < needed) {
+      throw damaged(
+        path,
+        `the file holds ${actual} bytes but its data reaches block ${last} of ${blockSize} bytes, ${needed} bytes in all: it was cut short`,
+      );
+    }
+  } catch (e) {
+    if (e instanceof DatabaseDamagedError) throw e;
+    throw damageOnOpen(path, e) ?? e;
   }
+  verified.add(file);
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+function sqlText(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
 }
