@@ -123,10 +123,13 @@ export class AuthError extends HttpStatusError {
   }
 }
 
-/** Connection refused/reset, DNS failure, or a connect/headers/body timeout. Retryable. */
+/**
+ * Connection refused/reset, DNS failure, or a connect/headers/body timeout. Retryable. Exit 4 when
+ * it ends a command, as for sync: the API could not be reached, which is no fault of the tool.
+ */
 export class NetworkError extends EtlError {
   readonly code: string = 'E_NETWORK';
-  readonly exitCode = EXIT.internal;
+  readonly exitCode: number = EXIT.windowsFailed;
   readonly request: RequestDescription;
 
   constructor(request: RequestDescription, reason: string, options?: { cause?: unknown }) {
@@ -228,6 +231,15 @@ export class StuckCursorError extends EtlError {
 export class DatabaseInUseError extends EtlError {
   readonly code = 'E_DB_IN_USE';
   readonly exitCode = EXIT.dbInUse;
+}
+
+/**
+ * The database file is damaged (cut short, unreadable blocks): refused before anything is written
+ * to it, with what to do (restore a backup or move it aside). Exit 2, like every input to fix.
+ */
+export class DatabaseDamagedError extends EtlError {
+  readonly code = 'E_DB_DAMAGED';
+  readonly exitCode = EXIT.usage;
 }
 
 /** A SQL statement given by the user failed (query command). Exit 2. */

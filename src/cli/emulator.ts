@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { emulatorBanner, startEmulator } from '../emulator/index.js';
@@ -16,6 +17,7 @@ interface EmulatorFlags {
   rateLimit?: string;
   agentRateLimit?: string;
   project?: string;
+  allowRemote?: boolean;
 }
 
 export function registerEmulator(
@@ -29,7 +31,11 @@ export function registerEmulator(
       'Serves every analytics endpoint (visitors, views, searches, feedback, feedback/by-page, assistant, assistant/threads/{id}, assistant/caller-stats) and the v2 agent job endpoints on loopback, with deterministic data from --seed, an optional rate limit shared by every analytics endpoint, and injected faults.',
     )
     .option('--port <n>', 'port to listen on (0 = any free port)', intFlag('--port', 0, 65535), 8787)
-    .option('--host <addr>', 'loopback address to bind', '127.0.0.1')
+    .option('--host <addr>', 'loopback address to bind (another one needs --allow-remote)', '127.0.0.1')
+    .option(
+      '--allow-remote',
+      'let --host be an address other machines can reach (0.0.0.0, ::, a LAN address): it serves a known demo key to anyone who connects',
+    )
     .option('--seed <n>', 'data seed', intFlag('--seed', 0), 1)
     .option('--days <n>', 'days of data, ending yesterday (UTC)', intFlag('--days', 1, 3660), 90)
     .option('--paths <n>', 'distinct page paths', intFlag('--paths', 1, 100_000), 600)
@@ -59,6 +65,12 @@ async function emulatorCommand(flags: EmulatorFlags): Promise<CommandResult> {
   }
   if (flags.rateLimit !== undefined) parseRateLimit(flags.rateLimit);
   if (flags.agentRateLimit !== undefined) parseRateLimit(flags.agentRateLimit);
+  if (!isLoopback(flags.host) && flags.allowRemote !== true) {
+    throw new UsageError(
+      `--host ${flags.host} is not a loopback address: other machines could reach the emulator and its demo key; use 127.0.0.1 (the default) or ::1, or pass --allow-remote to serve them on purpose`,
+      { host: flags.host },
+    );
+  }
   const emu = await startEmulator({
     host: flags.host,
     port: flags.port,
@@ -73,14 +85,37 @@ async function emulatorCommand(flags: EmulatorFlags): Promise<CommandResult> {
   }).catch((e: unknown) => {
     throw listenError(e, flags);
   });
-  process.stdout.write(`${emulatorBanner(emu)}\n`);
-  await new Promise<void>((resolve) => {
+  // Listening for the signals before the banner: whoever reads it may stop us at once.
+  const stopped = new Promise<void>((resolve) => {
     const stop = (): void => resolve();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  process.stdout.write(`${isLoopback(flags.host) ? emulatorBanner(emu) : remoteBanner(emu)}\n`);
+  await stopped;
   await emu.close();
   return { exitCode: 0 };
+}
+
+/** 127.0.0.0/8, ::1 (also as an IPv4-mapped address) and localhost: only this machine can connect. */
+export function isLoopback(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, '');
+  if (h === 'localhost' || h === '::1') return true;
+  const v4 = h.startsWith('::ffff:') ? h.slice('::ffff:'.length) : h;
+  return isIP(v4) === 4 && v4.startsWith('127.');
+}
+
+/** The banner names the address actually bound: 0.0.0.0 is every interface, not 127.0.0.1. */
+function remoteBanner(emu: {
+  host: string;
+  port: number;
+  url: string;
+  projectId: string;
+  apiKey: string;
+}): string {
+  const every = emu.host === '0.0.0.0' || emu.host === '::' || emu.host === '';
+  const bound = emu.host.includes(':') ? `[${emu.host}]:${emu.port}` : `${emu.host}:${emu.port}`;
+  return `mintlify emulator listening on ${bound}${every ? ' (every interface)' : ''}, reachable from other machines; from this one: ${emu.url} project=${emu.projectId} key=${emu.apiKey}`;
 }
 
 /** The listen failures a user causes and can fix, as usage errors naming the flag. */

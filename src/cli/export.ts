@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import {
@@ -11,7 +11,9 @@ import {
   type ExportSummary,
   type SkipReason,
 } from '../load/export.js';
+import { refuseForeignFolder } from '../load/export-folder.js';
 import { parseDay } from '../util/day.js';
+import { userFileError } from '../util/file-errors.js';
 import { formatDuration } from '../util/duration.js';
 import { openExistingReadOnly } from './open-readonly.js';
 import { dbPath } from './options.js';
@@ -27,6 +29,7 @@ interface ExportFlags {
   db?: string;
   json?: boolean;
   includePersonalData?: boolean;
+  force?: boolean;
 }
 
 export function registerExport(
@@ -45,7 +48,7 @@ ${EXPORT_TABLES.map((t) => `  ${t.table}: ${t.columns.map((c) => (t.personalColu
 
 project_id, year and month come from the folder names (hive partitioning); the bookkeeping columns loaded_at and run_id are left out. The month is that of the row's day: of day for the daily tables, of period_start for the weekly and monthly ones, and the UTC month of the event time for feedback (created_at), assistant_turns (ts), assistant_messages and assistant_threads (created_at); rows without one (feedback without created_at) are in year=__HIVE_DEFAULT_PARTITION__/month=__HIVE_DEFAULT_PARTITION__, read back as NULL, and written again by every export, --from/--to or not. site_daily and page_daily (visitors) are always written; another table when it holds rows, when its stream has loaded days, or when OUT already holds its files, so a stream never synced gets no folder. --json lists each table written, each skipped (reason empty or personal) and, under skippedColumns, the columns left out of a written table: feedback's contact (readers' email addresses) unless --include-personal-data. Files written with it keep the emails until exported again without it.
 
-Exporting again over the same folder replaces files, it never duplicates them: every table is staged in OUT/.export-*, then renamed over the old files, and files of months in scope that have no data any more are deleted. All or nothing: if writing fails (a full disk) no old file has been touched, and the staging folder of an export that was killed is removed by the next export into OUT. --from/--to limit the export to the whole months they touch (--to is exclusive, like sync); files of other months are left alone. The database is opened read-only, and an OUT whose table folders would hold it is refused.`,
+Exporting again over the same folder replaces files, it never duplicates them: every table is staged in OUT/.export-*, then renamed over the old files, and files of months in scope that have no data any more are deleted. All or nothing: if writing fails (a full disk) no old file has been touched, and the staging folder of an export that was killed is removed by the next export into OUT. --from/--to limit the export to the whole months they touch (--to is exclusive, like sync); files of other months are left alone. The database is opened read-only, and an OUT whose table folders would hold it is refused. Every export writes OUT/.mintlify-etl-export.json first; an OUT that exists, is not empty and is not an earlier export (no such file, and entries other than table folders and the database's own files) is refused unless --force.`,
     )
     .requiredOption('--out <dir>', 'export folder (created if missing)')
     .addOption(new Option('--format <format>', 'file format').choices(EXPORT_FORMATS).default('parquet'))
@@ -55,6 +58,10 @@ Exporting again over the same folder replaces files, it never duplicates them: e
     .option(
       '--include-personal-data',
       "also export personal data: feedback's contact column (readers' email addresses), left out by default",
+    )
+    .option(
+      '--force',
+      'write into a folder that holds other files than an earlier export (refused by default: an export renames and deletes inside its table folders)',
     )
     .option('--json', 'print one JSON summary on stdout')
     .addHelpText(
@@ -74,7 +81,7 @@ async function exportCommand(flags: ExportFlags): Promise<CommandResult> {
   if (from !== undefined && to !== undefined && from >= to) {
     throw new UsageError(`--from ${from} must be before --to ${to} (--to is exclusive)`, { from, to });
   }
-  const out = exportTarget(flags.out, dbPath(flags.db));
+  const out = exportTarget(flags.out, dbPath(flags.db), flags.force === true);
   const db = await openExistingReadOnly(dbPath(flags.db));
   let summary: ExportSummary;
   try {
@@ -84,6 +91,9 @@ async function exportCommand(flags: ExportFlags): Promise<CommandResult> {
       from,
       to,
       includePersonalData: flags.includePersonalData ?? false,
+    }).catch((e: unknown) => {
+      // A full disk, a read-only mount or a folder we may not write is the user's to fix.
+      throw userFileError(e, `--out ${flags.out}`, 'write the export in', out) ?? e;
     });
   } finally {
     db.close();
@@ -105,7 +115,7 @@ async function exportCommand(flags: ExportFlags): Promise<CommandResult> {
  * OUT/.export-* staging folders, so the database may sit in OUT itself (exports/ next to
  * analytics.duckdb) but never below one of those.
  */
-function exportTarget(given: string, db: string): string {
+function exportTarget(given: string, db: string, force: boolean): string {
   if (given.trim() === '') throw new UsageError('--out needs a folder');
   const out = realTarget(given, '--out');
   const existing = statSync(out, { throwIfNoEntry: false });
@@ -125,6 +135,15 @@ function exportTarget(given: string, db: string): string {
       );
     }
   }
+  const databaseEntries = new Set(
+    [...databaseFiles(db).keys()].filter((f) => dirname(f) === out).map((f) => basename(f)),
+  );
+  refuseForeignFolder(
+    out,
+    given,
+    { tables: EXPORT_TABLES.map((t) => t.table), stagingPrefix: STAGING_PREFIX, databaseEntries },
+    force,
+  );
   return out;
 }
 

@@ -1,16 +1,20 @@
-import { statSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, lstatSync, openSync, readSync } from 'node:fs';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { queryRows } from '../load/sql.js';
 import { gatherReport, listProjects } from '../report/data.js';
+import { REPORT_MARKER, REPORT_MARKER_WITHIN_BYTES } from '../report/marker.js';
 import type { ReportData } from '../report/model.js';
 import { renderTerminal, shouldColor, terminalColumns } from '../report/terminal.js';
 import { openExistingReadOnly } from './open-readonly.js';
 import { dbPath, intFlag, projectIds } from './options.js';
 import type { CommandResult } from './result.js';
 import { databaseFiles, realTarget } from './target-path.js';
+import { makeFolder, onFile, userFileError } from '../util/file-errors.js';
+import { specialKind } from '../util/regular-file.js';
 
 interface ReportFlags {
   db?: string;
@@ -19,6 +23,7 @@ interface ReportFlags {
   html?: string;
   json?: boolean;
   includePersonalData?: boolean;
+  force?: boolean;
 }
 
 export function registerReport(
@@ -54,8 +59,11 @@ Feedback contacts (email addresses) are personal data: left out of the text,
 the HTML and --json unless --include-personal-data.
 
 --html FILE also writes one self-contained page (charts as inline SVG, no
-script, no network) to share or archive. Colour on a terminal only; NO_COLOR
-turns it off.`,
+script, no network) to share or archive. It replaces an earlier page of this
+tool (recognised by its generator tag) but no other file unless --force, and
+never anything but a regular file (a FIFO, a device). The page is written to a
+temporary file in the same folder and renamed into place. Colour on a terminal
+only; NO_COLOR turns it off.`,
     )
     .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
     .option(
@@ -66,6 +74,10 @@ turns it off.`,
     )
     .option('-p, --project <id>', 'only this project (default: every project in the database)')
     .option('--html <file>', 'also write the report as one self-contained HTML page')
+    .option(
+      '--force',
+      'let --html replace an existing file that is not a page of this tool (refused by default)',
+    )
     .option('--json', 'print the report data as one JSON object on stdout instead of text')
     .option(
       '--include-personal-data',
@@ -86,7 +98,8 @@ Examples:
 
 async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
   const only = flags.project !== undefined ? projectIds([flags.project]) : undefined;
-  const htmlFile = flags.html !== undefined ? htmlTarget(flags.html, dbPath(flags.db)) : undefined;
+  const htmlFile =
+    flags.html !== undefined ? htmlTarget(flags.html, dbPath(flags.db), flags.force === true) : undefined;
   const db = await openExistingReadOnly(dbPath(flags.db));
   let data: ReportData;
   try {
@@ -120,7 +133,7 @@ async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
   if (htmlFile !== undefined) {
     // Loaded only when asked for: Plot, d3 and jsdom take a noticeable time to import.
     const { renderHtml } = await import('../report/html.js');
-    await writeAtomically(htmlFile, renderHtml(data));
+    await writeAtomically(htmlFile, renderHtml(data), `--html ${flags.html ?? htmlFile}`);
     process.stderr.write(`wrote ${htmlFile}\n`);
   }
   if (flags.json) {
@@ -136,12 +149,20 @@ async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
 }
 
 /** The real path --html would write, refused up front when no page can be written there. */
-function htmlTarget(file: string, db: string): string {
+function htmlTarget(file: string, db: string, force: boolean): string {
   const real = realTarget(file, '--html');
-  if (statSync(real, { throwIfNoEntry: false })?.isDirectory()) {
+  const existing = onFile(`--html ${file}`, 'read', real, () => lstatSync(real, { throwIfNoEntry: false }));
+  const kind = existing === undefined ? undefined : specialKind(existing);
+  if (kind === 'folder') {
     throw new UsageError(`--html ${file} is a folder: give a file name, e.g. ${join(file, 'report.html')}`, {
       file,
     });
+  }
+  if (kind !== undefined) {
+    throw new UsageError(
+      `--html ${file} is a ${kind}, not a regular file: the page is only ever written to a regular file; choose another name`,
+      { file, kind },
+    );
   }
   // The page replaces whatever file is there: never the database or a file it depends on.
   const what = databaseFiles(db).get(real);
@@ -154,18 +175,44 @@ function htmlTarget(file: string, db: string): string {
       },
     );
   }
+  if (existing !== undefined && !force && !isOurPage(real, file)) {
+    throw new UsageError(
+      `--html ${file} exists and was not written by mintlify-etl report; it was left untouched: choose another file name, or pass --force to replace it`,
+      { file },
+    );
+  }
   return real;
 }
 
-/** A reader (a browser, a web server) never sees half a page. */
-async function writeAtomically(file: string, text: string): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
+/** True when the file starts like a page this command wrote (its generator tag near the top). */
+function isOurPage(real: string, given: string): boolean {
+  // Non-blocking: the file was a regular one a moment ago, but must not hang us if swapped for a FIFO.
+  const fd = onFile(`--html ${given}`, 'read', real, () =>
+    openSync(real, constants.O_RDONLY | constants.O_NONBLOCK),
+  );
   try {
-    await writeFile(tmp, text, 'utf8');
+    const head = Buffer.alloc(REPORT_MARKER_WITHIN_BYTES);
+    const n = readSync(fd, head, 0, head.length, 0);
+    return head.toString('utf8', 0, n).includes(REPORT_MARKER);
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A reader (a browser, a web server) never sees half a page: written to a temporary file in the
+ * same folder (so the rename cannot cross a file system), which a failure removes.
+ */
+async function writeAtomically(file: string, text: string, subject: string): Promise<void> {
+  makeFolder(dirname(file), subject);
+  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await writeFile(tmp, text, { encoding: 'utf8', flag: 'wx' });
     await rename(tmp, file);
   } catch (e) {
     await rm(tmp, { force: true });
-    throw e;
+    throw userFileError(e, subject, 'write', file) ?? e;
   }
 }

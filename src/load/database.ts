@@ -1,10 +1,12 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import { mkdir, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { DatabaseInUseError, InternalError, UsageError } from '../errors.js';
 import { sqlDir } from '../paths.js';
+import { makeFolder, userFileError } from '../util/file-errors.js';
+import { damageOnOpen, refuseMissingBlocks } from './integrity.js';
 import { inTransaction, queryRows, runSqlFile } from './sql.js';
 
 export interface Database {
@@ -124,10 +126,10 @@ async function createInstance(
     } catch (e) {
       const { locked, pid } = lockHolder(e);
       if (!locked) {
-        throw new InternalError(
-          `cannot open database ${path}: ${(e as Error).message}`,
-          { path },
-          { cause: e },
+        throw (
+          damageOnOpen(path, e) ??
+          userFileError(e, `--db ${path}`, readOnly ? 'open' : 'open for writing', path) ??
+          new InternalError(`cannot open database ${path}: ${(e as Error).message}`, { path }, { cause: e })
         );
       }
       const left = deadline - Date.now();
@@ -288,7 +290,7 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
       });
     }
   } else {
-    await mkdir(dirname(file), { recursive: true });
+    makeFolder(dirname(file), `--db ${path}`);
   }
 
   const instance = await createInstance(file, readOnly, busyTimeoutMs, opts.sandbox ?? false, opts.onWait, {
@@ -305,6 +307,8 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
     await connection.run("SET TimeZone = 'UTC'");
     if (opts.sandbox) await sandbox(connection);
     if (!readOnly) {
+      // Before a migration writes: a file cut short would be written into as if healthy.
+      await refuseMissingBlocks(connection, path, file);
       const dir = opts.sqlDir ?? sqlDir();
       await migrate(connection, path, dir);
       await applyViews(connection, dir);

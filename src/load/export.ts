@@ -2,6 +2,8 @@ import { mkdir, mkdtemp, readdir, rename, rm, rmdir, unlink } from 'node:fs/prom
 import { join, relative, resolve, sep } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { addDays, type Day } from '../util/day.js';
+import { makeFolder } from '../util/file-errors.js';
+import { writeManifest } from './export-folder.js';
 
 export type ExportFormat = 'parquet' | 'csv';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['parquet', 'csv'];
@@ -652,7 +654,8 @@ export async function exportTables(conn: DuckDBConnection, opts: ExportOptions):
   const started = Date.now();
   const out = resolve(opts.outDir);
   const range = monthRange(opts.from, opts.to);
-  await mkdir(out, { recursive: true });
+  makeFolder(out, `--out ${opts.outDir}`);
+  await writeManifest(out);
   await removeLeftovers(out);
   const specs = opts.tables ?? EXPORT_TABLES;
   const { chosen, skipped } = await selectTables(conn, specs, out, opts.includePersonalData ?? false);

@@ -1,5 +1,6 @@
 import { LIST, VARCHAR, listValue } from '@duckdb/node-api';
-import { appendFileSync, closeSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, closeSync, rmSync } from 'node:fs';
+import { openRegularForWriteSync, readRegularFileSync } from '../util/regular-file.js';
 import type { Database } from './database.js';
 import { realDbPath } from './lock.js';
 import { appendLedger, recountRunRequests, type LedgerRow } from './runs.js';
@@ -24,7 +25,7 @@ export class LedgerJournal {
 
   /** Starts an empty journal for a run (the previous one must have been recovered first). */
   open(): void {
-    this.#fd = openSync(this.path, 'w');
+    this.#fd = openRegularForWriteSync(this.path, 'the request journal');
   }
 
   /** Records one granted request. Synchronous on purpose: it must be written before the request is sent. */
@@ -182,14 +183,8 @@ export async function journalLosses(
   journalPath: string,
   opts: JournalOptions = {},
 ): Promise<JournalLosses> {
-  let text: string;
-  try {
-    text = readFileSync(journalPath, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT')
-      return { rows: [], skipped: 0, skippedMessage: undefined };
-    throw e;
-  }
+  const text = readRegularFileSync(journalPath, 'the request journal');
+  if (text === undefined) return { rows: [], skipped: 0, skippedMessage: undefined };
   const now = opts.now ?? Date.now();
   const read = readJournal(text, now);
   const recorded = await recordedByRun(db, [...read.byRun.keys()]);

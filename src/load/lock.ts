@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, readlinkSync, realpathSync } from 'node:fs';
-import { hostname as osHostname } from 'node:os';
-import { link, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { constants, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { hostname as osHostname, tmpdir } from 'node:os';
+import { chmod, link, mkdir, open, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DatabaseInUseError, InternalError, UsageError } from '../errors.js';
+import { DatabaseInUseError, UsageError } from '../errors.js';
+import { userFileError } from '../util/file-errors.js';
+import { refuseOddSiblings } from './sibling-files.js';
 
 export interface Lock {
   /** The lock file: `${realDbPath(dbPath)}.lock`, beside the real database file. */
@@ -22,6 +24,8 @@ interface LockContent {
   /** Linux: the holder's boot and start time in clock ticks since boot, which tell it from a later process with its pid. */
   bootId?: string;
   startTicks?: number;
+  /** The real path of the database as the holder named it: another name of the file when it came through a hard link. */
+  db?: string;
 }
 
 const MAX_ATTEMPTS = 20;
@@ -125,6 +129,7 @@ function parse(text: string): LockContent | undefined {
         ...(typeof v.bootId === 'string' && Number.isSafeInteger(v.startTicks)
           ? { bootId: v.bootId, startTicks: v.startTicks }
           : {}),
+        ...(typeof v.db === 'string' ? { db: v.db } : {}),
       };
     }
   } catch {
@@ -133,12 +138,25 @@ function parse(text: string): LockContent | undefined {
   return undefined;
 }
 
+/**
+ * The lock's text, or undefined when there is none. Opened without blocking and checked to be a
+ * regular file: reading a FIFO put there would block the process beyond the reach of signals.
+ */
 async function readText(path: string): Promise<string | undefined> {
+  let handle;
   try {
-    return await readFile(path, 'utf8');
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
+    throw userFileError(e, `lock ${path}`, 'read', path) ?? e;
+  }
+  try {
+    if (!(await handle.stat()).isFile()) {
+      throw new UsageError(`${path} is not a regular file: remove it (rm "${path}") and try again`, { path });
+    }
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
   }
 }
 
@@ -194,20 +212,7 @@ async function removeStale(path: string, staleText: string): Promise<void> {
   }
 }
 
-/** A folder in the lock's place would make every sync fail on creating the lock; say what to do instead. */
-async function refuseFolder(path: string): Promise<void> {
-  const isDir = await stat(path).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
-  if (isDir) {
-    throw new UsageError(`${path} is a folder, not a lock file: remove it (rmdir "${path}") and try again`, {
-      path,
-    });
-  }
-}
-
-function ourContent(host: string): LockContent {
+function ourContent(host: string, db: string): LockContent {
   const me = processStart(process.pid);
   return {
     pid: process.pid,
@@ -215,6 +220,7 @@ function ourContent(host: string): LockContent {
     hostname: host,
     token: randomBytes(8).toString('hex'),
     ...(me ? { bootId: me.bootId, startTicks: me.ticks } : {}),
+    db,
   };
 }
 
@@ -225,50 +231,110 @@ function holds(holder: LockContent, host: string): boolean {
 }
 
 /**
+ * Hard links give one file several real paths, so a lock named after the path is not enough: the
+ * inode lock is named after the file's device and inode, in one folder every run on this machine
+ * shares (sticky and world-writable like /tmp, so every user's runs meet there). Undefined while
+ * the file does not exist yet (no link to it can exist either).
+ */
+export function inodeLockPath(dbPath: string, folder: string = inodeLockFolder()): string | undefined {
+  const s = statSync(dbPath, { throwIfNoEntry: false });
+  return s === undefined ? undefined : join(folder, `${s.dev}-${s.ino}.lock`);
+}
+
+function inodeLockFolder(): string {
+  // Not os.tmpdir(): TMPDIR differs between users and jobs, and they must all find one lock.
+  return join(process.platform === 'win32' ? tmpdir() : '/tmp', 'mintlify-etl-locks');
+}
+
+/** The shared folder of inode locks; false when this machine does not let us make it. */
+async function ensureInodeLockFolder(folder: string): Promise<boolean> {
+  try {
+    await mkdir(folder, { mode: 0o1777 });
+    await chmod(folder, 0o1777);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+  }
+  return true;
+}
+
+/**
  * The sync that holds the database's lock now, if one may: what `status` needs to tell a running
  * run from one whose process died, and what a waiting reader names. Reads only.
  */
 export async function syncHolder(dbPath: string): Promise<{ pid: number; startedAt: string } | undefined> {
-  let text: string | undefined;
-  try {
-    text = await readText(`${realDbPath(dbPath)}.lock`);
-  } catch {
-    return undefined;
+  for (const path of [`${realDbPath(dbPath)}.lock`, inodeLockPath(dbPath)]) {
+    if (path === undefined) continue;
+    let text: string | undefined;
+    try {
+      text = await readText(path);
+    } catch {
+      continue;
+    }
+    const holder = text === undefined ? undefined : parse(text);
+    if (holder !== undefined && holds(holder, osHostname()))
+      return { pid: holder.pid, startedAt: holder.startedAt };
   }
-  const holder = text === undefined ? undefined : parse(text);
-  return holder !== undefined && holds(holder, osHostname())
-    ? { pid: holder.pid, startedAt: holder.startedAt }
-    : undefined;
+  return undefined;
 }
 
 /**
- * Takes the exclusive lock file beside the database for the length of a sync. A lock whose process
- * is gone, whose pid now belongs to a later process, or whose file is unreadable is taken over; a
+ * Takes the exclusive lock of the database for the length of a sync: the lock file beside its
+ * real path, and then the inode lock that every hard link to it shares. A lock whose process is
+ * gone, whose pid now belongs to a later process, or whose file is unreadable is taken over; a
  * live one stops us with DatabaseInUseError.
  */
 export async function acquireLock(dbPath: string): Promise<Lock> {
-  const path = `${realDbPath(dbPath)}.lock`;
-  await refuseFolder(path);
+  const real = realDbPath(dbPath);
+  refuseOddSiblings(dbPath, real);
   const host = osHostname();
-  const content = ourContent(host);
-  const text = `${JSON.stringify(content)}\n`;
+  const content = ourContent(host, real);
+  const byPath = await takeLockFile(`${real}.lock`, dbPath, content, host);
+  let byInode: Lock | undefined;
+  try {
+    byInode = await takeInodeLock(dbPath, content, host);
+  } catch (e) {
+    await byPath.release();
+    throw e;
+  }
+  return {
+    path: byPath.path,
+    async release(): Promise<void> {
+      await byInode?.release();
+      await byPath.release();
+    },
+  };
+}
 
+/**
+ * The inode lock, when the file exists and the shared folder can be used; a machine where it
+ * cannot still has the path lock, which stops every run that names the file the same way.
+ */
+async function takeInodeLock(dbPath: string, content: LockContent, host: string): Promise<Lock | undefined> {
+  const folder = inodeLockFolder();
+  const path = inodeLockPath(dbPath, folder);
+  if (path === undefined || !(await ensureInodeLockFolder(folder))) return undefined;
+  try {
+    return await takeLockFile(path, dbPath, content, host);
+  } catch (e) {
+    if (e instanceof DatabaseInUseError) throw e;
+    return undefined;
+  }
+}
+
+async function takeLockFile(path: string, dbPath: string, content: LockContent, host: string): Promise<Lock> {
+  const text = `${JSON.stringify(content)}\n`;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     let created: boolean;
     try {
       created = await createExclusive(path, text);
     } catch (e) {
-      throw new InternalError(
-        `cannot create lock file ${path}: ${(e as Error).message}`,
-        { path },
-        { cause: e },
-      );
+      throw userFileError(e, `--db ${dbPath}`, 'create the lock file', path) ?? e;
     }
     if (created) {
       return {
         path,
         async release(): Promise<void> {
-          const current = await readText(path);
+          const current = await readText(path).catch(() => undefined);
           if (current === undefined) return;
           if (parse(current)?.token === content.token) await unlink(path).catch(() => undefined);
         },
@@ -277,25 +343,31 @@ export async function acquireLock(dbPath: string): Promise<Lock> {
     const existing = await readText(path);
     if (existing === undefined) continue;
     const holder = parse(existing);
-    if (holder !== undefined && holds(holder, host)) {
-      const otherHost = holder.hostname !== '' && holder.hostname !== host;
-      const where = otherHost ? ` on host ${holder.hostname}` : '';
-      throw new DatabaseInUseError(
-        `database ${dbPath} is in use by process ${holder.pid}${where} (a sync started at ${holder.startedAt}); ` +
-          `wait for it or, if it is gone, delete ${path}`,
-        {
-          path: dbPath,
-          lockPath: path,
-          pid: holder.pid,
-          hostname: holder.hostname,
-          startedAt: holder.startedAt,
-        },
-      );
-    }
+    if (holder !== undefined && holds(holder, host)) throw inUse(dbPath, path, holder, host);
     await removeStale(path, existing);
   }
   throw new DatabaseInUseError(
     `could not take the lock ${path} after ${MAX_ATTEMPTS} attempts: other processes keep taking it`,
     { path: dbPath, lockPath: path },
+  );
+}
+
+function inUse(dbPath: string, path: string, holder: LockContent, host: string): DatabaseInUseError {
+  const otherHost = holder.hostname !== '' && holder.hostname !== host;
+  const where = otherHost ? ` on host ${holder.hostname}` : '';
+  const alias =
+    holder.db !== undefined && holder.db !== realDbPath(dbPath)
+      ? ` through ${holder.db}, another name (a hard link) of the same file`
+      : '';
+  return new DatabaseInUseError(
+    `database ${dbPath} is in use by process ${holder.pid}${where} (a sync started at ${holder.startedAt}${alias}); ` +
+      `wait for it or, if it is gone, delete ${path}`,
+    {
+      path: dbPath,
+      lockPath: path,
+      pid: holder.pid,
+      hostname: holder.hostname,
+      startedAt: holder.startedAt,
+    },
   );
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { ApiKey } from '../api/key.js';
 import type { Timeouts } from '../api/client.js';
@@ -44,6 +43,7 @@ import {
   streamByName,
   type DayStream,
 } from '../streams/index.js';
+import { makeFolder } from '../util/file-errors.js';
 
 export interface SyncOptions {
   readonly projects: readonly string[];
@@ -182,7 +182,7 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
   if (opts.dryRun) return dryRun(opts, started);
 
   checkDbPath(opts.dbPath);
-  await mkdir(dirname(resolve(opts.dbPath)), { recursive: true });
+  makeFolder(dirname(resolve(opts.dbPath)), `--db ${opts.dbPath}`);
   const lock = await acquireLock(opts.dbPath);
   try {
     const runId = opts.runId ?? randomUUID();

@@ -7,6 +7,7 @@ import { gapTables } from './gap-tables.js';
 import { ASSISTANT_COLORS, CALLER_COLORS } from './stream-charts.js';
 import { streamTables } from './stream-tables.js';
 import { changeTone, projectTables, type Cell, type Table } from './tables.js';
+import { REPORT_MARKER } from './marker.js';
 
 /**
  * The report as ONE self-contained HTML page: inline CSS, charts as inline SVG drawn at build
@@ -57,7 +58,7 @@ export function renderHtml(data: ReportData, opts: HtmlOptions = {}): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="mintlify-etl report">
+${REPORT_MARKER}
 <title>${escapeHtml(title)}</title>
 <style>${CSS}</style>
 </head>

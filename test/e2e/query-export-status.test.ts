@@ -303,6 +303,7 @@ describe('mintlify-etl export', () => {
     expect(search).toEqual(await tableRows(`SELECT ${cols} FROM search_daily ORDER BY ALL`));
     // Tables without rows, of streams never synced, get no folder.
     expect(readdirSync(out).sort()).toEqual([
+      '.mintlify-etl-export.json',
       'page_daily',
       'search_daily',
       'search_totals_daily',

@@ -16,6 +16,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { openDatabase } from '../../src/load/database.js';
 import { addDays, todayUtc } from '../../src/util/day.js';
 import { CLI, runCli, type CliResult } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
 
 let dir: string;
 let db: string;
@@ -137,7 +138,12 @@ describe('the database is never written over by an export or a report', () => {
       expect(r.stdout).toMatch(/page_daily\s+1 row\(s\) in 1 file\(s\)/);
     }
     expect(readFileSync(ownDb).equals(before)).toBe(true);
-    expect(readdirSync(own).sort()).toEqual(['analytics.duckdb', 'page_daily', 'site_daily']);
+    expect(readdirSync(own).sort()).toEqual([
+      '.mintlify-etl-export.json',
+      'analytics.duckdb',
+      'page_daily',
+      'site_daily',
+    ]);
   });
 });
 
@@ -183,9 +189,29 @@ describe('emulator listen failures', () => {
   it('an address that is not on this machine (EADDRNOTAVAIL)', async () => {
     // 192.0.2.1 is TEST-NET-1 (RFC 5737): never assigned to a real interface.
     expectUsage(
-      await runCli(['emulator', '--port', '0', '--host', '192.0.2.1']),
+      await runCli(['emulator', '--port', '0', '--host', '192.0.2.1', '--allow-remote']),
       /--host 192\.0\.2\.1 is not an address of this machine/,
     );
+  });
+
+  it('a host that is not loopback (every interface) without --allow-remote', async () => {
+    expectUsage(
+      await runCli(['emulator', '--port', '0', '--host', '0.0.0.0']),
+      /--host 0\.0\.0\.0 is not a loopback address.*--allow-remote/,
+    );
+  });
+
+  it('--allow-remote binds every interface and prints the address it bound, not 127.0.0.1', async () => {
+    const emu = runCli(['emulator', '--port', '0', '--host', '0.0.0.0', '--allow-remote']);
+    let banner = '';
+    emu.child.stdout?.on('data', (d: Buffer) => (banner += d.toString()));
+    await waitFor(() => banner.includes('\n'), {
+      what: 'the emulator banner',
+      abortIf: () => (emu.child.exitCode !== null ? `it exited ${emu.child.exitCode}` : undefined),
+    });
+    emu.child.kill('SIGTERM');
+    expect((await emu).code).toBe(0);
+    expect(banner).toMatch(/^mintlify emulator listening on 0\.0\.0\.0:\d+ \(every interface\)/);
   });
 });
 

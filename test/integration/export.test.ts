@@ -163,7 +163,7 @@ describe('exportTables', () => {
     ]);
     expect(summary.range).toBeNull();
     // The staging folder is gone.
-    expect(readdirSync(out).sort()).toEqual(['page_daily', 'site_daily']);
+    expect(readdirSync(out).sort()).toEqual(['.mintlify-etl-export.json', 'page_daily', 'site_daily']);
   });
 
   it('keeps paths with quotes, commas, newlines and unicode exactly', async () => {
@@ -288,7 +288,8 @@ describe('exportTables', () => {
       [0, 0],
       [0, 0],
     ]);
-    expect(await filesUnder(out)).toEqual([]);
+    // Only the manifest that marks the folder as an export.
+    expect(await filesUnder(out)).toEqual(['.mintlify-etl-export.json']);
   });
 });
 
@@ -341,7 +342,7 @@ describe('exportTables is all or nothing', () => {
       ),
     ).rejects.toThrow(/No space left/);
     expect(await contents(out)).toEqual(before);
-    expect(readdirSync(out).sort()).toEqual(['page_daily', 'site_daily']);
+    expect(readdirSync(out).sort()).toEqual(['.mintlify-etl-export.json', 'page_daily', 'site_daily']);
   });
 
   it("removes the staging folder a killed export left behind, and keeps a running one's", async () => {
