@@ -8,7 +8,15 @@ export interface ScriptedCall {
   readonly query: URLSearchParams;
 }
 
-/** The body of a 200 answer to one call, or undefined for a 404 naming the endpoint. */
+/** An answer other than 200, e.g. the 400 of a cursor the service refuses. */
+export class Refusal {
+  constructor(
+    readonly status: number,
+    readonly error: string,
+  ) {}
+}
+
+/** The body of a 200 answer to one call, a Refusal, or undefined for a 404 naming the endpoint. */
 export type Script = (call: ScriptedCall) => unknown;
 
 export interface ScriptedApi {
@@ -43,8 +51,9 @@ export function scriptedApis(projectId: string): (script: Script) => Promise<Scr
         return;
       }
       calls.push(call);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
+      const refused = body instanceof Refusal;
+      res.writeHead(refused ? body.status : 200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(refused ? { error: body.error } : body));
     });
     servers.push(server);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -3,7 +3,7 @@ import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
 import { parseStreams } from '../../src/streams/index.js';
 import { createLogger } from '../../src/util/log.js';
 import { readRows, tempDbPath } from '../helpers/db.js';
-import { scriptedApis, type ScriptedApi } from '../helpers/scripted-api.js';
+import { Refusal, scriptedApis, type Script, type ScriptedApi } from '../helpers/scripted-api.js';
 import { emulatorSyncOptions } from '../helpers/sync-options.js';
 
 /**
@@ -232,5 +232,90 @@ describe('events whose time lies outside the window they were fetched for', () =
     expect(await readRows(db, 'SELECT count(*)::INT AS n FROM feedback')).toEqual([{ n: 4 }]);
     const runs = await readRows<{ warnings: number }>(db, 'SELECT warnings FROM sync_runs');
     expect(runs).toEqual([{ warnings: 1 }]);
+  });
+});
+
+describe('a cursor the service refuses (400)', () => {
+  /** Feedback in two pages; the cursor of the first is refused `refusals` times. */
+  function forgetfulFeedback(refusals: number): Script {
+    let refused = 0;
+    return ({ endpoint, query }) => {
+      if (endpoint !== 'feedback') return undefined;
+      if (query.get('cursor') === null)
+        return { feedback: [feedbackItem('f1', '2026-02-10T10:00:00Z')], nextCursor: 'c1', hasMore: true };
+      if (refused++ < refusals) return new Refusal(400, 'Invalid cursor');
+      return { feedback: [feedbackItem('f2', '2026-02-11T10:00:00Z')], nextCursor: null, hasMore: false };
+    };
+  }
+
+  it('restarts a feedback window from its first page once, and loads it whole', async () => {
+    const a = await api(forgetfulFeedback(1));
+    const db = tempDbPath();
+    const s = await runSync(options(a, db, 'feedback', FEBRUARY));
+    expect(s.status).toBe('succeeded');
+    expect(a.calls.map((c) => c.query.get('cursor'))).toEqual([null, 'c1', null, 'c1']);
+    expect(await readRows(db, 'SELECT id FROM feedback ORDER BY id')).toEqual([{ id: 'f1' }, { id: 'f2' }]);
+    expect(await readRows(db, 'SELECT attempts, truncated FROM sync_windows')).toEqual([
+      { attempts: 1, truncated: false },
+    ]);
+  });
+
+  it('fails the window at the second refusal, loading nothing of it', async () => {
+    const a = await api(forgetfulFeedback(2));
+    const db = tempDbPath();
+    const s = await runSync(options(a, db, 'feedback', FEBRUARY));
+    expect(s.windows).toMatchObject({ planned: 1, loaded: 0, failed: 1 });
+    expect(s.exitCode).toBe(4);
+    expect(a.calls.map((c) => c.query.get('cursor'))).toEqual([null, 'c1', null, 'c1']);
+    expect(await readRows(db, 'SELECT count(*)::INT AS n FROM feedback')).toEqual([{ n: 0 }]);
+  });
+
+  it('restarts a searches day from its first page once', async () => {
+    let refused = 0;
+    const a = await api(({ endpoint, query }) => {
+      if (endpoint !== 'searches') return undefined;
+      const row = (searchQuery: string) => ({
+        searchQuery,
+        hits: 2,
+        ctr: 0,
+        topClickedPage: null,
+        lastSearchedAt: '2026-03-02T10:00:00Z',
+      });
+      if (query.get('cursor') === null)
+        return { searches: [row('install')], totalSearches: 4, nextCursor: 'p2' };
+      if (refused++ < 1) return new Refusal(400, 'Invalid cursor');
+      return { searches: [row('deploy')], totalSearches: 4, nextCursor: null };
+    });
+    const db = tempDbPath();
+    const s = await runSync(options(a, db, 'searches', { from: '2026-03-02', to: '2026-03-03' }));
+    expect(s.status).toBe('succeeded');
+    expect(a.count('searches')).toBe(4);
+    expect(await readRows(db, 'SELECT query FROM search_daily ORDER BY query')).toEqual([
+      { query: 'deploy' },
+      { query: 'install' },
+    ]);
+  });
+});
+
+describe('a transcript with fewer user messages than the turns loaded for its thread', () => {
+  it('is loaded as sent and reported as thread_turns_mismatch', async () => {
+    const a = await api(({ endpoint }) => {
+      if (endpoint === 'assistant') {
+        const conversations = [turn('t1', '2026-02-25T10:00:00Z'), turn('t1', '2026-02-25T10:05:00Z')];
+        return { conversations, nextCursor: null, hasMore: false };
+      }
+      if (endpoint !== 'assistant/threads/t1') return undefined;
+      const messages = [{ id: 'u0', role: 'user', content: 'q', createdAt: '2026-02-25T10:00:00Z' }];
+      return { threadId: 't1', createdAt: '2026-02-25T10:00:00Z', messages };
+    });
+    const db = tempDbPath();
+    const { lines, logger } = keptLines();
+    const s = await runSync(
+      options(a, db, 'assistant,assistant_threads', { from: '2026-02-23', to: '2026-03-02', logger }),
+    );
+    expect(s.status).toBe('succeeded');
+    expect(s.warnings.byKind).toEqual({ thread_turns_mismatch: 1 });
+    expect(lines.join('')).toContain('thread t1: 1 user message(s), 2 turn(s)');
+    expect(await readRows(db, 'SELECT count(*)::INT AS n FROM assistant_messages')).toEqual([{ n: 1 }]);
   });
 });
