@@ -91,6 +91,8 @@ export interface MintlifyClientOptions {
   readonly onRetry?: (e: ClientRetryEvent) => void;
   readonly sleep?: Sleep;
   readonly userAgent?: string;
+  /** The run's clock (the ledger's request times, Retry-After dates); the budget's own by default. */
+  readonly now?: () => number;
 }
 
 export interface VisitorsQuery {
@@ -290,6 +292,10 @@ export class MintlifyClient {
     });
   }
 
+  private now(): number {
+    return (this.opts.now ?? Date.now)();
+  }
+
   private maxWaitMs(): number {
     return this.opts.maxWaitMs ?? DEFAULTS.maxWaitMs;
   }
@@ -305,7 +311,7 @@ export class MintlifyClient {
       path: this.prefix + c.path,
       ...(c.query ? { query: c.query } : {}),
     };
-    const at = Date.now();
+    const at = this.now();
     const started = performance.now();
     const deadline = AbortSignal.timeout(this.opts.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs);
     const signal = c.signal ? AbortSignal.any([c.signal, deadline]) : deadline;
@@ -398,11 +404,11 @@ export class MintlifyClient {
     const header = headers['retry-after'];
     const retryAfterMs =
       status === 429 || status === 503
-        ? parseRetryAfter(Array.isArray(header) ? header[0] : header, Date.now())
+        ? parseRetryAfter(Array.isArray(header) ? header[0] : header, this.now())
         : undefined;
     if (status === 429) {
       // The server's limit is shared by every request of the run: hold them all, not just this one.
-      if (retryAfterMs !== undefined) this.opts.budget.pauseUntil(Date.now() + retryAfterMs);
+      if (retryAfterMs !== undefined) this.opts.budget.pauseUntil(this.now() + retryAfterMs);
       else this.opts.budget.pauseForServerLimit();
     }
     return new HttpStatusError(status, request, { ...server, retryAfterMs });

@@ -4,6 +4,7 @@ import { checkDbPath } from '../load/database.js';
 import { runCheck, type CheckResult } from '../pipeline/check.js';
 
 import { parseRateLimit } from '../util/duration.js';
+import { clockFromEnv } from './clock.js';
 import { apiUrl, collect, dbPath, projectIds, selectedStreams } from './options.js';
 import type { CommandResult } from './result.js';
 
@@ -66,7 +67,16 @@ async function checkCommand(flags: CheckFlags): Promise<CommandResult> {
   const db = dbPath(flags.db);
   checkDbPath(db);
   const apiKey = await loadApiKey({ apiKeyFile: flags.apiKeyFile });
-  const result = await runCheck({ projects, streams, apiUrl: url, apiKey, dbPath: db, rateLimit });
+  const now = clockFromEnv();
+  const result = await runCheck({
+    projects,
+    streams,
+    apiUrl: url,
+    apiKey,
+    dbPath: db,
+    rateLimit,
+    ...(now ? { now } : {}),
+  });
   if (flags.json) return { exitCode: result.exitCode, json: result };
   process.stdout.write(describe(result));
   return { exitCode: result.exitCode };

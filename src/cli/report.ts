@@ -7,6 +7,7 @@ import { queryRows } from '../load/sql.js';
 import { gatherReport, listProjects } from '../report/data.js';
 import type { ReportData } from '../report/model.js';
 import { renderTerminal, shouldColor } from '../report/terminal.js';
+import { clockFromEnv } from './clock.js';
 import { openExistingReadOnly } from './open-readonly.js';
 import { dbPath, intFlag, projectIds } from './options.js';
 import type { CommandResult } from './result.js';
@@ -108,10 +109,12 @@ async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
         { missing, known },
       );
     }
+    const now = clockFromEnv();
     data = await gatherReport(db.connection, {
       days: flags.days,
       projects: only ?? known,
       includePersonalData: flags.includePersonalData === true,
+      ...(now ? { now: new Date(now()) } : {}),
     });
   } finally {
     db.close();

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { formatStatus } from '../pipeline/status-format.js';
 import { gatherStatus, type StatusReport } from '../pipeline/status.js';
 import { parseRateLimit } from '../util/duration.js';
+import { clockFromEnv } from './clock.js';
 import { openExistingReadOnly } from './open-readonly.js';
 import { dbPath } from './options.js';
 import type { CommandResult } from './result.js';
@@ -47,7 +48,8 @@ async function statusCommand(flags: StatusFlags): Promise<CommandResult> {
   const db = await openExistingReadOnly(dbPath(flags.db));
   let report: StatusReport;
   try {
-    report = await gatherStatus(db, { rateLimit });
+    const now = clockFromEnv();
+    report = await gatherStatus(db, { rateLimit, ...(now ? { now: now() } : {}) });
   } finally {
     db.close();
   }

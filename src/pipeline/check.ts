@@ -58,6 +58,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
       baseUrl: opts.apiUrl,
       apiKey: opts.apiKey,
       budget,
+      now,
       maxAttempts: 2,
       backoff: { minMs: 500, maxMs: 1_000 },
       onRequest: (e) => {

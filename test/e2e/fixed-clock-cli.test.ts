@@ -32,10 +32,13 @@ interface DryRun {
   plan: { days: { day: string; dateTo: string }[]; skipped: { day: string; reason: string }[] };
 }
 
-async function syncFebruary(db: string, now: string): Promise<void> {
+/** Loads February's feedback; returns the requests it took. */
+async function syncFebruary(db: string, now: string): Promise<number> {
   const r = await runCli(['sync', '--db', db, ...FEBRUARY, '--json'], env(now));
   expect(r.code, r.stderr).toBe(0);
-  expect(JSON.parse(r.stdout)).toMatchObject({ status: 'succeeded', windows: { loaded: 1 } });
+  const summary = JSON.parse(r.stdout) as { status: string; windows: { loaded: number }; requests: number };
+  expect(summary).toMatchObject({ status: 'succeeded', windows: { loaded: 1 } });
+  return summary.requests;
 }
 
 async function planFebruary(db: string, now: string, extra: string[] = []): Promise<DryRun['plan']> {
@@ -44,7 +47,7 @@ async function planFebruary(db: string, now: string, extra: string[] = []): Prom
   return (JSON.parse(r.stdout) as DryRun).plan;
 }
 
-describe('sync --feedback-lookback as a process, at a fixed clock', () => {
+describe('sync --feedback-lookback as a process, at a fixed clock (MINTLIFY_ETL_NOW)', () => {
   it('reads a month fetched 29 days 23 hours after it ended again, by default and not with 29', async () => {
     const db = tempDbPath();
     await syncFebruary(db, '2026-03-30T23:00:00Z');
@@ -63,6 +66,19 @@ describe('sync --feedback-lookback as a process, at a fixed clock', () => {
     expect(byDefault.skipped.map((s) => [s.day, s.reason])).toEqual([['2026-02-01', 'settled']]);
     const longer = await planFebruary(db, '2026-04-01T12:00:00Z', ['--feedback-lookback', '31']);
     expect(longer.days.map((d) => d.day)).toEqual(['2026-02-01']);
+  });
+
+  it("records each request at the run's clock, so status counts it for an hour from then", async () => {
+    const db = tempDbPath();
+    const requests = await syncFebruary(db, '2026-03-30T23:00:00Z');
+    const spentAt = async (now: string): Promise<number> => {
+      const r = await runCli(['status', '--db', db, '--json'], env(now));
+      expect(r.code, r.stderr).toBe(0);
+      return (JSON.parse(r.stdout) as { budget: { spent: number } }).budget.spent;
+    };
+    expect(requests).toBeGreaterThan(0);
+    expect(await spentAt('2026-03-30T23:30:00Z')).toBe(requests);
+    expect(await spentAt('2026-03-31T00:30:00Z')).toBe(0);
   });
 
   it('refuses a test clock that is not an ISO 8601 instant, with exit 2', async () => {
