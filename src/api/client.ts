@@ -404,7 +404,8 @@ export class MintlifyClient {
     const header = headers['retry-after'];
     const retryAfterMs =
       status === 429 || status === 503
-        ? parseRetryAfter(Array.isArray(header) ? header[0] : header, this.now())
+        ? // An HTTP date is the server's wall clock: the wait is measured on ours, then kept on the run's.
+          parseRetryAfter(Array.isArray(header) ? header[0] : header, Date.now())
         : undefined;
     if (status === 429) {
       // The server's limit is shared by every request of the run: hold them all, not just this one.
