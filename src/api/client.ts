@@ -92,6 +92,8 @@ export interface MintlifyClientOptions {
   readonly onRetry?: (e: ClientRetryEvent) => void;
   readonly sleep?: Sleep;
   readonly userAgent?: string;
+  /** The run's clock (the ledger's request times, Retry-After dates); the budget's own by default. */
+  readonly now?: () => number;
 }
 
 export interface VisitorsQuery {
@@ -291,6 +293,10 @@ export class MintlifyClient {
     });
   }
 
+  private now(): number {
+    return (this.opts.now ?? Date.now)();
+  }
+
   private maxWaitMs(): number {
     return this.opts.maxWaitMs ?? DEFAULTS.maxWaitMs;
   }
@@ -306,7 +312,7 @@ export class MintlifyClient {
       path: this.prefix + c.path,
       ...(c.query ? { query: c.query } : {}),
     };
-    const at = Date.now();
+    const at = this.now();
     const started = performance.now();
     const deadline = AbortSignal.timeout(this.opts.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs);
     const signal = c.signal ? AbortSignal.any([c.signal, deadline]) : deadline;
@@ -401,11 +407,12 @@ export class MintlifyClient {
     const header = headers['retry-after'];
     const retryAfterMs =
       status === 429 || status === 503
-        ? parseRetryAfter(Array.isArray(header) ? header[0] : header, Date.now())
+        ? // An HTTP date is the server's wall clock: the wait is measured on ours, then kept on the run's.
+          parseRetryAfter(Array.isArray(header) ? header[0] : header, Date.now())
         : undefined;
     if (status === 429) {
       // The server's limit is shared by every request of the run: hold them all, not just this one.
-      if (retryAfterMs !== undefined) this.opts.budget.pauseUntil(Date.now() + retryAfterMs);
+      if (retryAfterMs !== undefined) this.opts.budget.pauseUntil(this.now() + retryAfterMs);
       else this.opts.budget.pauseForServerLimit();
     }
     return new HttpStatusError(status, request, { ...server, retryAfterMs });

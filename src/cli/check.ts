@@ -5,6 +5,7 @@ import { runCheck, type CheckResult } from '../pipeline/check.js';
 
 import { parseRateLimit } from '../util/duration.js';
 import { safeText } from '../util/safe-text.js';
+import { clockFromEnv } from './clock.js';
 import { apiUrl, collect, dbPath, projectIds, selectedStreams } from './options.js';
 import type { CommandResult } from './result.js';
 
@@ -71,7 +72,16 @@ async function checkCommand(flags: CheckFlags): Promise<CommandResult> {
   const db = dbPath(flags.db);
   checkDbPath(db);
   const apiKey = await loadApiKey({ apiKeyFile: flags.apiKeyFile });
-  const result = await runCheck({ projects, streams, apiUrl: url, apiKey, dbPath: db, rateLimit });
+  const now = clockFromEnv();
+  const result = await runCheck({
+    projects,
+    streams,
+    apiUrl: url,
+    apiKey,
+    dbPath: db,
+    rateLimit,
+    ...(now ? { now } : {}),
+  });
   if (flags.json) return { exitCode: result.exitCode, json: result };
   process.stdout.write(safeText(describe(result, db)));
   return { exitCode: result.exitCode };

@@ -11,6 +11,8 @@ export const ENVIRONMENT: Readonly<Record<string, string>> = {
   MINTLIFY_ETL_DB: 'database file (default data/analytics.duckdb)',
   MINTLIFY_ETL_STREAMS: 'streams for sync and check when --streams is not given, comma-separated',
   MINTLIFY_ETL_DEBUG: 'set to 1: an internal error prints its stack, a failure its cause',
+  MINTLIFY_ETL_NOW:
+    'for tests only: an ISO 8601 instant the clock of sync, status, report and check starts at',
   NO_COLOR: 'set (not empty): no colour in the terminal report',
   TERM: 'dumb: no colour in the terminal report',
   CI: 'set: no progress bar, even on a terminal',

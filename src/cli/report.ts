@@ -9,6 +9,7 @@ import { gatherReport, listProjects } from '../report/data.js';
 import { REPORT_MARKER, REPORT_MARKER_WITHIN_BYTES } from '../report/marker.js';
 import type { ReportData } from '../report/model.js';
 import { renderTerminal, shouldColor, terminalColumns } from '../report/terminal.js';
+import { clockFromEnv } from './clock.js';
 import { openExistingReadOnly } from './open-readonly.js';
 import { dbPath, intFlag, projectIds } from './options.js';
 import type { CommandResult } from './result.js';
@@ -121,10 +122,12 @@ async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
         { missing, known },
       );
     }
+    const now = clockFromEnv();
     data = await gatherReport(db.connection, {
       days: flags.days,
       projects: only ?? known,
       includePersonalData: flags.includePersonalData === true,
+      ...(now ? { now: new Date(now()) } : {}),
     });
   } finally {
     db.close();

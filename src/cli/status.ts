@@ -3,6 +3,7 @@ import { formatStatus } from '../pipeline/status-format.js';
 import { gatherStatus, type StatusReport } from '../pipeline/status.js';
 import { parseRateLimit } from '../util/duration.js';
 import { safeText } from '../util/safe-text.js';
+import { clockFromEnv } from './clock.js';
 import { openExistingReadOnly } from './open-readonly.js';
 import { dbPath } from './options.js';
 import type { CommandResult } from './result.js';
@@ -51,7 +52,8 @@ async function statusCommand(flags: StatusFlags): Promise<CommandResult> {
   const db = await openExistingReadOnly(dbPath(flags.db));
   let report: StatusReport;
   try {
-    report = await gatherStatus(db, { rateLimit, limitSource });
+    const now = clockFromEnv();
+    report = await gatherStatus(db, { rateLimit, limitSource, ...(now ? { now: now() } : {}) });
   } finally {
     db.close();
   }

@@ -21,6 +21,7 @@ import { createLogger } from '../util/log.js';
 import { safeText } from '../util/safe-text.js';
 import { DEFAULT_MAX_THREADS } from '../streams/assistant-threads.js';
 import { FEEDBACK_LOOKBACK_DAYS } from '../streams/feedback.js';
+import { clockFromEnv } from './clock.js';
 import { createProgress } from './progress-bar.js';
 import { apiUrl, collect, dbPath, intFlag, projectIds, selectedStreams } from './options.js';
 import type { CommandResult } from './result.js';
@@ -169,6 +170,7 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   const maxWaitMs = parseDuration(flags.maxWait, '--max-wait');
   const url = apiUrl(flags.apiUrl);
   const db = dbPath(flags.db);
+  const now = clockFromEnv();
   let apiKey: ApiKey | undefined;
   if (!flags.dryRun || flags.apiKeyFile !== undefined || process.env['MINTLIFY_API_KEY']) {
     apiKey = await loadApiKey({ apiKeyFile: flags.apiKeyFile });
@@ -235,6 +237,7 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
       apiKey,
       logger,
       ...(progress ? { progress } : {}),
+      ...(now ? { now } : {}),
     });
   } catch (e) {
     if (isEtlError(e)) await dropEmptyFirstDatabase(db, dbExisted, e.exitCode);

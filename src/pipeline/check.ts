@@ -75,6 +75,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
       budget,
       // A spent budget is reported at once, with when it frees, rather than waited out.
       maxWaitMs: 0,
+      now,
       maxAttempts: 2,
       backoff: { minMs: 500, maxMs: 1_000 },
       onRequest: (e) => {

@@ -260,6 +260,7 @@ export class SyncRun {
       apiKey: opts.apiKey as ApiKey,
       budget: this.#budget,
       maxWaitMs: opts.maxWaitMs,
+      now: this.#now,
       ...(opts.backoff ? { backoff: opts.backoff } : {}),
       ...(opts.requestTimeoutMs !== undefined ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
       ...(opts.timeouts !== undefined ? { timeouts: opts.timeouts } : {}),

@@ -2,14 +2,16 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { addDays, todayUtc } from '../../src/util/day.js';
+import { addDays } from '../../src/util/day.js';
 import { runCli } from '../helpers/cli.js';
 import { readRows, tempDbPath } from '../helpers/db.js';
 
 let emu: Emulator;
 let db: string;
 let syncOutput: string;
-const today = todayUtc();
+/** A fixed today for the service and every command (MINTLIFY_ETL_NOW). */
+const today = '2027-03-04';
+const clock = { MINTLIFY_ETL_NOW: `${today}T09:00:00Z` };
 
 /** Every file below `dir`, as bytes, so an email in a Parquet page or a CSV line is found alike. */
 function filesBelow(dir: string): string[] {
@@ -33,9 +35,15 @@ beforeAll(async () => {
     paths: 80,
     faults: 0.2,
     faultKinds: ['server-error', 'connection-reset'],
+    today,
   });
   db = tempDbPath();
-  const env = { MINTLIFY_API_URL: emu.url, MINTLIFY_API_KEY: emu.apiKey, MINTLIFY_PROJECT_ID: emu.projectId };
+  const env = {
+    MINTLIFY_API_URL: emu.url,
+    MINTLIFY_API_KEY: emu.apiKey,
+    MINTLIFY_PROJECT_ID: emu.projectId,
+    ...clock,
+  };
   const r = await runCli(['sync', '--db', db, '--streams', 'visitors,feedback,assistant', '--verbose'], env);
   expect(r.code, r.stderr).toBe(0);
   syncOutput = r.stdout + r.stderr;
@@ -57,13 +65,13 @@ describe("readers' email addresses and the API key", () => {
 
   it('are left out of the report, text and HTML, unless --include-personal-data', async () => {
     const html = join(dirname(db), 'report.html');
-    const r = await runCli(['report', '--db', db, '--html', html]);
+    const r = await runCli(['report', '--db', db, '--html', html], clock);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/feedback/i);
     const page = readFileSync(html, 'utf8');
     expect(r.stdout + r.stderr + page).not.toMatch(/@example\.com/);
     expect(page).not.toContain(emu.apiKey);
-    const asked = await runCli(['report', '--db', db, '--include-personal-data', '--html', html]);
+    const asked = await runCli(['report', '--db', db, '--include-personal-data', '--html', html], clock);
     expect(asked.code, asked.stderr).toBe(0);
     expect(readFileSync(html, 'utf8')).toMatch(/@example\.com/);
   });

@@ -10,14 +10,19 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built CLI as a real process with only the environment given (plus PATH). */
+/**
+ * Runs the built CLI as a real process with only the environment given (plus PATH). The process
+ * takes this test's clock (MINTLIFY_ETL_NOW, ticking from now): the emulators the tests start in
+ * process and the CLI then agree on "today" under any clock, faked or not. A test pins its own
+ * instant by giving MINTLIFY_ETL_NOW, or the system clock by giving it empty.
+ */
 export function runCli(
   args: readonly string[],
   env: Record<string, string> = {},
   opts: { cwd?: string } = {},
 ): Promise<CliResult> & { child: ChildProcess } {
   const child = spawn(process.execPath, [CLI, ...args], {
-    env: { PATH: process.env['PATH'] ?? '', CI: '1', ...env },
+    env: { PATH: process.env['PATH'] ?? '', CI: '1', MINTLIFY_ETL_NOW: new Date().toISOString(), ...env },
     cwd: opts.cwd ?? process.cwd(),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -33,6 +33,15 @@ export function emulatorSyncOptions(
 }
 
 /**
+ * A clock that reads `iso` now and ticks with the machine's from there: a test pins its "today"
+ * while the waits it makes (the budget's, retries) still pass in real time.
+ */
+export function clockFrom(iso: string): () => number {
+  const offset = Date.parse(iso) - Date.now();
+  return () => Date.now() + offset;
+}
+
+/**
  * Starts emulators with these defaults for the tests of one file, each closed after its test.
  * Call it at the top of the file (it registers the afterEach).
  */

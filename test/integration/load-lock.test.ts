@@ -96,9 +96,11 @@ describe('acquireLock', () => {
   it.runIf(process.platform === 'linux')(
     'takes over a lock whose pid now belongs to a process started after the lock was written (a reused pid)',
     async () => {
-      // The helper started moments ago; pid 1 at boot, which is after 2001 on any machine.
+      // Written at boot, by the kernel's clock (the one /proc start times count on, whatever this
+      // process's clock says): the helper started long after. pid 1 started at boot, after 2001.
+      const bootMs = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]) * 1000;
       const written = [
-        { pid: live.pid, startedAt: new Date(Date.now() - 3_600_000).toISOString() },
+        { pid: live.pid, startedAt: new Date(bootMs).toISOString() },
         { pid: 1, startedAt: '2001-01-01T00:00:00.000Z' },
       ];
       for (const { pid, startedAt } of written) {

@@ -5,7 +5,7 @@ import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
 import { gatherReport } from '../../src/report/data.js';
 import { renderTerminal } from '../../src/report/terminal.js';
 import { parseStreams } from '../../src/streams/index.js';
-import { addDays, todayUtc } from '../../src/util/day.js';
+import { addDays } from '../../src/util/day.js';
 import { readRows, tempDbPath } from '../helpers/db.js';
 import { emulatorSyncOptions, emulatorsPerTest } from '../helpers/sync-options.js';
 import {
@@ -18,13 +18,19 @@ import {
   turnsTruth,
 } from '../helpers/events-truth.js';
 
-const emulator = emulatorsPerTest({ seed: 5, days: 60, paths: 120 });
+/** A fixed today, the last day of a month and of a year, so the month before ends 31 days ago. */
+const today = '2026-12-31';
+const NOW = Date.parse(`${today}T06:00:00Z`);
+const emulator = emulatorsPerTest({ seed: 5, days: 60, paths: 120, today });
 
 function options(emu: Emulator, dbPath: string, over: Partial<SyncOptions> = {}): SyncOptions {
-  return emulatorSyncOptions(emu, dbPath, { streams: parseStreams('feedback,assistant'), ...over });
+  return emulatorSyncOptions(emu, dbPath, {
+    streams: parseStreams('feedback,assistant'),
+    now: () => NOW,
+    ...over,
+  });
 }
 
-const today = todayUtc();
 const from = addDays(today, -60);
 
 interface WindowRow {
@@ -109,7 +115,10 @@ describe('the event streams', () => {
     );
     const changed = emu.triageFeedback({ dateFrom: addDays(today, -20), dateTo: today, count: 15 });
     expect(changed).toHaveLength(15);
-    const s = await runSync(options(emu, db, { streams: parseStreams('feedback') }));
+    // The next run, an hour later: it sees the triage and stamps what it saw with its own time.
+    const s = await runSync(
+      options(emu, db, { streams: parseStreams('feedback'), now: () => NOW + 3_600_000 }),
+    );
     expect(s.status).toBe('succeeded');
     const fw = await windows(db, 'feedback');
     expect(await feedbackRows(db)).toEqual(

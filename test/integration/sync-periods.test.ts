@@ -3,21 +3,27 @@ import type { Emulator } from '../../src/emulator/index.js';
 import { ISO_WEEKS, MONTHS, type Grid } from '../../src/extract/range-plan.js';
 import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
 import { parseStreams } from '../../src/streams/index.js';
-import { addDays, todayUtc } from '../../src/util/day.js';
+import { addDays } from '../../src/util/day.js';
 import { readRows, tempDbPath } from '../helpers/db.js';
 import { emulatorSyncOptions, emulatorsPerTest } from '../helpers/sync-options.js';
 import { byKey } from '../helpers/streams-truth.js';
 
-const emulator = emulatorsPerTest({ seed: 9, days: 200, paths: 80 });
+/**
+ * A fixed today, the edge of both rules: the week of Monday 2027-02-22 and the month of February
+ * both ended on 03-01, so with the 3-day lookback both become final today and not a day sooner.
+ */
+const today = '2027-03-04';
+const NOW = Date.parse(`${today}T12:00:00Z`);
+const emulator = emulatorsPerTest({ seed: 9, days: 200, paths: 80, today });
 
 function options(emu: Emulator, dbPath: string, over: Partial<SyncOptions> = {}): SyncOptions {
   return emulatorSyncOptions(emu, dbPath, {
     streams: parseStreams('visitors_weekly,visitors_monthly'),
+    now: () => NOW,
     ...over,
   });
 }
 
-const today = todayUtc();
 const from = addDays(today, -183);
 
 /** The complete periods from `from`'s period on that a 3-day lookback has settled by today. */

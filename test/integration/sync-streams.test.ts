@@ -2,21 +2,23 @@ import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
 import { parseStreams } from '../../src/streams/index.js';
-import { addDays, dayRange, todayUtc } from '../../src/util/day.js';
+import { addDays, dayRange } from '../../src/util/day.js';
 import { parseRateLimit } from '../../src/util/duration.js';
 import { readRows, tempDbPath } from '../helpers/db.js';
-import { emulatorSyncOptions, emulatorsPerTest } from '../helpers/sync-options.js';
+import { clockFrom, emulatorSyncOptions, emulatorsPerTest } from '../helpers/sync-options.js';
 import { byKey, minimum, sorted, tables, truth } from '../helpers/streams-truth.js';
 
-const emulator = emulatorsPerTest({ seed: 11, days: 30, paths: 600 });
+/** A fixed today (the 1st of a month, a Monday); the clock ticks from it. */
+const today = '2027-03-01';
+const now = clockFrom(`${today}T08:00:00Z`);
+const emulator = emulatorsPerTest({ seed: 11, days: 30, paths: 600, today });
 
 const DAY_STREAMS = 'visitors,views,searches,caller_stats';
 
 function options(emu: Emulator, dbPath: string, over: Partial<SyncOptions> = {}): SyncOptions {
-  return emulatorSyncOptions(emu, dbPath, { streams: parseStreams(DAY_STREAMS), ...over });
+  return emulatorSyncOptions(emu, dbPath, { streams: parseStreams(DAY_STREAMS), now, ...over });
 }
 
-const today = todayUtc();
 const days = dayRange(addDays(today, -30), today);
 
 describe('the day streams', () => {
