@@ -3,16 +3,17 @@
 -- content_gaps(win_days, to_day) is a table macro, so that `mintlify-etl gaps --days N --to D` and
 -- the view v_content_gaps (28 days, the default end) share one definition.
 -- Window W = [to_day - win_days, to_day), the previous window P = [to_day - 2 * win_days,
--- to_day - win_days). to_day NULL: the day after the project's last complete loaded day (the
--- latest window_end of a window loaded after it ended), never "today", so a backfill of last year
--- gives last year's gaps.
+-- to_day - win_days), days in UTC whatever the session's TimeZone. to_day NULL: the day after the
+-- project's last complete loaded day (the latest window_end of a window loaded after it ended),
+-- never "today", so a backfill of last year gives last year's gaps.
 --
 -- Kinds (count = current_count in W, previous_count in P):
 --  unanswered  assistant turns unanswered or answered with a clarifying question, grouped by the
 --              question with case, punctuation and white space ignored (subject_key); count = such
 --              turns; at least 2 in W. subject = the spelling asked most; examples = up to 3
 --              spellings; pages = the pages the readers were on; category = the most frequent
---              query_category; answer_excerpt = the latest answer, first 300 characters.
+--              query_category (ties: the first in code-point order); answer_excerpt = the latest
+--              answer (turns at the same instant: by thread id, then text), first 300 characters.
 --  search      search terms (grouped case-insensitively, as the service does) searched at least 10
 --              times in W with a click-through rate (weighted by searches) of at most 5%; count =
 --              searches in W; rate = that CTR; pages = the top clicked page when there is one.
@@ -56,7 +57,7 @@ CREATE OR REPLACE MACRO content_gaps(win_days, to_day) AS TABLE
 WITH ends AS (
   SELECT project_id, max(window_end) AS last_end
   FROM sync_windows
-  WHERE status = 'loaded' AND fetched_at >= window_end::TIMESTAMPTZ
+  WHERE status = 'loaded' AND fetched_at >= (window_end::TIMESTAMP AT TIME ZONE 'UTC')
   GROUP BY project_id
 ),
 win AS (
@@ -70,17 +71,18 @@ win AS (
 turns AS (
   SELECT
     t.project_id,
+    t.thread_id,
     t.ts,
     redact_emails(t.query) AS query,
     redact_emails(t.response) AS response,
     t.query_category,
     nullif(regexp_replace(t.page_url, '^[A-Za-z][A-Za-z0-9+.-]*://[^/]*|[?#].*$', '', 'g'), '') AS page_path,
     question_key(t.query) AS subject_key,
-    t.ts >= w.w_start::TIMESTAMPTZ AS in_w
+    t.ts >= (w.w_start::TIMESTAMP AT TIME ZONE 'UTC') AS in_w
   FROM assistant_turns AS t
   JOIN win AS w ON w.project_id = t.project_id
   WHERE (t.resolution_status = 'unanswered' OR t.response_type = 'clarifying_question')
-    AND t.ts >= w.p_start::TIMESTAMPTZ AND t.ts < w.w_end::TIMESTAMPTZ
+    AND t.ts >= (w.p_start::TIMESTAMP AT TIME ZONE 'UTC') AND t.ts < (w.w_end::TIMESTAMP AT TIME ZONE 'UTC')
 ),
 spellings AS (
   SELECT project_id, subject_key, query, count(*) AS n, max(ts) AS last_ts
@@ -94,6 +96,18 @@ turn_pages AS (
   WHERE in_w AND page_path IS NOT NULL
   GROUP BY project_id, subject_key, page_path
 ),
+-- The most frequent query_category in W; ties: the first in code-point order (mode() would pick
+-- among ties by the order rows happen to arrive in).
+categories AS (
+  SELECT
+    project_id,
+    subject_key,
+    query_category AS category,
+    row_number() OVER (PARTITION BY project_id, subject_key ORDER BY count(*) DESC, query_category) AS n
+  FROM turns
+  WHERE in_w AND query_category IS NOT NULL
+  GROUP BY project_id, subject_key, query_category
+),
 unanswered AS (
   SELECT
     t.project_id,
@@ -101,11 +115,14 @@ unanswered AS (
     t.subject_key,
     count(*) FILTER (WHERE t.in_w) AS current_count,
     count(*) FILTER (WHERE NOT t.in_w) AS previous_count,
-    mode(t.query_category) FILTER (WHERE t.in_w AND t.query_category IS NOT NULL) AS category,
-    left(arg_max(t.response, t.ts) FILTER (WHERE t.in_w), 300) AS answer_excerpt,
+    max(c.category) AS category,
+    -- The latest answer; turns at the same instant: by thread, then text, so the pick is stable.
+    left((list(t.response ORDER BY t.ts DESC, t.thread_id, t.response) FILTER (WHERE t.in_w))[1], 300)
+      AS answer_excerpt,
     CAST(NULL AS DOUBLE) AS rate,
     CAST(count(*) FILTER (WHERE t.in_w) AS DOUBLE) AS failed
   FROM turns AS t
+  LEFT JOIN categories AS c ON c.project_id = t.project_id AND c.subject_key = t.subject_key AND c.n = 1
   GROUP BY t.project_id, t.subject_key
   HAVING count(*) FILTER (WHERE t.in_w) >= 2
 ),
@@ -133,11 +150,11 @@ search AS (
     AND sum(hits * ctr) FILTER (WHERE in_w) / nullif(sum(hits) FILTER (WHERE in_w), 0) <= 0.05
 ),
 flag_rows AS (
-  SELECT f.project_id, f.path, redact_emails(f.comment) AS comment, f.created_at, f.id, f.created_at >= w.w_start::TIMESTAMPTZ AS in_w
+  SELECT f.project_id, f.path, redact_emails(f.comment) AS comment, f.created_at, f.id, f.created_at >= (w.w_start::TIMESTAMP AT TIME ZONE 'UTC') AS in_w
   FROM feedback AS f
   JOIN win AS w ON w.project_id = f.project_id
   WHERE f.path IS NOT NULL
-    AND f.created_at >= w.p_start::TIMESTAMPTZ AND f.created_at < w.w_end::TIMESTAMPTZ
+    AND f.created_at >= (w.p_start::TIMESTAMP AT TIME ZONE 'UTC') AND f.created_at < (w.w_end::TIMESTAMP AT TIME ZONE 'UTC')
     AND is_flag(f.source, f.helpful, f.comment, f.status)
 ),
 flagged AS (
@@ -160,7 +177,7 @@ views_complete AS (
   FROM win AS w
   JOIN sync_windows AS sw
     ON sw.project_id = w.project_id AND sw.stream = 'views' AND sw.status = 'loaded'
-    AND sw.fetched_at >= sw.window_end::TIMESTAMPTZ
+    AND sw.fetched_at >= (sw.window_end::TIMESTAMP AT TIME ZONE 'UTC')
     AND sw.window_start >= w.p_start AND sw.window_start < w.w_end
   GROUP BY w.project_id, w.w_end, w.p_start
   HAVING count(*) = w.w_end - w.p_start
@@ -231,7 +248,7 @@ pages AS (
   SELECT project_id, 'unanswered' AS kind, subject_key, list(page_path ORDER BY n DESC, page_path)[1:3] AS pages
   FROM turn_pages GROUP BY project_id, subject_key
   UNION ALL
-  SELECT project_id, 'search', subject_key, list(top_clicked_path ORDER BY hits DESC, day DESC)[1:1]
+  SELECT project_id, 'search', subject_key, list(top_clicked_path ORDER BY hits DESC, day DESC, top_clicked_path)[1:1]
   FROM search_rows WHERE in_w AND top_clicked_path IS NOT NULL GROUP BY project_id, subject_key
 ),
 -- The subject is the spelling asked (searched) most; ties: the latest asked, then the first in order.

@@ -4,7 +4,8 @@
 --
 -- gap_outcomes(win_days) is a table macro; v_gap_outcomes is gap_outcomes(14).
 -- before: [day the job was created - win_days, day the job was created); after: [the day after
---   completed_at, + win_days). completed_at is when this tool first saw the job completed.
+--   completed_at, + win_days), days in UTC whatever the session's TimeZone. completed_at is when
+--   this tool first saw the job completed.
 -- measure, per kind: unanswered = such turns of the question per loaded day; search = the share of
 --   the term's searches without a click (1 - CTR weighted by searches); flagged = thumbs-down and
 --   comments (not dismissed) on the page per loaded day; losing = human views of the page per
@@ -29,10 +30,10 @@ WITH fixes AS (
     j.completed_at,
     CASE g.kind WHEN 'unanswered' THEN 'assistant' WHEN 'search' THEN 'searches' WHEN 'flagged' THEN 'feedback'
       ELSE 'views' END AS stream,
-    CAST(coalesce(j.created_at, g.created_at) AS DATE) - CAST(win_days AS INTEGER) AS before_start,
-    CAST(coalesce(j.created_at, g.created_at) AS DATE) AS before_end,
-    CAST(j.completed_at AS DATE) + 1 AS after_start,
-    CAST(j.completed_at AS DATE) + 1 + CAST(win_days AS INTEGER) AS after_end
+    CAST(coalesce(j.created_at, g.created_at) AT TIME ZONE 'UTC' AS DATE) - CAST(win_days AS INTEGER) AS before_start,
+    CAST(coalesce(j.created_at, g.created_at) AT TIME ZONE 'UTC' AS DATE) AS before_end,
+    CAST(j.completed_at AT TIME ZONE 'UTC' AS DATE) + 1 AS after_start,
+    CAST(j.completed_at AT TIME ZONE 'UTC' AS DATE) + 1 + CAST(win_days AS INTEGER) AS after_end
   FROM agent_job_gaps AS g
   JOIN agent_jobs AS j ON j.project_id = g.project_id AND j.job_id = g.job_id
   WHERE j.status = 'completed' AND j.pr_link IS NOT NULL AND j.completed_at IS NOT NULL
@@ -49,11 +50,11 @@ loaded_days AS (
   WHERE EXISTS (
     SELECT 1 FROM sync_windows AS w
     WHERE w.project_id = d.project_id AND w.stream = d.stream AND w.status = 'loaded'
-      AND w.fetched_at >= w.window_end::TIMESTAMPTZ AND w.window_start <= d.day AND d.day < w.window_end
+      AND w.fetched_at >= (w.window_end::TIMESTAMP AT TIME ZONE 'UTC') AND w.window_start <= d.day AND d.day < w.window_end
   )
 ),
 daily AS (
-  SELECT project_id, 'unanswered' AS kind, question_key(query) AS subject_key, CAST(ts AS DATE) AS day,
+  SELECT project_id, 'unanswered' AS kind, question_key(query) AS subject_key, CAST(ts AT TIME ZONE 'UTC' AS DATE) AS day,
     CAST(count(*) AS DOUBLE) AS bad, CAST(NULL AS DOUBLE) AS total
   FROM assistant_turns
   WHERE resolution_status = 'unanswered' OR response_type = 'clarifying_question'
@@ -63,7 +64,7 @@ daily AS (
   FROM search_daily
   GROUP BY ALL
   UNION ALL
-  SELECT project_id, 'flagged', path, CAST(created_at AS DATE), CAST(count(*) AS DOUBLE), NULL
+  SELECT project_id, 'flagged', path, CAST(created_at AT TIME ZONE 'UTC' AS DATE), CAST(count(*) AS DOUBLE), NULL
   FROM feedback
   WHERE created_at IS NOT NULL AND is_flag(source, helpful, comment, status)
   GROUP BY ALL

@@ -1,4 +1,4 @@
-import { cpSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,14 @@ import { tempDir } from '../helpers/duckdb-temp.js';
 import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 
 const runIf = hasPostgres();
+
+/** The migrations the package ships, by number: each one is recorded once. */
+const VERSIONS = readdirSync(join(postgresSqlDir(), 'schema'))
+  .filter((f) => /^\d+_.*\.sql$/.test(f))
+  .map((f) => Number.parseInt(f, 10))
+  .sort((a, b) => a - b);
+const NEWEST = Math.max(...VERSIONS);
+const BROKEN = `${String(NEWEST + 1).padStart(3, '0')}_broken.sql`;
 
 describe.skipIf(!runIf)('migrating a PostgreSQL schema', () => {
   let server: PostgresServer | undefined;
@@ -44,7 +52,7 @@ describe.skipIf(!runIf)('migrating a PostgreSQL schema', () => {
     const c = await connect();
     await migratePostgres(c);
     const first = await c.query('SELECT version, applied_at FROM schema_migrations ORDER BY version');
-    expect(first.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4, 5]);
+    expect(first.rows.map((r: { version: number }) => r.version)).toEqual(VERSIONS);
     expect(await names(c, DEFAULT_SCHEMA, 'views')).toContain('v_site_daily');
     await migratePostgres(await connect());
     const second = await c.query('SELECT version, applied_at FROM schema_migrations ORDER BY version');
@@ -77,16 +85,16 @@ describe.skipIf(!runIf)('migrating a PostgreSQL schema', () => {
     cleanups.push(cleanup);
     cpSync(postgresSqlDir(), dir, { recursive: true });
     writeFileSync(
-      join(dir, 'schema', '006_broken.sql'),
+      join(dir, 'schema', BROKEN),
       'CREATE TABLE half_done (x int);\nSELECT no_such_column FROM half_done;\n',
     );
     const c = await connect();
     await expect(migratePostgres(c, { schema: 'broken', sqlDir: dir })).rejects.toMatchObject({
       code: 'E_INTERNAL',
-      message: expect.stringContaining('006_broken.sql') as unknown,
+      message: expect.stringContaining(BROKEN) as unknown,
     });
     expect(await names(c, 'broken', 'tables')).not.toContain('half_done');
     const versions = await c.query<{ v: number }>('SELECT max(version) AS v FROM broken.schema_migrations');
-    expect(versions.rows[0]?.v).toBe(5);
+    expect(versions.rows[0]?.v).toBe(NEWEST);
   });
 });

@@ -11,6 +11,7 @@ import { parseStreams } from '../../src/streams/index.js';
 import { addDays, todayUtc } from '../../src/util/day.js';
 import { duckCanonical, pgCanonical, typeMismatches } from '../helpers/canonical-rows.js';
 import { tempDbPath } from '../helpers/db.js';
+import { DONE_JOB, insertGapEvidence, insertGapFixes } from '../helpers/gap-fixes.js';
 import { copyTable, duckTables } from '../helpers/postgres-copy.js';
 import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { emulatorSyncOptions } from '../helpers/sync-options.js';
@@ -20,7 +21,9 @@ import { emulatorSyncOptions } from '../helpers/sync-options.js';
  * into a DuckDB file with every stream (the opt-in ones too, today included, so partial windows
  * exist), a second project is derived from it with gaps, failed and truncated windows and partial
  * days, and every table is copied into a PostgreSQL schema (a name that needs quoting, so nothing
- * relies on `mintlify`). Then every table and view is read from both and compared row by row.
+ * relies on `mintlify`). Agent fixes are recorded for gaps of every kind the data holds, so the
+ * outcome view has rows. Then every table and view is read from both and compared row by row, and
+ * the content gaps of other windows too.
  */
 
 const ALL_STREAMS =
@@ -111,6 +114,7 @@ describe.skipIf(!runIf)('the PostgreSQL schema and views', () => {
   let emu: Emulator | undefined;
   let db: Database | undefined;
   let tables: string[] = [];
+  let gapArgs: [number, string | null][] = [];
 
   beforeAll(async () => {
     const today = todayUtc();
@@ -130,6 +134,13 @@ describe.skipIf(!runIf)('the PostgreSQL schema and views', () => {
     db = await openDatabase(dbPath);
     tables = await duckTables(db.connection);
     await deriveProjects(db, tables, emu.projectId, today);
+    await insertGapEvidence(db.connection, today);
+    await insertGapFixes(db.connection, today);
+    gapArgs = [
+      [7, addDays(today, -20)],
+      [14, null],
+      [21, addDays(today, -45)],
+    ];
 
     client = new pg.Client({ connectionString: server.url });
     await client.connect();
@@ -188,5 +199,42 @@ describe.skipIf(!runIf)('the PostgreSQL schema and views', () => {
     // Every project has rows: an empty view would compare equal and prove nothing.
     expect(new Set(duck.rows.map((r) => r[0])).size).toBe(3);
     expect(post.rows).toEqual(duck.rows);
+  });
+
+  it('gives the same content gaps for other windows and end days', async () => {
+    for (const [days, to] of gapArgs) {
+      const sql = `SELECT * FROM content_gaps(${days}, ${to === null ? 'NULL' : `DATE '${to}'`})`;
+      const duck = await duckCanonical(db!.connection, sql);
+      const post = await pgCanonical(client, sql);
+      expect(post.columns, sql).toEqual(duck.columns);
+      expect(typeMismatches(duck, post), sql).toEqual([]);
+      expect(new Set(duck.rows.map((r) => r[0])).size, sql).toBe(3);
+      expect(post.rows, sql).toEqual(duck.rows);
+    }
+  });
+
+  it('finds gaps of several kinds and measures fixes of several kinds, not only too little data', async () => {
+    const kinds = await duckCanonical(db!.connection, 'SELECT DISTINCT kind FROM v_content_gaps');
+    expect(kinds.rows.length).toBe(4);
+    const outcomes = await duckCanonical(
+      db!.connection,
+      `SELECT DISTINCT kind, verdict FROM v_gap_outcomes WHERE job_id = '${DONE_JOB}'`,
+    );
+    expect(new Set(outcomes.rows.map((r) => r[0])).size).toBe(4);
+    expect(outcomes.rows.filter((r) => r[1] !== 'too little data').length).toBeGreaterThan(0);
+  });
+
+  it('reads the gap views from a session whose search_path names another schema', async () => {
+    const quoted = `"${SCHEMA.replaceAll('"', '""')}"`;
+    const inSchema = await pgCanonical(client, 'SELECT * FROM v_content_gaps');
+    await client.query('SET search_path TO public');
+    try {
+      const outside = await pgCanonical(client, `SELECT * FROM ${quoted}.v_content_gaps`);
+      expect(outside.rows).toEqual(inSchema.rows);
+      const outcomes = await pgCanonical(client, `SELECT * FROM ${quoted}.v_gap_outcomes`);
+      expect(outcomes.rows.length).toBeGreaterThan(0);
+    } finally {
+      await client.query(`SET search_path TO ${quoted}`);
+    }
   });
 });
