@@ -237,31 +237,24 @@ describe('sync against the emulator', () => {
   }, 60_000);
 
   it('starts with the budget the previous run spent, from the request ledger', async () => {
-    const emu = await emulator({ rateLimit: '20/3s' });
+    // An hour's window: nothing the first run spent can age out while the test runs, however slow
+    // the machine, and the second run stops when the budget is spent instead of waiting an hour.
+    const emu = await emulator({ rateLimit: '20/1h' });
     const db = tempDbPath();
     const days = sixtyDays.slice(-10);
     const firstDays = dayRange(days[0] ?? '', days[5] ?? '');
-    const t1 = Date.now();
-    await runSync(
-      options(emu, db, { from: days[0], to: days[5], rateLimit: parseRateLimit('20/3s'), concurrency: 1 }),
-    );
+    const budget = { rateLimit: parseRateLimit('20/1h'), maxWaitMs: 1_000 };
+    await runSync(options(emu, db, { from: days[0], to: days[5], concurrency: 1, ...budget }));
     const spent = emu.stats.requests;
     // The state is known: the first run fits in the window, the two together do not.
     expect(spent).toBe(minimumRequests(emu.dataset, firstDays));
     expect(spent).toBeLessThan(20);
-    // A second run right away: the ledger says `spent` are still in the window.
-    const t2 = Date.now();
-    const s = await runSync(options(emu, db, { from: days[0], rateLimit: parseRateLimit('20/3s') }));
+    const s = await runSync(options(emu, db, { from: days[0], ...budget }));
     expect(s.budget.spentBefore).toBe(spent);
+    // It sent no more than the ledger left of the 20, was never refused, and left the rest for later.
+    expect(s.requests).toBeGreaterThan(0);
+    expect(spent + s.requests).toBeLessThanOrEqual(20);
     expect(emu.stats.rateLimited).toBe(0);
-    expect(spent + s.requests).toBeGreaterThan(20);
-    // Its (21 - spent)-th request would make 21 in a window with the first run's, all sent after
-    // t1: it cannot have been granted, so cannot have arrived, before t1 + 3 s.
-    const second = emu.stats.log
-      .map((l) => l.at)
-      .filter((at) => at >= t2)
-      .sort((a, b) => a - b);
-    expect(second).toHaveLength(s.requests);
-    expect(second[20 - spent]).toBeGreaterThanOrEqual(t1 + 3_000);
+    expect(s.windows.deferred).toBeGreaterThan(0);
   }, 30_000);
 });
