@@ -46,41 +46,66 @@ export function timeOutOfRange(
  * is worth telling the user about but is what the API says, so it is loaded as is.
  */
 export function checkInvariants(site: Totals, rows: readonly PageRow[]): QualityWarning[] {
-  const out: QualityWarning[] = [];
-  const check = (t: Totals, where: string): void => {
-    if (t.total > t.human + t.ai) {
-      out.push({
-        kind: 'total_above_human_plus_ai',
-        detail: `${where}: total ${t.total} > human ${t.human} + ai ${t.ai}`,
-      });
-    }
-    if (t.total < Math.max(t.human, t.ai)) {
-      out.push({
-        kind: 'total_below_max_of_human_ai',
-        detail: `${where}: total ${t.total} < max(human ${t.human}, ai ${t.ai})`,
-      });
-    }
-  };
-  check(site, 'site totals');
+  const c = invariantChecks();
+  c.add(rows);
+  return c.warnings(site);
+}
+
+/** A window's data-quality checks fed page by page, so that its rows need not be kept for them. */
+export interface WindowChecks {
+  add(rows: readonly PageRow[]): void;
+  /** Every finding of the window, the site's first, in the order of `checkInvariants`. */
+  warnings(site: Totals): QualityWarning[];
+}
+
+/** `checkInvariants` page by page: the rows' findings, the top page and the sum are all it keeps. */
+export function invariantChecks(): WindowChecks {
+  const found: QualityWarning[] = [];
+  let rows = 0;
   let top = 0;
   let sum = 0;
-  for (const r of rows) {
-    check(r, `path ${JSON.stringify(r.path)}`);
-    if (r.total > top) top = r.total;
-    sum += r.total;
-  }
-  if (rows.length > 0 && site.total < top) {
+  return {
+    add(page) {
+      for (const r of page) {
+        found.push(...invariantBreaks(r, `path ${JSON.stringify(r.path)}`));
+        if (r.total > top) top = r.total;
+        sum += r.total;
+      }
+      rows += page.length;
+    },
+    warnings(site) {
+      const out = [...invariantBreaks(site, 'site totals'), ...found];
+      if (rows > 0 && site.total < top) {
+        out.push({
+          kind: 'site_total_below_top_page',
+          detail: `site total ${site.total} < top page total ${top}`,
+        });
+      }
+      // Only meaningful when every page came back; a site total above the sum means visitors
+      // of pages the API did not list, which a complete listing rules out.
+      if (rows > 0 && site.total > sum) {
+        out.push({
+          kind: 'site_total_above_sum_of_pages',
+          detail: `site total ${site.total} > sum of page totals ${sum}`,
+        });
+      }
+      return out;
+    },
+  };
+}
+
+function invariantBreaks(t: Totals, where: string): QualityWarning[] {
+  const out: QualityWarning[] = [];
+  if (t.total > t.human + t.ai) {
     out.push({
-      kind: 'site_total_below_top_page',
-      detail: `site total ${site.total} < top page total ${top}`,
+      kind: 'total_above_human_plus_ai',
+      detail: `${where}: total ${t.total} > human ${t.human} + ai ${t.ai}`,
     });
   }
-  // Only meaningful when every page came back; a site total above the sum means visitors
-  // of pages the API did not list, which a complete listing rules out.
-  if (rows.length > 0 && site.total > sum) {
+  if (t.total < Math.max(t.human, t.ai)) {
     out.push({
-      kind: 'site_total_above_sum_of_pages',
-      detail: `site total ${site.total} > sum of page totals ${sum}`,
+      kind: 'total_below_max_of_human_ai',
+      detail: `${where}: total ${t.total} < max(human ${t.human}, ai ${t.ai})`,
     });
   }
   return out;

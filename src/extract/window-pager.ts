@@ -99,7 +99,7 @@ export async function fetchWindow(
 
 /**
  * `fetchWindow` for any offset-paged day endpoint (visitors, views): the same consistency rules,
- * the same bounded re-fetch.
+ * the same bounded re-fetch, every row of the consistent pass kept.
  */
 export async function fetchOffsetWindow(
   get: OffsetPageSource,
@@ -107,12 +107,56 @@ export async function fetchOffsetWindow(
   day: Day,
   opts: PagerOptions = {},
 ): Promise<FetchedWindow> {
+  const { sink, ...f } = await streamOffsetWindow(get, projectId, day, collectRows, opts);
+  return { ...f, pages: sink.rows, warnings: (opts.checks ?? checkInvariants)(f.site, sink.rows) };
+}
+
+/**
+ * Where one pass over a window puts its rows, page by page as they arrive: a new sink per pass.
+ * `add` answers why the pages disagree (a path twice) when they do, so that the pass stops.
+ */
+export interface PassSink {
+  add(rows: readonly PageRow[]): string | undefined;
+}
+
+/** A window paged into a sink: what `fetchOffsetWindow` returns, with the rows left in the sink. */
+export type StreamedWindow<S> = Omit<FetchedWindow, 'pages' | 'warnings'> & { readonly sink: S };
+
+/** Keeps every row (the pager's behaviour for small windows and tests). */
+function collectRows(): PassSink & { rows: PageRow[] } {
+  const seen = new Set<string>();
+  const rows: PageRow[] = [];
+  return {
+    rows,
+    add(page) {
+      for (const row of page) {
+        if (seen.has(row.path)) return `path ${JSON.stringify(row.path)} appeared twice`;
+        seen.add(row.path);
+        rows.push(row);
+      }
+      return undefined;
+    },
+  };
+}
+
+/**
+ * The pager with each page handed to a sink as it arrives, so that a day of 600,000 rows need
+ * not be held as row objects (issue 19, item 15): the sink keeps what it needs (load text, the
+ * paths seen). A pass whose pages disagree is dropped with its sink and the window paged again.
+ */
+export async function streamOffsetWindow<S extends PassSink>(
+  get: OffsetPageSource,
+  projectId: string,
+  day: Day,
+  newSink: () => S,
+  opts: PagerOptions = {},
+): Promise<StreamedWindow<S>> {
   const limit = opts.limit ?? 250;
   const maxPages = opts.maxPages ?? 10_000;
   const maxPasses = opts.maxPasses ?? 3;
   let lastShift = '';
   for (let pass = 1; pass <= maxPasses; pass++) {
-    const result = await onePass(get, projectId, day, limit, maxPages, opts);
+    const result = await onePass(get, projectId, day, { limit, maxPages, sink: newSink() }, opts);
     if ('shift' in result) {
       lastShift = result.shift;
       continue;
@@ -125,18 +169,16 @@ export async function fetchOffsetWindow(
   );
 }
 
-type PassResult = Omit<FetchedWindow, 'attempts'> | { shift: string };
+type PassResult<S> = Omit<StreamedWindow<S>, 'attempts'> | { shift: string };
 
-async function onePass(
+async function onePass<S extends PassSink>(
   get: OffsetPageSource,
   projectId: string,
   day: Day,
-  limit: number,
-  maxPages: number,
+  pass: { readonly limit: number; readonly maxPages: number; readonly sink: S },
   opts: PagerOptions,
-): Promise<PassResult> {
-  const seen = new Map<string, PageRow>();
-  const rows: PageRow[] = [];
+): Promise<PassResult<S>> {
+  const { limit, maxPages, sink } = pass;
   let site: Totals | undefined;
   let emptyPageWithMore = false;
   let truncated = false;
@@ -158,11 +200,8 @@ async function onePass(
     else if (!sameTotals(site, page.totals)) {
       return { shift: `totals changed between offset 0 and offset ${offset}` };
     }
-    for (const row of page.rows) {
-      if (seen.has(row.path)) return { shift: `path ${JSON.stringify(row.path)} appeared twice` };
-      seen.set(row.path, row);
-      rows.push(row);
-    }
+    const shift = sink.add(page.rows);
+    if (shift !== undefined) return { shift };
     if (!page.hasMore) break;
     if (page.rows.length === 0) {
       emptyPageWithMore = true;
@@ -173,14 +212,12 @@ async function onePass(
       break;
     }
   }
-  const totals = site ?? { human: 0, ai: 0, total: 0 };
   return {
     projectId,
     day,
-    site: totals,
-    pages: rows,
+    site: site ?? { human: 0, ai: 0, total: 0 },
+    sink,
     pagesFetched: pages,
-    warnings: (opts.checks ?? checkInvariants)(totals, rows),
     emptyPageWithMore,
     truncated,
   };

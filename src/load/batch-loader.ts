@@ -3,7 +3,14 @@ import { DataShiftError, InternalError, type EtlError } from '../errors.js';
 import { addDays } from '../util/day.js';
 import { appendColumns, withAppender } from './append.js';
 import type { Database } from './database.js';
-import { insertJsonChunks, jsonChunks, type JsonChunk, type JsonTable } from './json-tables.js';
+import {
+  insertJsonChunks,
+  jsonChunkBuilder,
+  jsonChunks,
+  type JsonChunk,
+  type JsonTable,
+} from './json-tables.js';
+import { HashedStringSet } from '../util/hashed-string-set.js';
 import { dayNumber, toDateValue } from './sql.js';
 import {
   loadPreparedBatch,
@@ -42,7 +49,10 @@ const PAGE_COLUMNS: JsonTable['columns'] = [
   ['total', 'BIGINT'],
 ];
 
-function count(value: number, what: string, w: WindowLoad): bigint {
+// Only the four columns: rows may carry fields the loader does not store.
+const PAGE_TABLE: JsonTable = { table: 'pages', columns: PAGE_COLUMNS, byColumn: true };
+
+function count(value: number, what: string, w: Pick<WindowLoad, 'projectId' | 'day'>): bigint {
   if (!Number.isSafeInteger(value) || value < 0) {
     throw new InternalError(
       `window ${w.projectId} ${w.day}: ${what} is ${String(value)}, not a non-negative integer`,
@@ -51,6 +61,8 @@ function count(value: number, what: string, w: WindowLoad): bigint {
   }
   return BigInt(value);
 }
+
+type PageRowIn = WindowLoad['pages'][number];
 
 /**
  * Checks one window before it joins a batch, so that a bad window is refused on its own instead
@@ -62,37 +74,16 @@ export function prepareWindow(
   stream = 'visitors',
   tables: TableLoader = VISITOR_TABLES,
 ): PreparedWindow {
-  dayNumber(w.day);
-  count(w.site.human, 'site human', w);
-  count(w.site.ai, 'site ai', w);
-  count(w.site.total, 'site total', w);
-  count(w.apiTotalsTotal, 'API totals.total', w);
-  const seen = new Map<string, WindowLoad['pages'][number]>();
-  const out: WindowLoad['pages'][number][] = [];
+  checkSite(w);
+  const seen = new Map<string, PageRowIn>();
+  const out: PageRowIn[] = [];
   // Paths that held a lone surrogate: their U+FFFD form may equal another path of the day.
   const rewrittenPaths = new Set<string>();
   for (const [i, row] of w.pages.entries()) {
-    let p = row;
-    if (typeof p.path !== 'string') {
-      throw new InternalError(`window ${w.projectId} ${w.day}: page row ${i} has no path`, {
-        projectId: w.projectId,
-        day: w.day,
-      });
-    }
-    if (!p.path.isWellFormed()) {
-      // A lone UTF-16 surrogate (JSON.parse accepts "\ud800") has no UTF-8 form: it is stored
-      // as U+FFFD, as DuckDB's own string conversion would, instead of failing the batch.
-      p = { ...p, path: p.path.toWellFormed() };
-      if (seen.has(p.path) || rewrittenPaths.has(p.path)) throw surrogateCollision(w, p.path);
-      rewrittenPaths.add(p.path);
-    } else if (rewrittenPaths.has(p.path)) {
-      throw surrogateCollision(w, p.path);
-    }
+    const p = storableRow(row, i, w, seen, rewrittenPaths);
     const before = seen.get(p.path);
     if (before === undefined) {
-      count(p.human, `page row ${i} human`, w);
-      count(p.ai, `page row ${i} ai`, w);
-      count(p.total, `page row ${i} total`, w);
+      checkCounts(p, i, w);
       seen.set(p.path, p);
       out.push(p);
     } else if (before.human !== p.human || before.ai !== p.ai || before.total !== p.total) {
@@ -102,12 +93,139 @@ export function prepareWindow(
       );
     }
   }
-  const { pages: _pages, site, ...meta } = w;
-  // Only the four columns: rows may carry fields the loader does not store.
-  const data: SitePageData = { site, chunks: jsonChunks(out, { table: 'pages', columns: PAGE_COLUMNS }) };
+  return preparedSitePages(w, stream, tables, jsonChunks(out, PAGE_TABLE), out.length);
+}
+
+/** The rows of one pass over a window, fed page by page (see `sitePageRows`). */
+export interface SitePageRows {
+  /** Takes a page's rows; answers why the pages disagree (a path twice), if they do. */
+  add(rows: readonly PageRowIn[]): string | undefined;
+  /** The pass is over: its load text, and the set of paths is let go. */
+  seal(): SealedSitePageRows;
+}
+
+export interface SealedSitePageRows {
+  readonly rows: number;
+  /** `prepareWindow` of these rows: refuses the window the same way, for the same reasons. */
+  prepare(w: Omit<WindowLoad, 'pages'>, stream: string, tables: TableLoader): PreparedWindow;
+}
+
+/**
+ * `prepareWindow` page by page, for a day that arrives in pages (visitors, views): each page is
+ * checked and turned into JSON text as it arrives, so that a 600,000-row day is held as text and
+ * a set of its paths, never as row objects (issue 19, item 15: 382 MiB peak before). A row it
+ * refuses is remembered and refuses the window when it is prepared, as `prepareWindow` would.
+ */
+export function sitePageRows(where: Pick<WindowLoad, 'projectId' | 'day'>): SitePageRows {
+  let paths = new HashedStringSet();
+  // Paths that held a lone surrogate, kept as they are (rare): the text holds their stored form.
+  const oddPaths = new Set<string>();
+  const rewrittenPaths = new Set<string>();
+  const chunks = jsonChunkBuilder(PAGE_TABLE);
+  let refused: Error | undefined;
+  let rows = 0;
+  return {
+    add(page) {
+      const text: PageRowIn[] = [];
+      // A well-formed path whose hash was seen is confirmed in the text (this page's, then the
+      // earlier ones'); only a lone surrogate's U+FFFD form can be there without the path itself.
+      const stored = (path: string): boolean =>
+        !rewrittenPaths.has(path) && (text.some((r) => r.path === path) || chunks.includes('path', path));
+      const seen = { has: (path: string) => paths.mayHave(path) && stored(path) };
+      for (const row of page) {
+        const i = rows++;
+        if (typeof row.path === 'string') {
+          const wellFormed = row.path.isWellFormed();
+          if (wellFormed ? !paths.add(row.path) && stored(row.path) : oddPaths.has(row.path)) {
+            return `path ${JSON.stringify(row.path)} appeared twice`;
+          }
+          if (!wellFormed) oddPaths.add(row.path);
+        }
+        // After a refused row the text only serves `stored`: the window will not load.
+        text.push(refused === undefined ? checkedRow(row, i, seen) : row);
+      }
+      chunks.add(text);
+      return undefined;
+    },
+    seal() {
+      paths = new HashedStringSet();
+      const loaded = chunks.end();
+      return {
+        rows,
+        prepare(w, stream, tables) {
+          checkSite(w);
+          if (refused !== undefined) throw refused;
+          return preparedSitePages(w, stream, tables, loaded, rows);
+        },
+      };
+    },
+  };
+  function checkedRow(row: PageRowIn, i: number, seen: { has(path: string): boolean }): PageRowIn {
+    try {
+      const p = storableRow(row, i, where, seen, rewrittenPaths);
+      checkCounts(p, i, where);
+      return p;
+    } catch (e) {
+      refused = e instanceof Error ? e : new Error(String(e));
+      return row;
+    }
+  }
+}
+
+function checkSite(w: Omit<WindowLoad, 'pages'>): void {
+  dayNumber(w.day);
+  count(w.site.human, 'site human', w);
+  count(w.site.ai, 'site ai', w);
+  count(w.site.total, 'site total', w);
+  count(w.apiTotalsTotal, 'API totals.total', w);
+}
+
+function checkCounts(p: PageRowIn, i: number, w: Pick<WindowLoad, 'projectId' | 'day'>): void {
+  count(p.human, `page row ${i} human`, w);
+  count(p.ai, `page row ${i} ai`, w);
+  count(p.total, `page row ${i} total`, w);
+}
+
+/**
+ * A row whose path UTF-8 can store: a lone UTF-16 surrogate (JSON.parse accepts "\ud800") has no
+ * UTF-8 form, so it is stored as U+FFFD, as DuckDB's own string conversion would, instead of
+ * failing the batch, unless that makes it another path of the day.
+ */
+function storableRow(
+  row: PageRowIn,
+  i: number,
+  w: Pick<WindowLoad, 'projectId' | 'day'>,
+  seen: { has(path: string): boolean },
+  rewrittenPaths: Set<string>,
+): PageRowIn {
+  if (typeof row.path !== 'string') {
+    throw new InternalError(`window ${w.projectId} ${w.day}: page row ${i} has no path`, {
+      projectId: w.projectId,
+      day: w.day,
+    });
+  }
+  if (row.path.isWellFormed()) {
+    if (rewrittenPaths.has(row.path)) throw surrogateCollision(w, row.path);
+    return row;
+  }
+  const p = { ...row, path: row.path.toWellFormed() };
+  if (seen.has(p.path) || rewrittenPaths.has(p.path)) throw surrogateCollision(w, p.path);
+  rewrittenPaths.add(p.path);
+  return p;
+}
+
+function preparedSitePages(
+  w: Omit<WindowLoad, 'pages'>,
+  stream: string,
+  tables: TableLoader,
+  chunks: readonly JsonChunk[],
+  rows: number,
+): PreparedWindow {
+  const { site, pages: _pages, ...meta } = w as WindowLoad;
+  const data: SitePageData = { site, chunks };
   return {
     w: { ...meta, stream, dateTo: w.dateTo ?? addDays(w.day, 1), truncated: w.truncated ?? false },
-    rows: out.length,
+    rows,
     tables,
     data,
   };
@@ -171,7 +289,7 @@ export function siteAndPageTables(siteTable: string, pageTable: string, dayColum
       await onStep('site');
       await insertJsonChunks(
         conn,
-        { table: pageTable, columns: PAGE_COLUMNS, dayColumn },
+        { table: pageTable, columns: PAGE_COLUMNS, dayColumn, byColumn: true },
         batch.map((b) => ({ w: b.w, chunks: dataOf(b).chunks })),
       );
       await onStep('pages');

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import type { QualityWarning } from '../extract/quality.js';
-import { fetchOffsetWindow, type PageRow, type Totals } from '../extract/window-pager.js';
-import { prepareWindow, siteAndPageTables } from '../load/batch-loader.js';
-import type { DayStream } from './types.js';
+import { invariantChecks, type WindowChecks } from '../extract/quality.js';
+import { streamOffsetWindow, type PageRow, type PassSink, type Totals } from '../extract/window-pager.js';
+import { siteAndPageTables, sitePageRows, type SitePageRows } from '../load/batch-loader.js';
+import type { DayStream, StreamWindow } from './types.js';
 
 /** An offset-paged day endpoint of site totals and per-page (human, ai, total) counts. */
 export interface SiteAndPagesSpec<F extends string> {
@@ -14,8 +14,8 @@ export interface SiteAndPagesSpec<F extends string> {
   /** The response field that holds the page rows (`visitors`, `views`). */
   readonly rowsField: F;
   readonly schema: z.ZodType<{ totals: Totals; hasMore: boolean } & Record<F, PageRow[]>>;
-  /** Data-quality checks of a window (default: the unique-visitor invariants). */
-  readonly checks?: (site: Totals, rows: readonly PageRow[]) => QualityWarning[];
+  /** Data-quality checks of a window, fed page by page (default: the unique-visitor invariants). */
+  readonly checks?: () => WindowChecks;
 }
 
 /**
@@ -31,7 +31,7 @@ export function siteAndPagesStream<F extends string>(spec: SiteAndPagesSpec<F>):
     tables: [spec.siteTable, spec.pageTable],
     pageSize: 250,
     async fetch(client, w, o) {
-      const f = await fetchOffsetWindow(
+      const f = await streamOffsetWindow(
         async (offset, limit, call) => {
           const page = await client.getAnalytics(
             {
@@ -47,26 +47,23 @@ export function siteAndPagesStream<F extends string>(spec: SiteAndPagesSpec<F>):
         },
         w.projectId,
         w.day,
-        {
-          ...o,
-          ...(spec.checks ? { checks: spec.checks } : {}),
-          ...(o.maxPages !== undefined ? { capPages: o.maxPages } : {}),
-        },
+        () => checkedRows(w, spec.checks ?? invariantChecks),
+        { ...o, ...(o.maxPages !== undefined ? { capPages: o.maxPages } : {}) },
       );
+      const rows = f.sink.rows.seal();
       return {
         pagesFetched: f.pagesFetched,
         attempts: f.attempts,
-        rows: f.pages.length,
-        warnings: f.warnings,
+        rows: rows.rows,
+        warnings: f.sink.checks.warnings(f.site),
         notes: f.emptyPageWithMore ? ['a page said hasMore but had no rows; the day ends there'] : [],
         truncated: f.truncated,
         prepare: ({ runId, fetchedAt }) =>
-          prepareWindow(
+          rows.prepare(
             {
               projectId: w.projectId,
               day: w.day,
               site: f.site,
-              pages: f.pages,
               partial: w.partial,
               pagesFetched: f.pagesFetched,
               attempts: f.attempts,
@@ -79,6 +76,24 @@ export function siteAndPagesStream<F extends string>(spec: SiteAndPagesSpec<F>):
             tables,
           ),
       };
+    },
+  };
+}
+
+/** One pass's sink: each page checked and turned into load text as it arrives, never kept as rows. */
+function checkedRows(
+  w: StreamWindow,
+  newChecks: () => WindowChecks,
+): PassSink & { readonly rows: SitePageRows; readonly checks: WindowChecks } {
+  const rows = sitePageRows(w);
+  const checks = newChecks();
+  return {
+    rows,
+    checks,
+    add(page) {
+      const shift = rows.add(page);
+      if (shift === undefined) checks.add(page);
+      return shift;
     },
   };
 }

@@ -1,6 +1,6 @@
 import { ViewsResponseSchema } from '../api/schemas.js';
-import type { QualityWarning } from '../extract/quality.js';
-import type { PageRow, Totals } from '../extract/window-pager.js';
+import type { QualityWarning, WindowChecks } from '../extract/quality.js';
+import type { Totals } from '../extract/window-pager.js';
 import { siteAndPagesStream } from './site-and-pages.js';
 
 /**
@@ -8,18 +8,25 @@ import { siteAndPagesStream } from './site-and-pages.js';
  * the pages sum to the site totals when every page came back. A break is loaded as the API sent
  * it and counted, like the visitor invariants.
  */
-function viewChecks(site: Totals, rows: readonly PageRow[]): QualityWarning[] {
-  const out: QualityWarning[] = [];
-  const check = (t: Totals, where: string): void => {
-    if (t.total !== t.human + t.ai)
-      out.push({
-        kind: 'views_total_not_human_plus_ai',
-        detail: `${where}: total ${t.total} <> human ${t.human} + ai ${t.ai}`,
-      });
+function viewChecks(): WindowChecks {
+  const found: QualityWarning[] = [];
+  return {
+    add(rows) {
+      for (const r of rows) found.push(...notAdditive(r, `path ${JSON.stringify(r.path)}`));
+    },
+    warnings: (site) => [...notAdditive(site, 'site views'), ...found],
   };
-  check(site, 'site views');
-  for (const r of rows) check(r, `path ${JSON.stringify(r.path)}`);
-  return out;
+}
+
+function notAdditive(t: Totals, where: string): QualityWarning[] {
+  return t.total === t.human + t.ai
+    ? []
+    : [
+        {
+          kind: 'views_total_not_human_plus_ai',
+          detail: `${where}: total ${t.total} <> human ${t.human} + ai ${t.ai}`,
+        },
+      ];
 }
 
 /**

@@ -327,6 +327,7 @@ describe('a crash in the middle of a load', () => {
       'src/load/json-tables.ts',
       'src/load/window-loader.ts',
       'src/util/day.ts',
+      'src/util/hashed-string-set.ts',
       'src/util/safe-text.ts',
       'src/util/secrets.ts',
       'src/util/url-text.ts',

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBigDayApi, bigDayRow, bigDayTotals } from '../bench/big-day.js';
+import { runCli } from '../helpers/cli.js';
+import { readRows, tempDbPath } from '../helpers/db.js';
+import type { FakeApi } from '../helpers/fake-api.js';
+
+// 200 pages of 250: the day's text spans several load chunks (20,000 rows each), the last one short.
+const ROWS = 50_000;
+let api: FakeApi;
+
+beforeAll(async () => {
+  api = await startBigDayApi({ rows: ROWS });
+});
+
+afterAll(async () => {
+  await api.close();
+});
+
+function byPath(a: { path: string }, b: { path: string }): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
+describe('sync of a day of many pages (issue 19, item 15: pages go to the writer as text)', () => {
+  it('loads every row of a 50,000-row day of visitors and of views exactly as the API sent them', async () => {
+    const db = tempDbPath();
+    const r = await runCli(
+      [
+        'sync',
+        '--db',
+        db,
+        '--from',
+        '2026-01-05',
+        '--to',
+        '2026-01-06',
+        '--streams',
+        'visitors,views',
+        '--rate-limit',
+        '100000/1h',
+      ],
+      { MINTLIFY_API_KEY: 'mint_test_key_123456', MINTLIFY_PROJECT_ID: 'proj', MINTLIFY_API_URL: api.url },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const truth = Array.from({ length: ROWS }, (_, i) => bigDayRow(i)).sort(byPath);
+    for (const [site, pages] of [
+      ['site_daily', 'page_daily'],
+      ['site_views_daily', 'page_views_daily'],
+    ] as const) {
+      const stored = await readRows<Record<string, unknown>>(
+        db,
+        `SELECT path, human::INT AS human, ai::INT AS ai, total::INT AS total FROM ${pages} WHERE project_id = 'proj' AND day = DATE '2026-01-05'`,
+      );
+      expect(stored.sort((a, b) => byPath(a as { path: string }, b as { path: string }))).toEqual(truth);
+      expect(
+        await readRows(db, `SELECT human::INT AS human, ai::INT AS ai, total::INT AS total FROM ${site}`),
+      ).toEqual([bigDayTotals(ROWS)]);
+    }
+    expect(
+      await readRows(
+        db,
+        'SELECT stream, status, pages::INT AS pages, rows::INT AS rows FROM sync_windows ORDER BY stream',
+      ),
+    ).toEqual([
+      { stream: 'views', status: 'loaded', pages: 200, rows: ROWS },
+      { stream: 'visitors', status: 'loaded', pages: 200, rows: ROWS },
+    ]);
+  });
+});
