@@ -2,9 +2,12 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows } from '../load/sql.js';
 import type { AlertRules } from './alert-rules.js';
 import { makeAlert, round, type Alert } from './alert.js';
-import { coveredDaysBefore, streamDayState } from './stream-days.js';
+import { coveredDaysBefore, streamDayState, streamEverLoaded } from './stream-days.js';
 
-/** A stream's day must be complete, and its history long enough, before a rule reads it. */
+/**
+ * A stream's day must be complete, and its history long enough, before a rule reads it; a stream
+ * never loaded is skipped without a word (it is not synced for this project).
+ */
 async function ready(
   conn: DuckDBConnection,
   projectId: string,
@@ -15,6 +18,7 @@ async function ready(
   rule: string,
 ): Promise<boolean> {
   const state = await streamDayState(conn, projectId, stream, day);
+  if (state === 'missing' && !(await streamEverLoaded(conn, projectId, stream))) return false;
   if (state !== 'complete') {
     notes.push(`${rule}: ${day} is ${state} in ${stream}: no ${rule} alert from it`);
     return false;

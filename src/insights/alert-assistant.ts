@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows } from '../load/sql.js';
 import type { AlertRules } from './alert-rules.js';
 import { makeAlert, round, type Alert } from './alert.js';
+import { streamEverLoaded } from './stream-days.js';
 
 /**
  * The day's unanswered share against the median share of the baseline days (complete days with
@@ -27,6 +28,7 @@ export async function assistantAlerts(
     [projectId, day, rules.baselineDays],
   );
   const r = rows[0] ?? {};
+  if (r['turns'] === null && !(await streamEverLoaded(conn, projectId, 'assistant'))) return [];
   if (r['turns'] === null || r['turns'] === undefined || r['partial'] !== false) {
     notes.push(
       `assistant: ${day} is ${r['partial'] === true ? 'partial' : 'missing'} in assistant: no assistant alert from it`,

@@ -45,3 +45,17 @@ export async function coveredDaysBefore(
   );
   return Number(rows[0]?.['n'] ?? 0);
 }
+
+/** A stream the project never loaded (an opt-in one, or not synced): its rule does not apply. */
+export async function streamEverLoaded(
+  conn: DuckDBConnection,
+  projectId: string,
+  stream: string,
+): Promise<boolean> {
+  const rows = await queryRows(
+    conn,
+    `SELECT count(*)::INTEGER AS n FROM sync_windows WHERE project_id = $1 AND stream = $2 AND status = 'loaded'`,
+    [projectId, stream],
+  );
+  return Number(rows[0]?.['n'] ?? 0) > 0;
+}
