@@ -33,6 +33,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   report: async () => (await import('./report.js')).registerReport,
   gaps: async () => (await import('./gaps.js')).registerGaps,
   alerts: async () => (await import('./alerts.js')).registerAlerts,
+  digest: async () => (await import('./digest.js')).registerDigest,
   agent: async () => (await import('./agent.js')).registerAgent,
   emulator: async () => (await import('./emulator.js')).registerEmulator,
   demo: async () => (await import('./demo.js')).registerDemo,
