@@ -3,6 +3,7 @@ import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { alertProjects } from '../insights/alerts.js';
 import { isoWeekStart, lastCompleteWeek, readDigest, type Digest } from '../insights/digest.js';
+import { chatText } from '../notify/alert-payload.js';
 import { checkWebhookUrl, postJson, registerWebhookSecret } from '../notify/webhook.js';
 import { digestHtml } from '../report/digest-html.js';
 import { digestMarkdown } from '../report/digest-markdown.js';
@@ -86,7 +87,8 @@ async function digestCommand(flags: DigestFlags): Promise<CommandResult> {
   } finally {
     db.close();
   }
-  if (url !== undefined && digests.length > 0) await postJson(url, { text: digestMarkdown(digests) });
+  if (url !== undefined && digests.length > 0)
+    await postJson(url, { text: chatText(digestMarkdown(digests)) });
   if (flags.json) return { exitCode: 0, json: { digests } };
   const text =
     digests.length === 0

@@ -134,3 +134,26 @@ describe('delivery to a webhook', () => {
     expect(sections[0]?.facts).toContainEqual({ name: 'term', value: 'oauth' });
   });
 });
+
+describe('text from readers in a chat message', () => {
+  it('cannot ping a channel or disguise a link: <, > and & are escaped in the text, the fields and the facts', async () => {
+    const r = await startWebhookReceiver([200]);
+    try {
+      await dispatchAlerts(
+        db.connection,
+        evaluation('w4', [alert('w4', '<!channel> & <https://evil.example|docs>')]),
+        {
+          ...opts(),
+          webhookUrl: r.url,
+        },
+      );
+      const body = JSON.stringify(r.accepted[0]);
+      const alerts = (r.accepted[0] as { alerts: { subject: string }[] }).alerts;
+      expect(body.replace(JSON.stringify(alerts), '')).not.toMatch(/[<>]/);
+      expect(body).toContain('&lt;!channel&gt; &amp; &lt;https://evil.example|docs&gt;');
+      expect(alerts[0]?.subject).toBe('<!channel> & <https://evil.example|docs>');
+    } finally {
+      await r.close();
+    }
+  });
+});
