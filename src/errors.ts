@@ -15,6 +15,8 @@ export const EXIT = {
   auth: 3,
   windowsFailed: 4,
   dbInUse: 5,
+  /** `alerts`: at least one alert was sent by this run (not an error: cron and CI act on it). */
+  alertsFired: 6,
   /** `check`: the request budget is spent, so nothing could be checked (not a failure of the API). */
   budgetSpent: 7,
   /** Stopped by SIGINT/SIGTERM (128 + 2, the shell's convention); finished days were kept. */

@@ -11,6 +11,8 @@ const PAGES: Readonly<Record<string, string>> = {
   export: 'export.md',
   report: 'report.md',
   gaps: 'gaps-and-fixes.md',
+  alerts: 'alerts-and-digest.md',
+  digest: 'alerts-and-digest.md',
   agent: 'agent-jobs.md',
   'agent fix': 'gaps-and-fixes.md',
   emulator: 'emulator.md',

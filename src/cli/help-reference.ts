@@ -13,6 +13,8 @@ export const ENVIRONMENT: Readonly<Record<string, string>> = {
   MINTLIFY_ETL_DEBUG: 'set to 1: an internal error prints its stack, a failure its cause',
   MINTLIFY_ETL_NOW:
     'for tests only: an ISO 8601 instant the clock of sync, status, report and check starts at',
+  MINTLIFY_ETL_WEBHOOK_URL:
+    'alerts and digest: the webhook to POST to (a secret: never shown); or --webhook URL',
   NO_COLOR: 'set (not empty): no colour in the terminal report',
   TERM: 'dumb: no colour in the terminal report',
   CI: 'set: no progress bar, even on a terminal',
@@ -29,6 +31,7 @@ const EXIT_MEANING: Readonly<Record<keyof typeof EXIT, string>> = {
   windowsFailed: 'some days failed after retries (the rest loaded), or the API could not be reached',
   dbInUse: 'database in use by another run',
   interrupted: 'interrupted by Ctrl-C or SIGTERM (finished days were kept)',
+  alertsFired: 'alerts: at least one alert was sent by this run',
   budgetSpent: 'check: the request budget is spent, nothing was checked (the WAIT lines say when it frees)',
 };
 

@@ -34,6 +34,8 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   export: async () => (await import('./export.js')).registerExport,
   report: async () => (await import('./report.js')).registerReport,
   gaps: async () => (await import('./gaps.js')).registerGaps,
+  alerts: async () => (await import('./alerts.js')).registerAlerts,
+  digest: async () => (await import('./digest.js')).registerDigest,
   agent: async () => (await import('./agent.js')).registerAgent,
   emulator: async () => (await import('./emulator.js')).registerEmulator,
   demo: async () => (await import('./demo.js')).registerDemo,

@@ -3,14 +3,8 @@ import { UsageError } from '../errors.js';
 import { checkDbPath, READER_MEMORY_LIMIT, type Database } from '../load/database.js';
 import { openReadable } from '../load/readable.js';
 
-/**
- * Opens the database for reading only: the read commands never create a file, never migrate,
- * and never take the writer's place (a sync can keep loading while they read, between its loads).
- */
-export async function openExistingReadOnly(
-  path: string,
-  opts: { sandbox?: boolean } = {},
-): Promise<Database> {
+/** A command that reads what sync wrote never creates the file: an existing DuckDB file only. */
+export function requireExistingDb(path: string): void {
   if (existsSync(path) && !statSync(path).isFile()) {
     throw new UsageError(`--db ${path} is a folder: point --db (or MINTLIFY_ETL_DB) at the DuckDB file`, {
       path,
@@ -23,6 +17,17 @@ export async function openExistingReadOnly(
     );
   }
   checkDbPath(path);
+}
+
+/**
+ * Opens the database for reading only: the read commands never create a file, never migrate,
+ * and never take the writer's place (a sync can keep loading while they read, between its loads).
+ */
+export async function openExistingReadOnly(
+  path: string,
+  opts: { sandbox?: boolean } = {},
+): Promise<Database> {
+  requireExistingDb(path);
   return openReadable(path, {
     ...(opts.sandbox ? { sandbox: true } : {}),
     // export, report and status read under a bounded limit and spill past it. query keeps

@@ -13,6 +13,8 @@ function variablesTheCodeReads(): string[] {
     if (!file.endsWith('.ts') || file.startsWith('emulator')) continue;
     const text = readFileSync(join(SRC, file), 'utf8');
     for (const m of text.matchAll(/env\[['"]([A-Z][A-Z0-9_]*)['"]\]/g)) names.add(m[1] as string);
+    // A variable read through a named constant (`env[WEBHOOK_ENV]`).
+    for (const m of text.matchAll(/const \w+_ENV = ['"]([A-Z][A-Z0-9_]*)['"]/g)) names.add(m[1] as string);
   }
   return [...names].sort();
 }
@@ -97,6 +99,8 @@ describe('mintlify-etl --help and --version as a process', () => {
       ['export'],
       ['report'],
       ['gaps'],
+      ['alerts'],
+      ['digest'],
       ['agent'],
       ['agent', 'fix'],
       ['agent', 'create'],

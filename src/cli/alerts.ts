@@ -1,0 +1,146 @@
+import type { Command } from 'commander';
+import { EXIT, UsageError } from '../errors.js';
+import { defaultRules, loadRules } from '../insights/alert-rules.js';
+import type { Alert, Evaluation } from '../insights/alert.js';
+import { alertProjects, evaluateAlerts } from '../insights/alerts.js';
+import { openDatabase } from '../load/database.js';
+import { dispatchAlerts, type Dispatch } from '../notify/dispatch.js';
+import { checkWebhookUrl, registerWebhookSecret } from '../notify/webhook.js';
+import { parseDay, todayUtc } from '../util/day.js';
+import { safeLine } from '../util/safe-text.js';
+import { requireExistingDb } from './open-readonly.js';
+import { dbPath } from './options.js';
+import type { CommandResult } from './result.js';
+
+interface AlertsFlags {
+  db?: string;
+  project?: string;
+  day?: string;
+  rules?: string;
+  resend?: boolean;
+  webhook?: string;
+  json?: boolean;
+}
+
+export const WEBHOOK_ENV = 'MINTLIFY_ETL_WEBHOOK_URL';
+
+export function registerAlerts(
+  program: Command,
+  run: (fn: () => Promise<CommandResult>) => Promise<void>,
+): void {
+  program
+    .command('alerts')
+    .summary('after a sync: tell what changed (traffic, searches, feedback, assistant, the pipeline itself)')
+    .description(
+      `Evaluates the alert rules on each project's newest complete loaded day (or --day), from the
+database alone (no API call), prints one line per alert and exits 6 when at least one alert
+was sent, 0 when none. Each alert is sent once: alerts_sent records it, so a re-run for the
+same day sends nothing new (--resend sends again). With --webhook (or ${WEBHOOK_ENV}) the
+alerts are POSTed as one JSON message that Slack and Microsoft Teams display; a failed
+delivery leaves them unsent, to go again on the next run.
+
+  traffic    human visitors or views of the site, or visitors of a top page, outside
+             median +/- 3 x 1.4826 x MAD (and 20%) of the same weekday of the 8 weeks before
+  search     a term searched 5+ times that day without a click, not such a term the week before
+  feedback   thumbs-down or comments on a page, 3+ that day and 3x its daily rate of 28 days
+  assistant  the unanswered share 15 points above its median of the 28 days before
+  pipeline   the last sync refused (401: keys expire after 90 days), windows failed or
+             deferred more than a day, data more than 2 days behind, the budget exhausted
+             3 nights running
+
+Tune or turn off any rule with --rules FILE (JSON): docs/alerts-and-digest.md.`,
+    )
+    .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
+    .option('-p, --project <id>', 'only this project (default: every project in the database)')
+    .option('--day <day>', "the UTC day to evaluate (default: each project's newest complete loaded day)")
+    .option('--rules <file>', 'a JSON file of rule settings over the defaults')
+    .option('--resend', 'send the alerts of the day again, even those already sent')
+    .option('--webhook <url>', `POST the alerts to this URL (env ${WEBHOOK_ENV}); a secret, never printed`)
+    .option('--json', 'print the alerts as one JSON object on stdout')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mintlify-etl sync && mintlify-etl alerts
+  $ mintlify-etl alerts --day 2026-11-23 --json | jq '.alerts[].message'
+  $ ${WEBHOOK_ENV}=https://hooks.slack.com/services/... mintlify-etl alerts`,
+    )
+    .action((flags: AlertsFlags) => run(() => alertsCommand(flags)));
+}
+
+function webhookUrl(flags: AlertsFlags): string | undefined {
+  const fromEnv = process.env[WEBHOOK_ENV]?.trim();
+  const url = flags.webhook ?? (fromEnv === '' ? undefined : fromEnv);
+  if (url === undefined) return undefined;
+  // A secret before anything can print it, the messages about it included.
+  registerWebhookSecret(url);
+  checkWebhookUrl(url, flags.webhook !== undefined ? '--webhook' : WEBHOOK_ENV);
+  return url;
+}
+
+async function alertsCommand(flags: AlertsFlags): Promise<CommandResult> {
+  const url = webhookUrl(flags);
+  const day = flags.day === undefined ? undefined : parseDay(flags.day, '--day');
+  const rules = flags.rules === undefined ? defaultRules() : loadRules(flags.rules);
+  const path = dbPath(flags.db);
+  requireExistingDb(path);
+  // Read-write: alerts_sent is written. A cron line runs it after sync, when the file is free.
+  const db = await openDatabase(path);
+  let evaluations: Evaluation[];
+  let dispatch: Dispatch;
+  try {
+    if (flags.project !== undefined && !(await alertProjects(db.connection)).includes(flags.project)) {
+      throw new UsageError(`project ${flags.project} has no data in ${path}: see \`mintlify-etl status\``, {
+        project: flags.project,
+      });
+    }
+    evaluations = await evaluateAlerts(db.connection, {
+      rules,
+      today: todayUtc(),
+      ...(day !== undefined ? { day } : {}),
+      ...(flags.project !== undefined ? { projectId: flags.project } : {}),
+    });
+    dispatch = await dispatchAlerts(db.connection, evaluations, {
+      resend: flags.resend ?? false,
+      ...(url !== undefined ? { webhookUrl: url } : {}),
+      now: () => new Date(),
+    });
+  } finally {
+    db.close();
+  }
+  writeNotes(evaluations, dispatch);
+  const exitCode = dispatch.sent.length > 0 ? EXIT.alertsFired : EXIT.ok;
+  if (flags.json) return { exitCode, json: alertsJson(evaluations, dispatch) };
+  process.stdout.write(formatAlerts(dispatch.sent));
+  return { exitCode };
+}
+
+/** One line per alert: project, day, rule, id, then the message. */
+export function formatAlerts(alerts: readonly Alert[]): string {
+  return alerts.map((a) => `${a.projectId} ${a.day} ${a.rule} ${a.id} ${safeLine(a.message)}\n`).join('');
+}
+
+function writeNotes(evaluations: readonly Evaluation[], d: Dispatch): void {
+  const err = (line: string): boolean => process.stderr.write(`mintlify-etl: ${safeLine(line)}\n`);
+  for (const e of evaluations) for (const n of e.notes) err(`note: ${e.projectId}: ${n}`);
+  if (d.alreadySent.length > 0) {
+    err(
+      `${d.alreadySent.length} alert(s) already sent by an earlier run, not sent again (--resend sends them)`,
+    );
+  }
+  if (d.deliveryError !== null) {
+    err(
+      `webhook delivery failed: ${d.deliveryError.message}; the ${d.sent.length} alert(s) stay unsent and go again on the next run`,
+    );
+  }
+}
+
+function alertsJson(evaluations: readonly Evaluation[], d: Dispatch): unknown {
+  return {
+    projects: evaluations.map((e) => ({ projectId: e.projectId, day: e.day, notes: e.notes })),
+    alerts: d.sent,
+    alreadySent: d.alreadySent.map((a) => a.id),
+    delivered: d.delivered,
+    deliveryError: d.deliveryError?.message ?? null,
+  };
+}

@@ -1,0 +1,100 @@
+import { writeFileSync } from 'node:fs';
+import { Option, type Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { alertProjects } from '../insights/alerts.js';
+import { isoWeekStart, lastCompleteWeek, readDigest, type Digest } from '../insights/digest.js';
+import { chatText } from '../notify/alert-payload.js';
+import { checkWebhookUrl, postJson, registerWebhookSecret } from '../notify/webhook.js';
+import { digestHtml } from '../report/digest-html.js';
+import { digestMarkdown } from '../report/digest-markdown.js';
+import { WEBHOOK_ENV } from './alerts.js';
+import { openExistingReadOnly } from './open-readonly.js';
+import { dbPath } from './options.js';
+import type { CommandResult } from './result.js';
+
+interface DigestFlags {
+  db?: string;
+  project?: string;
+  week?: string;
+  format: 'markdown' | 'html';
+  out?: string;
+  webhook?: string;
+  json?: boolean;
+}
+
+export function registerDigest(
+  program: Command,
+  run: (fn: () => Promise<CommandResult>) => Promise<void>,
+): void {
+  program
+    .command('digest')
+    .summary('the week at a glance, in Markdown (Slack, GitHub) or HTML (e-mail)')
+    .description(
+      `The ISO week (default: each project's last complete week) at a glance, from the database
+alone: visitors and views with the change, pages up and down, top searches and new ones
+without a click, feedback received and still open, assistant questions and the unanswered
+share, the top content gaps, and the fixes and their effect. --webhook (or ${WEBHOOK_ENV})
+sends the Markdown digest as the "text" of a JSON message.`,
+    )
+    .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
+    .option('-p, --project <id>', 'only this project (default: every project in the database)')
+    .option('--week <week>', 'the ISO week, e.g. 2026-W47 (default: the last complete week)')
+    .addOption(
+      new Option('--format <format>', 'markdown or html').choices(['markdown', 'html']).default('markdown'),
+    )
+    .option('--out <file>', 'write the digest to this file instead of stdout')
+    .option(
+      '--webhook <url>',
+      `POST the Markdown digest to this URL (env ${WEBHOOK_ENV}); a secret, never printed`,
+    )
+    .option('--json', 'print the digest data as one JSON object on stdout')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mintlify-etl digest
+  $ mintlify-etl digest --week 2026-W47 --format html --out digest.html`,
+    )
+    .action((flags: DigestFlags) => run(() => digestCommand(flags)));
+}
+
+async function digestCommand(flags: DigestFlags): Promise<CommandResult> {
+  const fromEnv = process.env[WEBHOOK_ENV]?.trim();
+  const url = flags.webhook ?? (fromEnv === '' ? undefined : fromEnv);
+  if (url !== undefined) {
+    registerWebhookSecret(url);
+    checkWebhookUrl(url, flags.webhook !== undefined ? '--webhook' : WEBHOOK_ENV);
+  }
+  if (flags.week !== undefined) isoWeekStart(flags.week);
+  const db = await openExistingReadOnly(dbPath(flags.db));
+  const digests: Digest[] = [];
+  try {
+    const projects = await alertProjects(db.connection);
+    if (flags.project !== undefined && !projects.includes(flags.project)) {
+      throw new UsageError(
+        `project ${flags.project} has no data in ${db.path}: see \`mintlify-etl status\``,
+        {
+          project: flags.project,
+        },
+      );
+    }
+    for (const p of flags.project === undefined ? projects : [flags.project]) {
+      const week = flags.week ?? (await lastCompleteWeek(db.connection, p));
+      if (week !== null) digests.push(await readDigest(db.connection, p, week));
+    }
+  } finally {
+    db.close();
+  }
+  if (url !== undefined && digests.length > 0)
+    await postJson(url, { text: chatText(digestMarkdown(digests)) });
+  if (flags.json) return { exitCode: 0, json: { digests } };
+  const text =
+    digests.length === 0
+      ? 'No complete week loaded yet: nothing to digest.\n'
+      : flags.format === 'html'
+        ? digestHtml(digests)
+        : digestMarkdown(digests);
+  if (flags.out !== undefined) writeFileSync(flags.out, text);
+  else process.stdout.write(text);
+  return { exitCode: 0 };
+}

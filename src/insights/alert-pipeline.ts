@@ -1,0 +1,162 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { queryRows } from '../load/sql.js';
+import { daysBetween } from '../util/day.js';
+import type { AlertRules } from './alert-rules.js';
+import { makeAlert, type Alert } from './alert.js';
+
+export const KEY_EXPIRY_HINT =
+  "Mintlify's API keys expire after 90 days by default: create a new admin key in the dashboard (API keys) and put it in MINTLIFY_API_KEY or --api-key-file";
+
+/**
+ * The health of the nightly job for the operator: the last run refused (401), streams whose
+ * windows still fail or wait days later, the data falling behind, the budget running out night
+ * after night. `day` is the day evaluated (the dedup key); `today` is the clock's day.
+ */
+export async function pipelineAlerts(
+  conn: DuckDBConnection,
+  projectId: string,
+  day: string,
+  today: string,
+  rules: AlertRules['pipeline'],
+): Promise<Alert[]> {
+  const alert = (subject: string, message: string, fields: Alert['fields']): Alert =>
+    makeAlert({ projectId, day, rule: 'pipeline', subject, message, fields });
+  const out: Alert[] = [];
+  const nights = await lastNights(conn, projectId, rules.budgetNights);
+  const last = nights[0];
+  if (last !== undefined && /\(401\)/.test(last.error ?? '')) {
+    out.push(
+      alert('auth', `the last sync (${last.runId}, ${last.night}) was refused with 401. ${KEY_EXPIRY_HINT}`, {
+        runId: last.runId,
+        status: 401,
+      }),
+    );
+  }
+  if (
+    nights.length >= rules.budgetNights &&
+    nights.every((n) => n.status === 'incomplete' && n.deferred > 0)
+  ) {
+    out.push(
+      alert(
+        'budget',
+        `the request budget ran out before the work was done ${nights.length} nights running (${nights.map((n) => `${n.night}: ${n.deferred} windows deferred`).join(', ')}): widen the schedule, narrow the streams, or raise --max-requests`,
+        { nights: nights.length, deferredLastNight: nights[0]?.deferred ?? 0 },
+      ),
+    );
+  }
+  for (const f of await failingStreams(conn, projectId, day)) {
+    out.push(
+      alert(
+        `failing ${f.stream}`,
+        `stream ${f.stream}: ${f.windows} window(s) still failed more than a day later, the oldest from ${f.oldest}${f.error === null ? '' : ` (${f.error})`}`,
+        { stream: f.stream, windows: f.windows, oldest: f.oldest },
+      ),
+    );
+  }
+  for (const [stream, days] of deferredStreams(last?.deferredDays ?? [], projectId, day)) {
+    out.push(
+      alert(
+        `deferred ${stream}`,
+        `stream ${stream}: ${days.length} day(s) deferred more than a day, the oldest ${days[0] ?? ''}`,
+        { stream, days: days.length, oldest: days[0] ?? null },
+      ),
+    );
+  }
+  const behind = await behindAlert(conn, projectId, today, rules.maxDaysBehind);
+  if (behind !== null) out.push(alert('behind', behind.message, behind.fields));
+  return out;
+}
+
+interface Night {
+  night: string;
+  runId: string;
+  status: string;
+  deferred: number;
+  error: string | null;
+  deferredDays: string[];
+}
+
+/** The last finished run of each of the last `n` nights the project was synced. */
+async function lastNights(conn: DuckDBConnection, projectId: string, n: number): Promise<Night[]> {
+  const rows = await queryRows(
+    conn,
+    `SELECT strftime((started_at AT TIME ZONE 'UTC')::DATE, '%Y-%m-%d') AS night,
+       arg_max(run_id, started_at) AS run_id, arg_max(status, started_at) AS status,
+       arg_max(windows_deferred, started_at)::INTEGER AS deferred, arg_max(error, started_at) AS error,
+       arg_max(coalesce(deferred_days, []), started_at) AS deferred_days
+     FROM sync_runs
+     WHERE list_contains(project_ids, $1) AND status <> 'running'
+     GROUP BY night ORDER BY night DESC LIMIT $2::INTEGER`,
+    [projectId, Math.max(n, 1)],
+  );
+  return rows.map((r) => ({
+    night: String(r['night']),
+    runId: String(r['run_id']),
+    status: String(r['status']),
+    deferred: Number(r['deferred']),
+    error: (r['error'] as string | null) ?? null,
+    deferredDays: (r['deferred_days'] as string[] | null) ?? [],
+  }));
+}
+
+async function failingStreams(
+  conn: DuckDBConnection,
+  projectId: string,
+  day: string,
+): Promise<{ stream: string; windows: number; oldest: string; error: string | null }[]> {
+  const rows = await queryRows(
+    conn,
+    `SELECT stream, count(*)::INTEGER AS windows, strftime(min(window_start), '%Y-%m-%d') AS oldest,
+       arg_max(error, fetched_at) AS error
+     FROM sync_windows
+     WHERE project_id = $1 AND status = 'failed' AND window_end <= $2::DATE
+     GROUP BY stream ORDER BY stream`,
+    [projectId, day],
+  );
+  return rows.map((r) => ({
+    stream: String(r['stream']),
+    windows: Number(r['windows']),
+    oldest: String(r['oldest']),
+    error: (r['error'] as string | null) ?? null,
+  }));
+}
+
+/** deferred_days holds `project:day` (visitors) and `project:stream:day`; those before `day`. */
+export function deferredStreams(
+  entries: readonly string[],
+  projectId: string,
+  day: string,
+): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const e of entries) {
+    if (!e.startsWith(`${projectId}:`)) continue;
+    const rest = e.slice(projectId.length + 1).split(':');
+    const d = rest.at(-1) ?? '';
+    const stream = rest.length > 1 ? (rest[0] ?? '') : 'visitors';
+    if (d >= day) continue;
+    out.set(stream, [...(out.get(stream) ?? []), d].sort());
+  }
+  return out;
+}
+
+async function behindAlert(
+  conn: DuckDBConnection,
+  projectId: string,
+  today: string,
+  maxDaysBehind: number,
+): Promise<{ message: string; fields: Alert['fields'] } | null> {
+  const rows = await queryRows(
+    conn,
+    `SELECT strftime(max(day), '%Y-%m-%d') AS last FROM site_daily WHERE project_id = $1 AND NOT partial`,
+    [projectId],
+  );
+  const last = rows[0]?.['last'] as string | null | undefined;
+  if (last === null || last === undefined) return null;
+  // Yesterday is the newest day a nightly sync can have complete.
+  const behind = daysBetween(last, today) - 1;
+  if (behind <= maxDaysBehind) return null;
+  return {
+    message: `the loaded data is ${behind} days behind: the newest complete visitors day is ${last} (today is ${today}); is the nightly sync running?`,
+    fields: { lastDay: last, daysBehind: behind },
+  };
+}

@@ -1,0 +1,53 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { inTransaction, queryRows } from '../load/sql.js';
+import type { Alert } from './alert.js';
+
+/**
+ * What was sent (alerts_sent): an alert already delivered is not sent again; one whose delivery
+ * failed (delivered = false) is sent again by the next run, whatever day it evaluates.
+ */
+export interface SentState {
+  readonly delivered: ReadonlySet<string>;
+  /** Alerts recorded but not delivered, as they were recorded. */
+  readonly pending: readonly Alert[];
+}
+
+export async function readSent(conn: DuckDBConnection, projectIds: readonly string[]): Promise<SentState> {
+  const delivered = new Set<string>();
+  const pending: Alert[] = [];
+  if (projectIds.length === 0) return { delivered, pending };
+  const wanted = new Set(projectIds);
+  const rows = await queryRows(
+    conn,
+    'SELECT project_id, alert_id, delivered, alert FROM alerts_sent ORDER BY sent_at, alert_id',
+  );
+  for (const r of rows) {
+    if (!wanted.has(String(r['project_id']))) continue;
+    const key = `${String(r['project_id'])}|${String(r['alert_id'])}`;
+    if (r['delivered'] === true) delivered.add(key);
+    else pending.push(JSON.parse(String(r['alert'])) as Alert);
+  }
+  return { delivered, pending };
+}
+
+export function sentKey(a: Alert): string {
+  return `${a.projectId}|${a.id}`;
+}
+
+export async function recordSent(
+  conn: DuckDBConnection,
+  alerts: readonly Alert[],
+  delivered: boolean,
+  sentAt: Date,
+): Promise<void> {
+  if (alerts.length === 0) return;
+  await inTransaction(conn, async () => {
+    for (const a of alerts) {
+      await conn.run(
+        `INSERT OR REPLACE INTO alerts_sent (project_id, alert_id, rule, day, sent_at, delivered, alert)
+         VALUES ($1, $2, $3, $4::DATE, $5::TIMESTAMPTZ, $6, $7)`,
+        [a.projectId, a.id, a.rule, a.day, sentAt.toISOString(), delivered, JSON.stringify(a)],
+      );
+    }
+  });
+}

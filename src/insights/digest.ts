@@ -1,0 +1,237 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { UsageError } from '../errors.js';
+import { queryRows, type Row } from '../load/sql.js';
+import { addDays } from '../util/day.js';
+import { readGaps, type Gap } from './gaps.js';
+
+/** A week's figure and the week before's: null when that stream has no loaded day in the week. */
+export interface Change {
+  readonly now: number | null;
+  readonly before: number | null;
+  readonly changePct: number | null;
+  /** Loaded complete days in the week (of 7). */
+  readonly days: number;
+}
+
+export interface Mover {
+  readonly path: string;
+  readonly now: number;
+  readonly before: number;
+  readonly change: number;
+}
+
+export interface Digest {
+  readonly projectId: string;
+  /** ISO week, e.g. 2026-W47, Monday weekStart to Sunday weekEnd. */
+  readonly week: string;
+  readonly weekStart: string;
+  readonly weekEnd: string;
+  readonly visitors: Change;
+  readonly views: Change;
+  readonly moversUp: readonly Mover[];
+  readonly moversDown: readonly Mover[];
+  readonly topSearches: readonly { query: string; searches: number; ctr: number | null }[];
+  readonly newZeroClick: readonly { query: string; searches: number }[];
+  readonly feedback: { received: number; thumbsDown: number; comments: number; stillOpen: number } | null;
+  readonly assistant: { questions: number; unanswered: number; unansweredPct: number | null } | null;
+  readonly gaps: readonly Gap[];
+  readonly fixes: readonly {
+    subject: string;
+    kind: string;
+    verdict: string;
+    before: number | null;
+    after: number | null;
+    prLink: string | null;
+  }[];
+}
+
+const WEEK_RE = /^(\d{4})-W(\d{2})$/;
+
+/** The Monday of an ISO week `2026-W47`. */
+export function isoWeekStart(week: string): string {
+  const m = WEEK_RE.exec(week);
+  const year = Number(m?.[1]);
+  const n = Number(m?.[2]);
+  if (m === null || n < 1 || n > 53) {
+    throw new UsageError(`--week "${week}" is not an ISO week: use YYYY-Www, e.g. 2026-W47`, { week });
+  }
+  // Week 1 holds January 4th; its Monday is the first Monday on or before it.
+  const jan4 = new Date(Date.UTC(year, 0, 4));
+  const monday1 = addDays(jan4.toISOString().slice(0, 10), -((jan4.getUTCDay() + 6) % 7));
+  const start = addDays(monday1, 7 * (n - 1));
+  if (isoWeekOf(start) !== week) throw new UsageError(`--week "${week}": ${year} has no week ${n}`, { week });
+  return start;
+}
+
+export function isoWeekOf(day: string): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  const thursday = new Date(d.getTime() + (3 - ((d.getUTCDay() + 6) % 7)) * 86_400_000);
+  const year = thursday.getUTCFullYear();
+  const jan1 = Date.UTC(year, 0, 1);
+  const week = Math.floor((thursday.getTime() - jan1) / 86_400_000 / 7) + 1;
+  return `${year}-W${String(week).padStart(2, '0')}`;
+}
+
+/** The last ISO week whose Sunday is complete in visitors, for the project. */
+export async function lastCompleteWeek(conn: DuckDBConnection, projectId: string): Promise<string | null> {
+  const rows = await queryRows(
+    conn,
+    `SELECT strftime(max(day), '%Y-%m-%d') AS d FROM site_daily WHERE project_id = $1 AND NOT partial`,
+    [projectId],
+  );
+  const last = rows[0]?.['d'] as string | null | undefined;
+  if (last === null || last === undefined) return null;
+  const sunday = addDays(last, -new Date(`${last}T00:00:00Z`).getUTCDay());
+  return isoWeekOf(sunday);
+}
+
+const n = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+function change(r: Row | undefined): Change {
+  const now = n(r?.['now']);
+  const before = n(r?.['before']);
+  const pct =
+    now !== null && before !== null && before !== 0
+      ? Math.round(((now - before) / before) * 1000) / 10
+      : null;
+  return { now, before, changePct: pct, days: Number(r?.['days'] ?? 0) };
+}
+
+async function totals(conn: DuckDBConnection, table: string, p: string, start: string): Promise<Change> {
+  const rows = await queryRows(
+    conn,
+    `SELECT sum(human) FILTER (WHERE day >= $2::DATE)::DOUBLE AS now,
+       sum(human) FILTER (WHERE day < $2::DATE)::DOUBLE AS before,
+       count(*) FILTER (WHERE day >= $2::DATE)::INTEGER AS days
+     FROM ${table} WHERE project_id = $1 AND NOT partial AND day >= $2::DATE - 7 AND day < $2::DATE + 7`,
+    [p, start],
+  );
+  return change(rows[0]);
+}
+
+async function movers(conn: DuckDBConnection, p: string, start: string): Promise<Mover[]> {
+  const rows = await queryRows(
+    conn,
+    `SELECT path, coalesce(sum(human) FILTER (WHERE day >= $2::DATE), 0)::INTEGER AS now,
+       coalesce(sum(human) FILTER (WHERE day < $2::DATE), 0)::INTEGER AS before
+     FROM page_daily WHERE project_id = $1 AND day >= $2::DATE - 7 AND day < $2::DATE + 7
+     GROUP BY path`,
+    [p, start],
+  );
+  return rows.map((r) => {
+    const now = Number(r['now']);
+    const before = Number(r['before']);
+    return { path: String(r['path']), now, before, change: now - before };
+  });
+}
+
+async function searches(
+  conn: DuckDBConnection,
+  p: string,
+  start: string,
+): Promise<Pick<Digest, 'topSearches' | 'newZeroClick'>> {
+  const rows = await queryRows(
+    conn,
+    `WITH w AS (
+       SELECT lower(trim(query)) AS k, mode(query) AS query,
+         sum(hits) FILTER (WHERE day >= $2::DATE)::INTEGER AS now,
+         sum(hits * coalesce(ctr, 0)) FILTER (WHERE day >= $2::DATE) / nullif(sum(hits) FILTER (WHERE day >= $2::DATE), 0) AS ctr,
+         sum(hits) FILTER (WHERE day < $2::DATE)::INTEGER AS before,
+         sum(hits * coalesce(ctr, 0)) FILTER (WHERE day < $2::DATE) AS clicks_before
+       FROM search_daily WHERE project_id = $1 AND day >= $2::DATE - 7 AND day < $2::DATE + 7
+       GROUP BY k)
+     SELECT query, now, ctr, before, clicks_before FROM w WHERE now > 0 ORDER BY now DESC, query`,
+    [p, start],
+  );
+  const all = rows.map((r) => ({
+    query: String(r['query']),
+    searches: Number(r['now']),
+    ctr: n(r['ctr']),
+    zeroBefore: n(r['before']) !== null && Number(r['before']) >= 5 && Number(r['clicks_before']) === 0,
+  }));
+  return {
+    topSearches: all.slice(0, 5).map(({ query, searches: s, ctr }) => ({ query, searches: s, ctr })),
+    newZeroClick: all
+      .filter((t) => t.searches >= 5 && t.ctr === 0 && !t.zeroBefore)
+      .slice(0, 5)
+      .map(({ query, searches: s }) => ({ query, searches: s })),
+  };
+}
+
+async function feedback(conn: DuckDBConnection, p: string, start: string): Promise<Digest['feedback']> {
+  const rows = await queryRows(
+    conn,
+    `SELECT
+       (SELECT count(*) FROM sync_windows WHERE project_id = $1 AND stream = 'feedback' AND status = 'loaded')::INTEGER AS windows,
+       count(*)::INTEGER AS received,
+       count(*) FILTER (WHERE helpful = false)::INTEGER AS down,
+       count(*) FILTER (WHERE coalesce(trim(comment), '') <> '')::INTEGER AS comments,
+       (SELECT count(*) FROM v_feedback_open WHERE project_id = $1)::INTEGER AS open
+     FROM feedback WHERE project_id = $1
+       AND (created_at AT TIME ZONE 'UTC')::DATE >= $2::DATE AND (created_at AT TIME ZONE 'UTC')::DATE < $2::DATE + 7`,
+    [p, start],
+  );
+  const r = rows[0] ?? {};
+  if (Number(r['windows'] ?? 0) === 0) return null;
+  return {
+    received: Number(r['received']),
+    thumbsDown: Number(r['down']),
+    comments: Number(r['comments']),
+    stillOpen: Number(r['open']),
+  };
+}
+
+async function assistant(conn: DuckDBConnection, p: string, start: string): Promise<Digest['assistant']> {
+  const rows = await queryRows(
+    conn,
+    `SELECT count(*)::INTEGER AS days, sum(turns)::INTEGER AS q, sum(unanswered)::INTEGER AS u
+     FROM v_assistant_daily WHERE project_id = $1 AND day >= $2::DATE AND day < $2::DATE + 7`,
+    [p, start],
+  );
+  const r = rows[0] ?? {};
+  if (Number(r['days'] ?? 0) === 0) return null;
+  const q = Number(r['q'] ?? 0);
+  const u = Number(r['u'] ?? 0);
+  return { questions: q, unanswered: u, unansweredPct: q === 0 ? null : Math.round((u / q) * 1000) / 10 };
+}
+
+async function fixes(conn: DuckDBConnection, p: string): Promise<Digest['fixes']> {
+  const rows = await queryRows(
+    conn,
+    'SELECT subject, kind, verdict, measure_before, measure_after, pr_link FROM v_gap_outcomes WHERE project_id = $1',
+    [p],
+  );
+  return rows.map((r) => ({
+    subject: String(r['subject']),
+    kind: String(r['kind']),
+    verdict: String(r['verdict']),
+    before: n(r['measure_before']),
+    after: n(r['measure_after']),
+    prLink: (r['pr_link'] as string | null) ?? null,
+  }));
+}
+
+/** The week at a glance for one project; `week` default: its last complete ISO week. */
+export async function readDigest(conn: DuckDBConnection, projectId: string, week: string): Promise<Digest> {
+  const weekStart = isoWeekStart(week);
+  const pages = await movers(conn, projectId, weekStart);
+  const byChange = [...pages].sort((a, b) => b.change - a.change || a.path.localeCompare(b.path));
+  return {
+    projectId,
+    week,
+    weekStart,
+    weekEnd: addDays(weekStart, 6),
+    visitors: await totals(conn, 'site_daily', projectId, weekStart),
+    views: await totals(conn, 'site_views_daily', projectId, weekStart),
+    moversUp: byChange.filter((m) => m.change > 0).slice(0, 5),
+    moversDown: byChange
+      .filter((m) => m.change < 0)
+      .reverse()
+      .slice(0, 5),
+    ...(await searches(conn, projectId, weekStart)),
+    feedback: await feedback(conn, projectId, weekStart),
+    assistant: await assistant(conn, projectId, weekStart),
+    gaps: await readGaps(conn, { days: 7, to: addDays(weekStart, 7), projectId, limit: 5 }),
+    fixes: await fixes(conn, projectId),
+  };
+}

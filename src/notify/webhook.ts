@@ -1,0 +1,91 @@
+import pRetry, { AbortError } from 'p-retry';
+import { request } from 'undici';
+import { EtlError, EXIT } from '../errors.js';
+import { registerSecret } from '../util/secrets.js';
+
+/** The webhook refused the payload or could not be reached, retries included. */
+export class WebhookError extends EtlError {
+  readonly code = 'E_WEBHOOK';
+  readonly exitCode = EXIT.internal;
+}
+
+export interface WebhookOptions {
+  /** Per attempt: connect, headers and body each. */
+  readonly timeoutMs?: number;
+  readonly retries?: number;
+  /** First retry delay; doubles after each. */
+  readonly retryDelayMs?: number;
+}
+
+/**
+ * A webhook URL carries its credential in its path (Slack, Teams): the whole URL, and its path,
+ * become secrets of the process before anything can print them.
+ */
+export function registerWebhookSecret(url: string): void {
+  registerSecret(url, 'webhook-url-****');
+  try {
+    const u = new URL(url);
+    registerSecret(`${u.pathname}${u.search}`, '/****');
+  } catch {
+    // Not a URL: checked (and refused) by the caller; the raw text is registered already.
+  }
+}
+
+export function checkWebhookUrl(url: string, flag: string): URL {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new WebhookUsage(`${flag} is not a URL (its value is not shown: it is a secret)`);
+  }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') {
+    throw new WebhookUsage(`${flag} must be an http(s) URL`);
+  }
+  return u;
+}
+
+class WebhookUsage extends EtlError {
+  readonly code = 'E_USAGE';
+  readonly exitCode = EXIT.usage;
+}
+
+/**
+ * POSTs a JSON payload; retries on 5xx, 429 and network failures (bounded attempts and time),
+ * gives up at once on another status. The error never holds the URL.
+ */
+export async function postJson(url: string, payload: unknown, o: WebhookOptions = {}): Promise<void> {
+  const timeoutMs = o.timeoutMs ?? 10_000;
+  const body = JSON.stringify(payload);
+  const attempt = async (): Promise<void> => {
+    let status: number;
+    try {
+      const res = await request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      status = res.statusCode;
+      await res.body.dump();
+    } catch (e) {
+      throw new WebhookError(`the webhook could not be reached (${(e as Error).message})`, {}, { cause: e });
+    }
+    if (status >= 200 && status < 300) return;
+    const err = new WebhookError(`the webhook answered ${status}`, { status });
+    if (status === 429 || status >= 500) throw err;
+    throw new AbortError(err);
+  };
+  try {
+    await pRetry(attempt, {
+      retries: o.retries ?? 3,
+      minTimeout: o.retryDelayMs ?? 1_000,
+      factor: 2,
+      randomize: false,
+    });
+  } catch (e) {
+    if (e instanceof WebhookError) throw e;
+    throw new WebhookError(`the webhook failed (${(e as Error).message})`, {}, { cause: e });
+  }
+}

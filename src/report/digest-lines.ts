@@ -1,0 +1,96 @@
+import type { Change, Digest } from '../insights/digest.js';
+
+/** The digest's wording, shared by the Markdown and the HTML so that both say the same. */
+export function fmt(v: number | null): string {
+  return v === null ? '–' : Math.round(v).toLocaleString('en-US');
+}
+
+/** A fix's measure is a rate per day (0.5 questions a day): two decimals. */
+function measure(v: number | null): string {
+  return v === null ? '–' : String(Math.round(v * 100) / 100);
+}
+
+export function changeText(c: Change): string {
+  if (c.now === null) return 'not loaded';
+  const pct =
+    c.changePct === null ? '' : ` (${c.changePct > 0 ? '+' : ''}${c.changePct}% vs the week before)`;
+  return `${fmt(c.now)}${pct}${c.days < 7 ? `, ${c.days} of 7 days loaded` : ''}`;
+}
+
+export function title(d: Digest): string {
+  return `Docs week ${d.week} · ${d.projectId} · ${d.weekStart} to ${d.weekEnd}`;
+}
+
+export interface Section {
+  readonly heading: string;
+  readonly items: readonly string[];
+  /** Text shown in place of the items when there are none. */
+  readonly empty: string;
+}
+
+export function sections(d: Digest): Section[] {
+  const pct = (v: number | null): string => (v === null ? '–' : `${Math.round(v * 1000) / 10}%`);
+  return [
+    {
+      heading: 'At a glance',
+      items: [`Human visitor-days: ${changeText(d.visitors)}`, `Human views: ${changeText(d.views)}`],
+      empty: '',
+    },
+    {
+      heading: 'Pages up',
+      items: d.moversUp.map((m) => `${m.path}: ${fmt(m.now)} (+${fmt(m.change)})`),
+      empty: 'none',
+    },
+    {
+      heading: 'Pages down',
+      items: d.moversDown.map((m) => `${m.path}: ${fmt(m.now)} (${fmt(m.change)})`),
+      empty: 'none',
+    },
+    {
+      heading: 'Top searches',
+      items: d.topSearches.map((s) => `"${s.query}": ${fmt(s.searches)} searches, ${pct(s.ctr)} clicked`),
+      empty: 'no searches loaded',
+    },
+    {
+      heading: 'New searches without a click',
+      items: d.newZeroClick.map((s) => `"${s.query}": ${fmt(s.searches)} searches, none clicked`),
+      empty: 'none',
+    },
+    {
+      heading: 'Feedback',
+      items:
+        d.feedback === null
+          ? []
+          : [
+              `${fmt(d.feedback.received)} received (${fmt(d.feedback.thumbsDown)} thumbs-down, ${fmt(d.feedback.comments)} with a comment)`,
+              `${fmt(d.feedback.stillOpen)} still open`,
+            ],
+      empty: 'feedback is not synced',
+    },
+    {
+      heading: 'Assistant',
+      items:
+        d.assistant === null
+          ? []
+          : [
+              `${fmt(d.assistant.questions)} questions, ${fmt(d.assistant.unanswered)} unanswered (${d.assistant.unansweredPct ?? '–'}%)`,
+            ],
+      empty: 'the assistant is not synced',
+    },
+    {
+      heading: 'Top content gaps',
+      items: d.gaps.map(
+        (g) => `${g.kind}: ${g.subject} (${g.currentCount} this week, ${g.trend}) · ${g.gapId}`,
+      ),
+      empty: 'none',
+    },
+    {
+      heading: 'Fixes and their effect',
+      items: d.fixes.map(
+        (f) =>
+          `${f.kind} "${f.subject}": ${f.verdict} (${measure(f.before)} before, ${measure(f.after)} after)${f.prLink === null ? '' : ` ${f.prLink}`}`,
+      ),
+      empty: 'no fix measured yet',
+    },
+  ];
+}
