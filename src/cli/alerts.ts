@@ -8,6 +8,7 @@ import { dispatchAlerts, type Dispatch } from '../notify/dispatch.js';
 import { checkWebhookUrl, registerWebhookSecret } from '../notify/webhook.js';
 import { parseDay, todayUtc } from '../util/day.js';
 import { safeLine } from '../util/safe-text.js';
+import { clockFromEnv } from './clock.js';
 import { requireExistingDb } from './open-readonly.js';
 import { dbPath } from './options.js';
 import type { CommandResult } from './result.js';
@@ -82,6 +83,7 @@ async function alertsCommand(flags: AlertsFlags): Promise<CommandResult> {
   const url = webhookUrl(flags);
   const day = flags.day === undefined ? undefined : parseDay(flags.day, '--day');
   const rules = flags.rules === undefined ? defaultRules() : loadRules(flags.rules);
+  const now = clockFromEnv() ?? Date.now;
   const path = dbPath(flags.db);
   requireExistingDb(path);
   // Read-write: alerts_sent is written. A cron line runs it after sync, when the file is free.
@@ -96,14 +98,14 @@ async function alertsCommand(flags: AlertsFlags): Promise<CommandResult> {
     }
     evaluations = await evaluateAlerts(db.connection, {
       rules,
-      today: todayUtc(),
+      today: todayUtc(now()),
       ...(day !== undefined ? { day } : {}),
       ...(flags.project !== undefined ? { projectId: flags.project } : {}),
     });
     dispatch = await dispatchAlerts(db.connection, evaluations, {
       resend: flags.resend ?? false,
       ...(url !== undefined ? { webhookUrl: url } : {}),
-      now: () => new Date(),
+      now: () => new Date(now()),
     });
   } finally {
     db.close();
