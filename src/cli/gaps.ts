@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { projectsWithWindows, readGaps, type Gap } from '../insights/gaps.js';
+import { projectsWithWindows, readGaps, SCORE_RULE, type Gap } from '../insights/gaps.js';
 import { formatTable, type Column } from '../query/format.js';
 import { addDays, parseDay } from '../util/day.js';
 import { openExistingReadOnly } from './open-readonly.js';
@@ -15,9 +15,6 @@ interface GapsFlags {
   limit: number;
   json?: boolean;
 }
-
-export const SCORE_RULE =
-  'score = readers the gap failed in the window (1 per unanswered turn, 0.5 per search without a click, 1 per thumbs-down or comment, 0.1 per human view lost) x trend (new 1.5, worse 1.25, same 1, better 0.75)';
 
 export function registerGaps(
   program: Command,

@@ -2,6 +2,10 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Database } from '../load/database.js';
 import { queryRows, type Row } from '../load/sql.js';
 
+/** How a gap's score is computed, as `gaps` and the report say it (content_gaps computes it). */
+export const SCORE_RULE =
+  'score = readers the gap failed in the window (1 per unanswered turn, 0.5 per search without a click, 1 per thumbs-down or comment, 0.1 per human view lost) x trend (new 1.5, worse 1.25, same 1, better 0.75)';
+
 export const GAP_KINDS = ['unanswered', 'search', 'flagged', 'losing'] as const;
 export type GapKind = (typeof GAP_KINDS)[number];
 export type GapTrend = 'new' | 'worse' | 'same' | 'better';

@@ -1,4 +1,4 @@
-import type { GapOutcome } from '../insights/gaps.js';
+import { SCORE_RULE, type GapOutcome } from '../insights/gaps.js';
 import { formatChange, formatCount, formatShare } from './format.js';
 import type { ProjectReport } from './model.js';
 import { change, head, num, type Cell, type Table, type Tone } from './tables.js';
@@ -55,7 +55,7 @@ export function contentGapsTable(p: ProjectReport): Table {
       { text: x.gapId, tone: 'muted', minor: true },
     ]),
     notes: [
-      'What the docs fail to answer, ranked across kinds: unanswered (questions the assistant could not answer), search (terms searched with almost no clicks), flagged (pages with thumbs-down and comments), losing (pages losing human readers). "now" against the same number of days before. Score: readers the gap failed (1 per unanswered turn, 0.5 per search without a click, 1 per flag, 0.1 per human view lost) x trend. Fix one: mintlify-etl agent fix GAP_ID --dry-run.',
+      `What the docs fail to answer, ranked across kinds: unanswered (questions the assistant could not answer), search (terms searched with almost no clicks), flagged (pages with thumbs-down and comments), losing (pages losing human readers). "now" against the same number of days before. The ${SCORE_RULE}. Fix one: mintlify-etl agent fix GAP_ID --dry-run.`,
     ],
     empty: 'no content gap in the window',
   };
