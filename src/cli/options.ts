@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
 import { maskUserinfo, registerUrlSecrets } from '../util/url-text.js';
-import { DEFAULT_STREAMS, parseStreams, type DayStream } from '../streams/index.js';
+import { DEFAULT_STREAMS, parseStreams, type StreamDefinition } from '../streams/index.js';
 
 export const DEFAULT_API_URL = 'https://api.mintlify.com';
 export const DEFAULT_DB = 'data/analytics.duckdb';
@@ -95,7 +95,7 @@ export function collect(value: string, previous: string[] | undefined): string[]
 }
 
 /** --streams, else MINTLIFY_ETL_STREAMS (an empty variable counts as unset), else the default streams. */
-export function selectedStreams(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): DayStream[] {
+export function selectedStreams(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): StreamDefinition[] {
   const fromEnv = env['MINTLIFY_ETL_STREAMS'];
   if (flag === undefined && fromEnv !== undefined && fromEnv.trim() !== '') {
     try {

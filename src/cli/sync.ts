@@ -12,7 +12,7 @@ import {
   streamByName,
   STREAMS,
   windowsAreNotDays,
-  type DayStream,
+  type StreamDefinition,
 } from '../streams/index.js';
 import { UsageError } from '../errors.js';
 import { parseDay } from '../util/day.js';
@@ -270,7 +270,7 @@ async function dropEmptyFirstDatabase(db: string, existed: boolean, exitCode: nu
 }
 
 /** `--max-pages searches=2` (repeatable) into a cap per stream; the stream must be one the run syncs. */
-function parseMaxPages(values: readonly string[], streams: readonly DayStream[]): Map<string, number> {
+function parseMaxPages(values: readonly string[], streams: readonly StreamDefinition[]): Map<string, number> {
   const caps = new Map<string, number>();
   for (const v of values) {
     const m = /^([a-z_]+)=([1-9]\d{0,5})$/.exec(v.trim());
@@ -303,7 +303,7 @@ function parseMaxPages(values: readonly string[], streams: readonly DayStream[])
 }
 
 /** Flags that only act on streams not in --streams do nothing: say so instead of ignoring them. */
-function checkStreamFlags(flags: SyncFlags, streams: readonly DayStream[]): void {
+function checkStreamFlags(flags: SyncFlags, streams: readonly StreamDefinition[]): void {
   const has = (name: string): boolean => streams.some((s) => s.name === name);
   if (flags.periodPages === true && !has('visitors_weekly') && !has('visitors_monthly')) {
     throw new UsageError(

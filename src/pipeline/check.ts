@@ -11,13 +11,13 @@ import { acquireLock } from '../load/lock.js';
 import { appendLedger, readLedgerSince, type LedgerRow } from '../load/runs.js';
 import { addDays, todayUtc } from '../util/day.js';
 import { formatDuration, type RateLimitSpec } from '../util/duration.js';
-import { ANALYTICS_ENDPOINTS, type DayStream } from '../streams/index.js';
+import { ANALYTICS_ENDPOINTS, type StreamDefinition } from '../streams/index.js';
 import { explainNotFound } from './not-found.js';
 
 export interface CheckOptions {
   readonly projects: readonly string[];
   /** One request each, for every project. */
-  readonly streams: readonly DayStream[];
+  readonly streams: readonly StreamDefinition[];
   readonly apiUrl: string;
   readonly apiKey: ApiKey;
   readonly dbPath: string;
@@ -130,7 +130,7 @@ async function checkStream(
   client: MintlifyClient,
   apiUrl: string,
   projectId: string,
-  stream: DayStream,
+  stream: StreamDefinition,
   nowMs: number,
 ): Promise<{ check: ProjectCheck; exitCode: number; stop: 'project' | 'all' | false }> {
   const today = todayUtc(nowMs);

@@ -41,14 +41,14 @@ import {
   DEFAULT_STREAMS,
   STREAMS,
   streamByName,
-  type DayStream,
+  type StreamDefinition,
 } from '../streams/index.js';
 import { makeFolder } from '../util/file-errors.js';
 
 export interface SyncOptions {
   readonly projects: readonly string[];
   /** The streams to sync (default DEFAULT_STREAMS). */
-  readonly streams?: readonly DayStream[];
+  readonly streams?: readonly StreamDefinition[];
   /** --max-pages STREAM=N: pages per window at most, by stream; a capped window is recorded truncated. */
   readonly maxPages?: ReadonlyMap<string, number>;
   /** --feedback-lookback: days a feedback window is re-read after it ends (statuses change). */
@@ -267,7 +267,7 @@ async function readState(db: Database, opts: SyncOptions, nowMs: number): Promis
  * --max-pages cut makes a truncated window worth fetching again; the endpoint's own cut does not.
  */
 function planStream(
-  stream: DayStream,
+  stream: StreamDefinition,
   projectId: string,
   loaded: ProjectState,
   opts: PlanOptions,
@@ -321,7 +321,7 @@ export async function planLateWindows(
   return out;
 }
 
-export function streamsOf(opts: SyncOptions): readonly DayStream[] {
+export function streamsOf(opts: SyncOptions): readonly StreamDefinition[] {
   return opts.streams ?? DEFAULT_STREAMS.map(streamByName);
 }
 

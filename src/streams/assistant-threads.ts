@@ -12,7 +12,7 @@ import { addDays } from '../util/day.js';
 import { readApiTime } from '../util/time.js';
 import { untrusted } from '../util/safe-text.js';
 import type { Database } from '../load/database.js';
-import type { DayStream, StreamWindow } from './types.js';
+import type { StreamDefinition, StreamWindow } from './types.js';
 
 /**
  * Threads fetched per project and run unless --max-threads says otherwise: each costs a request
@@ -106,7 +106,7 @@ SELECT * FROM (SELECT unnest($1::VARCHAR[]), unnest($2::VARCHAR[]), unnest($3::V
  * last turn first, at most `max`: a thread that did not change is never paid for twice.
  */
 async function planThreads(
-  db: Parameters<NonNullable<DayStream['planAfterLoads']>>[0],
+  db: Parameters<NonNullable<StreamDefinition['planAfterLoads']>>[0],
   projectId: string,
   opts: { maxItems: number; refresh: boolean },
 ): Promise<PlannedWindow[]> {
@@ -233,7 +233,7 @@ function checks(t: AssistantThread, turns: number): QualityWarning[] {
  * longer has (404) is recorded gone, its messages removed, and not asked for again until it
  * gains turns.
  */
-export const assistantThreads: DayStream = {
+export const assistantThreads: StreamDefinition = {
   name: 'assistant_threads',
   endpoint: 'assistant.threads',
   tables: ['assistant_messages', 'assistant_threads'],

@@ -3,7 +3,7 @@ import { ISO_WEEKS, planRanges } from '../extract/range-plan.js';
 import { eventTable, type EventTable } from '../load/event-tables.js';
 import { isoUtc } from '../util/time.js';
 import { fetchEventRange, type EventRangeSpec } from './event-range.js';
-import type { DayStream } from './types.js';
+import type { StreamDefinition } from './types.js';
 
 const LIMIT = 1000;
 
@@ -65,7 +65,7 @@ const SPEC: EventRangeSpec<AssistantTurn, Record<string, unknown>> = {
  * depends on their order: a turn is keyed by (thread, time), and a window counts as loaded only
  * when its whole sequence is.
  */
-export const assistant: DayStream = {
+export const assistant: StreamDefinition = {
   name: 'assistant',
   endpoint: 'assistant',
   tables: [TABLE.table],

@@ -1,6 +1,6 @@
 import { CallerStatsResponseSchema } from '../api/schemas.js';
 import { jsonChunks, jsonTables, type JsonTable } from '../load/json-tables.js';
-import type { DayStream } from './types.js';
+import type { StreamDefinition } from './types.js';
 
 const CALLERS: JsonTable = {
   table: 'assistant_callers_daily',
@@ -17,7 +17,7 @@ const TABLES = jsonTables([CALLERS]);
  * Assistant queries per day by caller (`/assistant/caller-stats`): web, API and other callers,
  * one request per day, no paging, into assistant_callers_daily.
  */
-export const callerStats: DayStream = {
+export const callerStats: StreamDefinition = {
   name: 'caller_stats',
   endpoint: 'assistant.caller-stats',
   tables: [CALLERS.table],

@@ -1,7 +1,7 @@
 import { FeedbackByPageResponseSchema } from '../api/schemas.js';
 import { DataShiftError } from '../errors.js';
 import { jsonChunks, jsonTables, type JsonTable } from '../load/json-tables.js';
-import type { DayStream } from './types.js';
+import type { StreamDefinition } from './types.js';
 
 const PAGES: JsonTable = {
   table: 'feedback_page_daily',
@@ -24,7 +24,7 @@ const LIMIT = 100;
  * entry, is the complete source). That cut is the endpoint's, so it is no reason to fetch a settled
  * day again.
  */
-export const feedbackByPage: DayStream = {
+export const feedbackByPage: StreamDefinition = {
   name: 'feedback_by_page',
   endpoint: 'feedback.by-page',
   tables: [PAGES.table],

@@ -3,7 +3,7 @@ import { MONTHS, planRanges } from '../extract/range-plan.js';
 import { eventTable, type EventTable } from '../load/event-tables.js';
 import { isoUtc } from '../util/time.js';
 import { fetchEventRange, type EventRangeSpec } from './event-range.js';
-import type { DayStream } from './types.js';
+import type { StreamDefinition } from './types.js';
 
 /**
  * Days a feedback window is re-read after it ends. Triage moves a status from pending to
@@ -71,7 +71,7 @@ const SPEC: EventRangeSpec<FeedbackItem, Record<string, unknown>> = {
  * of the hour's budget on near-empty pages). The source and status filters are not used: a
  * month's unfiltered sequence is one request for what filters would split into several.
  */
-export const feedback: DayStream = {
+export const feedback: StreamDefinition = {
   name: 'feedback',
   endpoint: 'feedback',
   tables: [TABLE.table],

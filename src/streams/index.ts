@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import type { DayStream } from './types.js';
+import type { StreamDefinition } from './types.js';
 import { assistant } from './assistant.js';
 import { assistantThreads } from './assistant-threads.js';
 import { callerStats } from './caller-stats.js';
@@ -10,10 +10,10 @@ import { searches } from './searches.js';
 import { views } from './views.js';
 import { visitors } from './visitors.js';
 
-export type { DayStream, LatePlanOptions, StreamFetched, StreamFetchOptions, StreamWindow } from './types.js';
+export type { StreamDefinition, LatePlanOptions, StreamFetched, StreamFetchOptions, StreamWindow } from './types.js';
 
 /** Every stream this version knows, in the order a run lists them. */
-export const STREAMS: readonly DayStream[] = [
+export const STREAMS: readonly StreamDefinition[] = [
   visitors,
   views,
   searches,
@@ -55,7 +55,7 @@ export function windowsAreNotDays(name: string): boolean {
   return s?.plan !== undefined || s?.planAfterLoads !== undefined;
 }
 
-export function streamByName(name: string): DayStream {
+export function streamByName(name: string): StreamDefinition {
   const s = STREAMS.find((x) => x.name === name);
   if (!s) {
     throw new UsageError(
@@ -67,7 +67,7 @@ export function streamByName(name: string): DayStream {
 }
 
 /** --streams LIST (comma-separated, repeatable names collapse) into known streams, in STREAMS order. */
-export function parseStreams(list: string): DayStream[] {
+export function parseStreams(list: string): StreamDefinition[] {
   const names = new Set(
     list
       .split(',')

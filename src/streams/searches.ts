@@ -5,7 +5,7 @@ import { CursorGuard } from '../extract/cursor-guard.js';
 import { timeOutOfRange, type QualityWarning } from '../extract/quality.js';
 import { jsonChunks, jsonTables, type JsonTable } from '../load/json-tables.js';
 import { readApiTime } from '../util/time.js';
-import type { DayStream, StreamFetchOptions, StreamWindow } from './types.js';
+import type { StreamDefinition, StreamFetchOptions, StreamWindow } from './types.js';
 
 const TERMS: JsonTable = {
   table: 'search_daily',
@@ -138,7 +138,7 @@ function checks(pass: Pass): QualityWarning[] {
  * searched per term into search_daily, and the day's total searches, terms and truncation into
  * search_totals_daily. Cursor paging, 100 terms a page, ordered by hits.
  */
-export const searches: DayStream = {
+export const searches: StreamDefinition = {
   name: 'searches',
   endpoint: 'searches',
   tables: [TERMS.table, TOTALS.table],

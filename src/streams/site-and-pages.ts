@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { invariantChecks, type WindowChecks } from '../extract/quality.js';
 import { streamOffsetWindow, type PageRow, type PassSink, type Totals } from '../extract/window-pager.js';
 import { siteAndPageTables, sitePageRows, type SitePageRows } from '../load/batch-loader.js';
-import type { DayStream, StreamWindow } from './types.js';
+import type { StreamDefinition, StreamWindow } from './types.js';
 
 /** An offset-paged day endpoint of site totals and per-page (human, ai, total) counts. */
 export interface SiteAndPagesSpec<F extends string> {
@@ -23,7 +23,7 @@ export interface SiteAndPagesSpec<F extends string> {
  * page, identical totals on every page and no path twice (else the day is fetched again), each
  * day's rows replaced as a set.
  */
-export function siteAndPagesStream<F extends string>(spec: SiteAndPagesSpec<F>): DayStream {
+export function siteAndPagesStream<F extends string>(spec: SiteAndPagesSpec<F>): StreamDefinition {
   const tables = siteAndPageTables(spec.siteTable, spec.pageTable);
   return {
     name: spec.name,

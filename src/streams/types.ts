@@ -57,10 +57,11 @@ export interface StreamFetched {
 }
 
 /**
- * A day stream: one endpoint of the analytics API fetched one UTC day at a time and loaded into
- * its own tables, each day replaced as a set. The pipeline knows streams only through this.
+ * A stream of any kind (day, period, event range or keyed item): one endpoint of the analytics
+ * API, how its windows are planned, fetched and prepared for loading into its own tables. The
+ * pipeline knows streams only through this.
  */
-export interface DayStream {
+export interface StreamDefinition {
   /** The name users give in --streams and that sync_windows.stream records. */
   readonly name: string;
   /** The ledger's name of its requests (api_requests.endpoint). */

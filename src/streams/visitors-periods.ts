@@ -3,7 +3,7 @@ import { checkInvariants } from '../extract/quality.js';
 import { ISO_WEEKS, MONTHS, planRanges, type Grid } from '../extract/range-plan.js';
 import { fetchOffsetWindow } from '../extract/window-pager.js';
 import { prepareWindow, siteAndPageTables } from '../load/batch-loader.js';
-import type { DayStream } from './types.js';
+import type { StreamDefinition } from './types.js';
 
 interface PeriodSpec {
   readonly name: string;
@@ -20,7 +20,7 @@ interface PeriodSpec {
  * fetched again until complete). --period-pages fetches every page's uniques too
  * (ceil(paths/250) requests a period), --max-pages capping it and recording the truncation.
  */
-function periodStream(spec: PeriodSpec): DayStream {
+function periodStream(spec: PeriodSpec): StreamDefinition {
   const tables = siteAndPageTables(spec.siteTable, spec.pageTable, 'period_start');
   return {
     name: spec.name,

@@ -7,7 +7,7 @@ import { queryRows } from '../../src/load/sql.js';
 import { loadPreparedBatch, type PreparedWindow } from '../../src/load/window-batch.js';
 import { assistant } from '../../src/streams/assistant.js';
 import { feedback } from '../../src/streams/feedback.js';
-import type { DayStream, StreamWindow } from '../../src/streams/types.js';
+import type { StreamDefinition, StreamWindow } from '../../src/streams/types.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 import { WindowWriter } from '../../src/pipeline/writer.js';
 
@@ -39,7 +39,7 @@ function fakeClient(field: 'feedback' | 'conversations', rows: readonly object[]
   } as unknown as MintlifyClient;
 }
 
-async function load(stream: DayStream, w: StreamWindow, client: MintlifyClient, at: string): Promise<void> {
+async function load(stream: StreamDefinition, w: StreamWindow, client: MintlifyClient, at: string): Promise<void> {
   const fetched = await stream.fetch(client, w, {});
   const prepared: PreparedWindow = fetched.prepare({ runId: 'run', fetchedAt: new Date(at) });
   await loadPreparedBatch(db, [prepared]);
