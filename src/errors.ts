@@ -244,6 +244,16 @@ export class DatabaseDamagedError extends EtlError {
   readonly exitCode = EXIT.usage;
 }
 
+/**
+ * A PostgreSQL destination that cannot be reached, refuses the login, or lacks a right the tool
+ * needs (create the schema, write its tables): named by host, port, database and user, never the
+ * password. Exit 2, like every configuration to fix; nothing was fetched from the API.
+ */
+export class DestinationError extends EtlError {
+  readonly code = 'E_DESTINATION';
+  readonly exitCode = EXIT.usage;
+}
+
 /** A SQL statement given by the user failed (query command). Exit 2. */
 export class SqlError extends EtlError {
   readonly code = 'E_SQL';

@@ -1,0 +1,94 @@
+import { UsageError } from '../errors.js';
+import { registerSecret } from '../util/secrets.js';
+import { maskUserinfo, registerUrlSecrets } from '../util/url-text.js';
+
+/** The schema tables and views go into on PostgreSQL when the user names none. */
+export const DEFAULT_PG_SCHEMA = 'mintlify';
+export const SCHEMA_ENV = 'MINTLIFY_ETL_SCHEMA';
+
+/** Where a PostgreSQL destination lives, for messages: never the password. */
+export interface PgWhere {
+  readonly host: string;
+  readonly port: number;
+  readonly database: string;
+  readonly user: string;
+}
+
+/** What `--db` (or MINTLIFY_ETL_DB) names: a DuckDB file, or a schema of a PostgreSQL database. */
+export type DbTarget =
+  | { readonly kind: 'duckdb'; readonly path: string; readonly label: string }
+  | {
+      readonly kind: 'postgres';
+      /** The URL as given (it may hold a password): for the driver only, never for output. */
+      readonly url: string;
+      readonly schema: string;
+      readonly where: PgWhere;
+      /** `postgresql://user@host:port/db (schema mintlify)`: how messages name it. */
+      readonly label: string;
+    };
+
+const PG_SCHEMES = /^postgres(ql)?:\/\//i;
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_$]{0,62}$/;
+
+export function isPostgresUrl(value: string): boolean {
+  return PG_SCHEMES.test(value);
+}
+
+/**
+ * Reads a `--db` value. A `postgresql://` or `postgres://` URL names a PostgreSQL destination
+ * (libpq's conventions: a password left out comes from PGPASSWORD or ~/.pgpass, a host, port, user
+ * or database left out from PGHOST, PGPORT, PGUSER, PGDATABASE; `sslmode=` in the query); anything
+ * else is a DuckDB file path. The URL's password and PGPASSWORD become secrets at once, so no
+ * message can show them.
+ */
+export function parseDbTarget(value: string, schema?: string, env: NodeJS.ProcessEnv = process.env): DbTarget {
+  if (!isPostgresUrl(value)) return { kind: 'duckdb', path: value, label: value };
+  registerUrlSecrets(value);
+  const pgPassword = env['PGPASSWORD'];
+  if (pgPassword !== undefined && pgPassword !== '') registerSecret(pgPassword);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(
+      `--db ${maskUserinfo(value)} is not a valid PostgreSQL URL: write it as postgresql://USER@HOST:5432/DATABASE`,
+      {},
+    );
+  }
+  const chosen = schema ?? env[SCHEMA_ENV] ?? DEFAULT_PG_SCHEMA;
+  if (!SCHEMA_NAME.test(chosen)) {
+    throw new UsageError(
+      `--schema ${JSON.stringify(chosen)} is not a plain schema name: use letters, digits and _ (e.g. mintlify)`,
+      { schema: chosen },
+    );
+  }
+  const where = whereOf(url, env);
+  return {
+    kind: 'postgres',
+    url: value,
+    schema: chosen,
+    where,
+    label: `postgresql://${where.user}@${where.host}:${where.port}/${where.database} (schema ${chosen})`,
+  };
+}
+
+function decoded(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function whereOf(url: URL, env: NodeJS.ProcessEnv): PgWhere {
+  const hostParam = url.searchParams.get('host');
+  const host = decoded(url.hostname) || hostParam || env['PGHOST'] || 'localhost';
+  const port = Number(url.port || env['PGPORT'] || 5432);
+  const user = decoded(url.username) || env['PGUSER'] || env['USER'] || 'postgres';
+  const database = decoded(url.pathname.replace(/^\//, '')) || env['PGDATABASE'] || user;
+  return { host, port, database, user };
+}
+
+export function describeWhere(w: PgWhere): string {
+  return `host ${w.host}, port ${w.port}, database ${w.database}, user ${w.user}`;
+}
