@@ -8,11 +8,18 @@ import { sqlDir } from '../paths.js';
 import { makeFolder, userFileError } from '../util/file-errors.js';
 import { damageOnOpen, refuseMissingBlocks } from './integrity.js';
 import { inTransaction, queryRows, runSqlFile } from './sql.js';
+import { duckSession } from './duckdb/session.js';
+import type { SqlSession } from './session.js';
 
 export interface Database {
+  readonly kind: 'duckdb';
   /** The path as given to openDatabase. */
   readonly path: string;
+  /** How messages name the destination (the path). */
+  readonly label: string;
   readonly connection: DuckDBConnection;
+  /** The connection as a dialect-neutral SqlSession (what code shared with PostgreSQL takes). */
+  readonly session: SqlSession;
   readonly readOnly: boolean;
   /** Closes the connection and the instance: the file is free for other processes afterwards. */
   close(): void;
@@ -320,8 +327,11 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
   const conn = connection;
   let closed = false;
   return {
+    kind: 'duckdb',
     path,
+    label: path,
     connection: conn,
+    session: duckSession(conn),
     readOnly,
     close(): void {
       if (closed) return;

@@ -52,6 +52,7 @@ export async function openReadable(path: string, opts: ReadableOptions = {}): Pr
       ...snapshot,
       // Messages name the user's file, not the copy.
       path,
+      label: path,
       close(): void {
         snapshot.close();
         rmSync(dir, { recursive: true, force: true });

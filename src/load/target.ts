@@ -41,7 +41,11 @@ export function isPostgresUrl(value: string): boolean {
  * else is a DuckDB file path. The URL's password and PGPASSWORD become secrets at once, so no
  * message can show them.
  */
-export function parseDbTarget(value: string, schema?: string, env: NodeJS.ProcessEnv = process.env): DbTarget {
+export function parseDbTarget(
+  value: string,
+  schema?: string,
+  env: NodeJS.ProcessEnv = process.env,
+): DbTarget {
   if (!isPostgresUrl(value)) return { kind: 'duckdb', path: value, label: value };
   registerUrlSecrets(value);
   const pgPassword = env['PGPASSWORD'];

@@ -13,7 +13,9 @@ import {
 import { mergePlans, windowKey, type PlannedWindow, type WindowItem } from '../extract/plan.js';
 import { addDays } from '../util/day.js';
 import type { QualityKind } from '../extract/quality.js';
-import { openDatabase } from '../load/database.js';
+import type { Place } from '../load/destination.js';
+import { placeOrFile } from '../load/duckdb/place.js';
+import { legacyDatabase } from '../load/legacy.js';
 import { LedgerJournal } from '../load/ledger-journal.js';
 import { finishRun, type LedgerRow } from '../load/runs.js';
 import { formatDuration } from '../util/duration.js';
@@ -75,6 +77,7 @@ export class SyncRun {
   readonly #windows: PlannedWindow[];
   readonly #order: Map<PlannedWindow, number>;
   readonly #journal: LedgerJournal;
+  readonly #place: Place;
   readonly #budget: RunBudget;
   readonly #client: MintlifyClient;
   readonly #writer: WindowWriter;
@@ -132,6 +135,7 @@ export class SyncRun {
       rows: 0,
       waitingUntil: undefined,
     };
+    this.#place = placeOrFile(opts);
     this.#journal = new LedgerJournal(opts.dbPath);
     const limits = { maxRequests: opts.maxRequests, deadline: this.#deadline() };
     this.#budget = new RunBudget(opts.rateLimit, limits, {
@@ -142,7 +146,7 @@ export class SyncRun {
     });
     this.#spentBefore = this.#budget.spentInWindow();
     this.#client = this.#makeClient();
-    this.#writer = new WindowWriter(opts.dbPath, {
+    this.#writer = new WindowWriter(this.#place, {
       drainLedger: () => this.#ledger.splice(0),
       runProgress: (committed) => ({
         runId,
@@ -567,9 +571,9 @@ export class SyncRun {
   }
 
   async #record(): Promise<void> {
-    const db = await openDatabase(this.#opts.dbPath);
+    const dest = await this.#place.open('write');
     try {
-      await finishRun(db, {
+      await finishRun(legacyDatabase(dest), {
         runId: this.#runId,
         status: this.#status(),
         windowsLoaded: this.#loaded,
@@ -586,7 +590,7 @@ export class SyncRun {
         finishedAt: new Date(this.#now()),
       });
     } finally {
-      db.close();
+      await dest.close();
     }
   }
 
@@ -596,7 +600,7 @@ export class SyncRun {
       runId: this.#runId,
       status: this.#status(),
       exitCode: this.#exitCode(),
-      db: this.#opts.dbPath,
+      db: this.#place.label,
       projects: [...this.#opts.projects],
       streams: streamsOf(this.#opts).map((s) => s.name),
       unknownProjects: [...this.#unknownProjects.keys()],

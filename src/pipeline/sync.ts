@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import type { ApiKey } from '../api/key.js';
 import type { Timeouts } from '../api/client.js';
 import { EXIT, UsageError } from '../errors.js';
@@ -15,10 +13,10 @@ import {
   type SkippedWindow,
 } from '../extract/plan.js';
 import type { QualityKind } from '../extract/quality.js';
-import { checkDbPath, openDatabase, type Database } from '../load/database.js';
-import { openReadable } from '../load/readable.js';
+import type { Destination, Place } from '../load/destination.js';
+import { placeOrFile } from '../load/duckdb/place.js';
+import { legacyDatabase } from '../load/legacy.js';
 import { LedgerJournal, lostRequests, recoverJournalReport } from '../load/ledger-journal.js';
-import { acquireLock } from '../load/lock.js';
 import {
   averagePagesPerWindow,
   markStaleRuns,
@@ -43,7 +41,6 @@ import {
   streamByName,
   type StreamDefinition,
 } from '../streams/index.js';
-import { makeFolder } from '../util/file-errors.js';
 
 export interface SyncOptions {
   readonly projects: readonly string[];
@@ -62,7 +59,10 @@ export interface SyncOptions {
   readonly lookback: number;
   /** Fetch settled loaded days again (the service has re-classified traffic before). */
   readonly refresh?: boolean;
+  /** The DuckDB file, when `place` names no other destination. */
   readonly dbPath: string;
+  /** The destination (default: the DuckDB file at dbPath). */
+  readonly place?: Place;
   readonly rateLimit: RateLimitSpec;
   readonly maxRequests?: number | undefined;
   readonly maxDurationMs?: number | undefined;
@@ -181,12 +181,13 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
   streamsOf(opts);
   if (opts.dryRun) return dryRun(opts, started);
 
-  checkDbPath(opts.dbPath);
-  makeFolder(dirname(resolve(opts.dbPath)), `--db ${opts.dbPath}`);
-  const lock = await acquireLock(opts.dbPath);
+  const place = placeOrFile(opts);
+  place.check();
+  const lock = await place.lock(opts.projects);
   try {
     const runId = opts.runId ?? randomUUID();
-    const db = await openDatabase(opts.dbPath);
+    const dest = await place.open('write');
+    const db = legacyDatabase(dest);
     let state: StateRead;
     try {
       const stale = await markStaleRuns(db);
@@ -200,8 +201,8 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
         log.info(
           `${recovery.added} request(s) of a run that was killed were added to the request ledger from its journal`,
         );
-      state = await readState(db, opts, now());
-      state.lateEstimate = await lateEstimate(db, opts);
+      state = await readState(dest, opts, now());
+      state.lateEstimate = await lateEstimate(dest, opts);
       const windows = mergePlans(
         state.plans,
         STREAMS.map((s) => s.name),
@@ -217,7 +218,7 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
         startedAt: new Date(started),
       });
     } finally {
-      db.close();
+      await dest.close();
     }
     return await execute(opts, runId, state, started);
   } finally {
@@ -239,7 +240,8 @@ function planOptions(opts: SyncOptions, nowMs: number): PlanOptions {
 }
 
 /** Each project and stream is planned on its own: the incremental rule applies per stream. */
-async function readState(db: Database, opts: SyncOptions, nowMs: number): Promise<StateRead> {
+async function readState(dest: Destination, opts: SyncOptions, nowMs: number): Promise<StateRead> {
+  const db = legacyDatabase(dest);
   const plans: ProjectPlan[] = [];
   const pagesPerWindow = new Map<string, number | undefined>();
   const pagesOfWindow = new Map<string, number>();
@@ -280,7 +282,7 @@ function planStream(
  * --dry-run's view of the streams planned after the others load (assistant threads): what the
  * database holds now asks for (a real run also sees the turns it loads itself).
  */
-async function latePlans(db: Database, opts: SyncOptions): Promise<ProjectPlan[]> {
+async function latePlans(db: Destination, opts: SyncOptions): Promise<ProjectPlan[]> {
   const out: ProjectPlan[] = [];
   for (const { projectId, windows } of await planLateWindows(db, opts, opts.projects)) {
     const days = windows.map((w) => w.day).sort();
@@ -295,7 +297,7 @@ async function latePlans(db: Database, opts: SyncOptions): Promise<ProjectPlan[]
  * How many windows the late streams will add, for the progress total: what the database asks for
  * now, or their per-run cap when the run's other streams may load new items first.
  */
-async function lateEstimate(db: Database, opts: SyncOptions): Promise<number> {
+async function lateEstimate(db: Destination, opts: SyncOptions): Promise<number> {
   const cap = opts.maxThreads ?? DEFAULT_MAX_THREADS;
   const growing = streamsOf(opts).some((s) => s.planAfterLoads === undefined);
   let n = 0;
@@ -309,7 +311,7 @@ async function lateEstimate(db: Database, opts: SyncOptions): Promise<number> {
  * stream: what the run fetches once its other windows are committed, and what --dry-run lists.
  */
 export async function planLateWindows(
-  db: Database,
+  db: Destination,
   opts: SyncOptions,
   projects: readonly string[],
 ): Promise<{ projectId: string; windows: readonly PlannedWindow[] }[]> {
@@ -339,17 +341,20 @@ function rangeOf(plans: readonly ProjectPlan[]): { from: Day | null; to: Day | n
 async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> {
   const now = opts.now ?? Date.now;
   let state: StateRead;
-  if (existsSync(opts.dbPath)) {
-    const db = await openReadable(opts.dbPath);
+  const place = placeOrFile(opts);
+  if (await place.exists()) {
+    const db = await place.open('read');
     try {
       state = await readState(db, opts, now());
       state.plans.push(...(await latePlans(db, opts)));
       state.range = rangeOf(state.plans);
       // A killed run's unrecorded requests count against the budget the real run will meet.
-      const lost = await lostRequests(db, new LedgerJournal(opts.dbPath).path, { now: now() });
-      state.ledger.push(...lost.map((r) => r.at + r.durationMs));
+      if (db.kind === 'duckdb') {
+        const lost = await lostRequests(legacyDatabase(db), new LedgerJournal(opts.dbPath).path, { now: now() });
+        state.ledger.push(...lost.map((r) => r.at + r.durationMs));
+      }
     } finally {
-      db.close();
+      await db.close();
     }
   } else {
     const empty = { loadedDays: [], partialDays: [], deferredDays: [] };
@@ -414,7 +419,7 @@ function emptySummary(opts: SyncOptions, status: SyncStatus, started: number, en
     runId: null,
     status,
     exitCode: EXIT.ok,
-    db: opts.dbPath,
+    db: placeOrFile(opts).label,
     projects: [...opts.projects],
     streams: streamsOf(opts).map((s) => s.name),
     unknownProjects: [],

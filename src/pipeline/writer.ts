@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Database } from '../load/database.js';
-import { openDatabase } from '../load/database.js';
+import type { Destination, Place } from '../load/destination.js';
+import { duckPlace } from '../load/duckdb/place.js';
 import { appendLedger, updateRun, type LedgerRow, type RunProgress } from '../load/runs.js';
-import { loadPreparedBatch, prepareWindow, type PreparedWindow } from '../load/batch-loader.js';
-import { markWindowFailed, type WindowLoad } from '../load/window-loader.js';
+import { prepareWindow, type PreparedWindow } from '../load/batch-loader.js';
+import type { WindowLoad } from '../load/window-loader.js';
+import { legacyDatabase } from '../load/legacy.js';
 
 export interface FailedWindowRecord {
   readonly projectId: string;
@@ -17,7 +18,7 @@ export interface FailedWindowRecord {
 }
 
 type LoadJob = { kind: 'load'; load: PreparedWindow; done: (e?: unknown) => void };
-type ReadJob = { kind: 'read'; read: (db: Database) => Promise<void>; done: (e?: unknown) => void };
+type ReadJob = { kind: 'read'; read: (db: Destination) => Promise<void>; done: (e?: unknown) => void };
 type Job = LoadJob | ReadJob | { kind: 'failed'; rec: FailedWindowRecord; done: (e?: unknown) => void };
 
 /**
@@ -65,14 +66,7 @@ export interface WriterOptions {
 export const DEFAULT_HOLD_MS = 2_000;
 export const DEFAULT_YIELD_MS = 400;
 
-/**
- * DuckDB may keep blocks it has written cached up to its memory_limit (by default 80% of the
- * machine's memory); the writer never needs more than a batch's worth, so it caps DuckDB's share
- * of the sync's footprint. Measured (BENCHMARKS.md, benchmarks 3 and 5): a 3-year sync peaked at
- * 303-320 MiB with 64MB and 268-274 MiB with 32MB; the loader lost 5% (1M rows) to 18% (5M rows)
- * of its throughput, which a sync bounded by 100 requests an hour never notices.
- */
-export const DEFAULT_WRITER_MEMORY_LIMIT = '32MB';
+export { DEFAULT_WRITER_MEMORY_LIMIT } from '../load/duckdb/place.js';
 
 /**
  * The run's one writer. Windows arrive from concurrent fetchers and are group-committed: the
@@ -84,10 +78,10 @@ export const DEFAULT_WRITER_MEMORY_LIMIT = '32MB';
  * long waits.
  */
 export class WindowWriter {
-  readonly #dbPath: string;
+  readonly #place: Place;
   readonly #opts: WriterOptions;
   readonly #queue: Job[] = [];
-  #db: Database | undefined;
+  #db: Destination | undefined;
   #pumping: Promise<void> | undefined;
   #idleTimer: NodeJS.Timeout | undefined;
   #flushTimer: NodeJS.Timeout | undefined;
@@ -100,8 +94,15 @@ export class WindowWriter {
   #resumeAt = 0;
   readonly #committed = { windows: 0, rows: 0 };
 
-  constructor(dbPath: string, opts: WriterOptions) {
-    this.#dbPath = dbPath;
+  /** `target`: the destination, or a DuckDB file's path. */
+  constructor(target: Place | string, opts: WriterOptions) {
+    this.#place =
+      typeof target === 'string'
+        ? duckPlace(target, {
+            ...(opts.busyTimeoutMs !== undefined ? { busyTimeoutMs: opts.busyTimeoutMs } : {}),
+            ...(opts.memoryLimit !== undefined ? { writerMemoryLimit: opts.memoryLimit } : {}),
+          })
+        : target;
     this.#opts = opts;
   }
 
@@ -146,7 +147,7 @@ export class WindowWriter {
    * Reads the database once every load queued before it is committed (a stream planned from
    * what other streams loaded in this run): the writer holds the file, so reads go through it.
    */
-  read<T>(fn: (db: Database) => Promise<T>): Promise<T> {
+  read<T>(fn: (db: Destination) => Promise<T>): Promise<T> {
     let out: T | undefined;
     return this.#push((done) => ({
       kind: 'read',
@@ -168,9 +169,9 @@ export class WindowWriter {
     const rows = this.#opts.drainLedger();
     if (rows.length > 0) {
       const db = await this.#open();
-      await appendLedger(db, rows);
+      await appendLedger(legacyDatabase(db), rows);
     }
-    this.#closeDb();
+    await this.#closeDb();
   }
 
   #push(make: (done: (e?: unknown) => void) => Job): Promise<void> {
@@ -231,7 +232,7 @@ export class WindowWriter {
       const db = await this.#open();
       if (job.kind === 'read') await job.read(db);
       else {
-        await markWindowFailed(db, job.rec);
+        await db.markWindowFailed(job.rec);
         await this.#writeLedger(db);
       }
       job.done();
@@ -256,7 +257,7 @@ export class WindowWriter {
   }
 
   async #loadBatch(ready: readonly LoadJob[]): Promise<void> {
-    let db: Database;
+    let db: Destination;
     try {
       db = await this.#open();
     } catch (e) {
@@ -264,8 +265,7 @@ export class WindowWriter {
       return;
     }
     try {
-      await loadPreparedBatch(
-        db,
+      await db.loadBatch(
         ready.map((r) => r.load),
         this.#batchOptions(),
       );
@@ -281,7 +281,7 @@ export class WindowWriter {
       // without holding the others hostage to it.
       for (const r of ready) {
         try {
-          await loadPreparedBatch(db, [r.load], this.#batchOptions());
+          await db.loadBatch([r.load], this.#batchOptions());
           this.#count([r]);
           await this.#writeLedger(db);
           r.done();
@@ -303,35 +303,26 @@ export class WindowWriter {
   }
 
   /** The ledger rows gathered so far and the run's counters: bookkeeping that follows each commit. */
-  async #writeLedger(db: Database): Promise<void> {
+  async #writeLedger(db: Destination): Promise<void> {
     const rows = this.#opts.drainLedger();
-    if (rows.length > 0) await appendLedger(db, rows);
+    if (rows.length > 0) await appendLedger(legacyDatabase(db), rows);
     const progress = this.#opts.runProgress?.({ ...this.#committed });
-    if (progress) await updateRun(db, progress);
+    if (progress) await updateRun(legacyDatabase(db), progress);
   }
 
   /** Hands the file over between batches once it has been held for a while (see `holdMs`). */
   #yieldIfHeldLong(): void {
-    if (this.#closing || this.#db === undefined) return;
+    if (this.#closing || this.#db === undefined || !this.#place.handsOver) return;
     if (Date.now() - this.#openedAt < (this.#opts.holdMs ?? DEFAULT_HOLD_MS)) return;
-    this.#closeDb();
+    void this.#closeDb();
     this.#resumeAt = Date.now() + (this.#opts.yieldMs ?? DEFAULT_YIELD_MS);
   }
 
-  async #open(): Promise<Database> {
+  async #open(): Promise<Destination> {
     if (!this.#db) {
       const pause = this.#resumeAt - Date.now();
       if (pause > 0) await sleep(pause);
-      const db = await openDatabase(this.#dbPath, {
-        ...(this.#opts.busyTimeoutMs !== undefined ? { busyTimeoutMs: this.#opts.busyTimeoutMs } : {}),
-      });
-      try {
-        const limit = this.#opts.memoryLimit ?? DEFAULT_WRITER_MEMORY_LIMIT;
-        await db.connection.run(`SET memory_limit = '${limit.replaceAll("'", "''")}'`);
-      } catch (e) {
-        db.close();
-        throw e;
-      }
+      const db = await this.#place.open('writer');
       this.#db = db;
       this.#opens++;
       this.#openedAt = Date.now();
@@ -341,16 +332,17 @@ export class WindowWriter {
 
   #scheduleIdleClose(): void {
     clearTimeout(this.#idleTimer);
-    if (this.#queue.length > 0) return;
+    // A PostgreSQL writer keeps its connection: readers never wait for it.
+    if (this.#queue.length > 0 || !this.#place.handsOver) return;
     this.#idleTimer = setTimeout(() => {
-      if (!this.#pumping && this.#queue.length === 0) this.#closeDb();
+      if (!this.#pumping && this.#queue.length === 0) void this.#closeDb();
     }, this.#opts.idleCloseMs ?? 500);
     this.#idleTimer.unref();
   }
 
-  #closeDb(): void {
+  async #closeDb(): Promise<void> {
     const db = this.#db;
     this.#db = undefined;
-    db?.close();
+    await db?.close();
   }
 }

@@ -6,12 +6,13 @@ import { timeOutOfRange, type QualityWarning } from '../extract/quality.js';
 import { eventChunks } from '../load/event-tables.js';
 import type { JsonChunk, JsonTable } from '../load/json-tables.js';
 import { largestField } from '../load/large-values.js';
-import { queryRows, toTimestampValue } from '../load/sql.js';
+import { toTimestampValue } from '../load/sql.js';
 import type { PreparedWindow, TableLoader } from '../load/window-batch.js';
 import { addDays } from '../util/day.js';
 import { readApiTime } from '../util/time.js';
 import { untrusted } from '../util/safe-text.js';
-import type { Database } from '../load/database.js';
+import type { Destination } from '../load/destination.js';
+import { isoTime } from '../load/session.js';
 import type { StreamDefinition, StreamWindow } from './types.js';
 
 /**
@@ -111,15 +112,14 @@ async function planThreads(
   opts: { maxItems: number; refresh: boolean },
 ): Promise<PlannedWindow[]> {
   if (opts.maxItems <= 0) return [];
-  const rows = await queryRows(
-    db.connection,
-    `SELECT t.thread_id, t.turns, strftime(t.last_ts, '%Y-%m-%d') AS day
+  const rows = await db.session.rows(
+    `SELECT t.thread_id, t.turns, CAST(t.last_ts AS DATE) AS day
      FROM (SELECT thread_id, count(*)::INTEGER AS turns, max(ts) AS last_ts
            FROM assistant_turns WHERE project_id = $1 GROUP BY thread_id) AS t
      LEFT JOIN assistant_threads AS a ON a.project_id = $1 AND a.thread_id = t.thread_id
-     WHERE a.thread_id IS NULL OR t.turns > a.turns OR a.status = 'failed' OR $3
+     WHERE a.thread_id IS NULL OR t.turns > a.turns OR a.status = 'failed' OR $3::BOOLEAN
      ORDER BY coalesce(a.status = 'failed', false), t.last_ts DESC, t.thread_id
-     LIMIT $2`,
+     LIMIT $2::INTEGER`,
     [projectId, opts.maxItems, opts.refresh],
   );
   return rows.map((r) => {
@@ -152,18 +152,21 @@ function refusal(e: unknown): ThreadStatus {
 }
 
 /** An item that failed after every retry: recorded so the next runs ask the other threads first. */
-async function recordFailure(db: Database, w: StreamWindow, at: Date, runId: string): Promise<void> {
+async function recordFailure(db: Destination, w: StreamWindow, at: Date, runId: string): Promise<void> {
   const id = w.item?.id ?? '';
-  await db.connection.run(`DELETE FROM assistant_threads WHERE project_id = $1 AND thread_id = $2`, [
-    w.projectId,
-    id,
-  ]);
-  await db.connection.run(
-    `INSERT INTO assistant_threads (project_id, thread_id, status, created_at, turns, messages, fetched_at, run_id)
-     SELECT $1, $2, 'failed', NULL, $3, count(*)::INTEGER, $4, $5 FROM assistant_messages
-     WHERE project_id = $1 AND thread_id = $2`,
-    [w.projectId, id, w.item?.version ?? 0, toTimestampValue(at), runId],
-  );
+  const s = db.session;
+  await s.transaction(async () => {
+    await s.run(`DELETE FROM assistant_threads WHERE project_id = $1::VARCHAR AND thread_id = $2::VARCHAR`, [
+      w.projectId,
+      id,
+    ]);
+    await s.run(
+      `INSERT INTO assistant_threads (project_id, thread_id, status, created_at, turns, messages, fetched_at, run_id)
+     SELECT $1::VARCHAR, $2::VARCHAR, 'failed', CAST(NULL AS TIMESTAMPTZ), $3::INTEGER, count(*)::INTEGER, $4::TIMESTAMPTZ, $5::VARCHAR
+     FROM assistant_messages WHERE project_id = $1::VARCHAR AND thread_id = $2::VARCHAR`,
+      [w.projectId, id, w.item?.version ?? 0, isoTime(at), runId],
+    );
+  });
 }
 
 /** A row of assistant_messages (project_id aside), named like its columns. */

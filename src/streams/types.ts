@@ -1,6 +1,6 @@
 import type { MintlifyClient } from '../api/client.js';
 import type { PlanOptions, PlannedWindow, ProjectPlan, ProjectState, WindowItem } from '../extract/plan.js';
-import type { Database } from '../load/database.js';
+import type { Destination } from '../load/destination.js';
 import type { QualityWarning } from '../extract/quality.js';
 import type { PreparedWindow } from '../load/window-batch.js';
 import type { Day } from '../util/day.js';
@@ -82,7 +82,7 @@ export interface StreamDefinition {
    * same run. Its windows are items, recorded in its own tables rather than in sync_windows.
    */
   readonly planAfterLoads?: (
-    db: Database,
+    db: Destination,
     projectId: string,
     opts: LatePlanOptions,
   ) => Promise<readonly PlannedWindow[]>;
@@ -90,7 +90,7 @@ export interface StreamDefinition {
    * Records an item window that failed after every retry in the stream's own table (items have no
    * sync_windows row), so that it does not take the place of the others in the next run.
    */
-  readonly recordItemFailure?: (db: Database, w: StreamWindow, at: Date, runId: string) => Promise<void>;
+  readonly recordItemFailure?: (db: Destination, w: StreamWindow, at: Date, runId: string) => Promise<void>;
   /**
    * Its windows are cut only by the endpoint's own limit, never by --max-pages (feedback_by_page:
    * the first 100 paths of a day, with no cursor or offset to go further). Such a window is still

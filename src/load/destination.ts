@@ -1,0 +1,54 @@
+import type { Dialect, SqlSession } from './session.js';
+import type { BatchLoadOptions, PreparedWindow } from './window-batch.js';
+import type { WindowFailure } from './window-loader.js';
+
+/**
+ * An open destination: what the pipeline and the commands write and read through, without knowing
+ * whether it is a DuckDB file or a PostgreSQL schema (DESIGN.md, Destinations).
+ */
+export interface Destination {
+  readonly kind: Dialect;
+  /** How messages name it: the file path, or the URL without its password and the schema. */
+  readonly label: string;
+  readonly session: SqlSession;
+  /**
+   * Loads prepared windows of any streams in ONE transaction with their sync_windows rows: a
+   * failure or a kill at any instant leaves every window of the batch all-old.
+   */
+  loadBatch(windows: readonly PreparedWindow[], opts?: BatchLoadOptions): Promise<void>;
+  /** Records a window that failed after retries, unless it already holds loaded data. */
+  markWindowFailed(f: WindowFailure): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Held for the length of a sync; a second sync of the same project meets it and exits 5. */
+export interface RunLock {
+  /** What holds it, for messages (a lock file, or the advisory locks of a schema). */
+  readonly path: string;
+  release(): Promise<void>;
+}
+
+/**
+ * - `write`: opened to write (created and migrated when needed), held briefly (run records).
+ * - `writer`: the sync's window writer (DuckDB: under a small memory limit).
+ * - `read`: a reader's view, never written; may be an upgraded copy of an older DuckDB file.
+ */
+export type OpenPurpose = 'write' | 'writer' | 'read';
+
+/** Where a destination lives, before it is opened: what `--db` named. */
+export interface Place {
+  readonly kind: Dialect;
+  readonly label: string;
+  /**
+   * A DuckDB file is held by one process at a time: a writer lets go of it while it waits on the
+   * API so that readers get in. PostgreSQL readers never wait for a writer.
+   */
+  readonly handsOver: boolean;
+  /** Refuses a place that cannot hold a destination, before anything is written or fetched. */
+  check(): void;
+  /** Whether a destination exists there already (a file, or the schema with its tables). */
+  exists(): Promise<boolean>;
+  /** The run's lock over these projects: one sync per project at a time. */
+  lock(projects: readonly string[]): Promise<RunLock>;
+  open(purpose: OpenPurpose): Promise<Destination>;
+}

@@ -1,0 +1,160 @@
+import pg from 'pg';
+import { DestinationError, InternalError, UsageError } from '../../errors.js';
+import { redactSecrets } from '../../util/secrets.js';
+import { maskUserinfo } from '../../util/url-text.js';
+import { describeWhere, type DbTarget } from '../target.js';
+import type { SqlSession } from '../session.js';
+import { migratePostgres, quoteIdent } from './migrate.js';
+import { PLAIN_TYPES, pgSession } from './session.js';
+
+export type PgTarget = Extract<DbTarget, { kind: 'postgres' }>;
+
+/** An open PostgreSQL destination: one client, its session, set to the schema and to UTC. */
+export interface PgDatabase {
+  readonly kind: 'postgres';
+  readonly target: PgTarget;
+  readonly label: string;
+  readonly client: pg.Client;
+  readonly session: SqlSession;
+  close(): Promise<void>;
+}
+
+export interface PgOpenOptions {
+  /** Create the schema and apply migrations and views (writers); readers only check it exists. */
+  readonly migrate?: boolean;
+  /** Bound on reaching the server and logging in (default 10 s). */
+  readonly connectTimeoutMs?: number;
+  /** Shown in pg_stat_activity, so a DBA can tell what a session is. */
+  readonly applicationName?: string;
+  /** Test seam: the folder holding schema/ and views/. */
+  readonly sqlDir?: string;
+}
+
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+/** A new client for the target (not connected): plain value parsing, bounded connect. */
+export function newClient(target: PgTarget, opts: PgOpenOptions = {}): pg.Client {
+  const client = new pg.Client({
+    connectionString: target.url,
+    types: PLAIN_TYPES,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    application_name: opts.applicationName ?? 'mintlify-etl',
+  });
+  // A server that goes away between statements emits 'error' on the client; without a listener
+  // node would crash. The next statement fails and says so.
+  client.on('error', () => undefined);
+  return client;
+}
+
+const REACH_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+]);
+
+/**
+ * One line for a failure to reach, log in to, or use the destination: what happened, where (host,
+ * port, database, user; never the password) and what to do. Undefined for other errors.
+ */
+export function destinationError(e: unknown, target: PgTarget): DestinationError | undefined {
+  const err = e as { code?: string; message?: string };
+  const where = describeWhere(target.where);
+  const said = redactSecrets(maskUserinfo(String(err.message ?? e).split('\n', 1)[0] ?? ''));
+  const make = (what: string, fix: string): DestinationError =>
+    new DestinationError(
+      `${what} (${where}): ${said}; ${fix}`,
+      { ...target.where, schema: target.schema, pgCode: err.code },
+      { cause: e },
+    );
+  const code = err.code ?? '';
+  if (REACH_CODES.has(code) || /timeout|terminated unexpectedly|connection terminated/i.test(said))
+    return make(
+      'cannot reach PostgreSQL',
+      'check the host and port in --db (or MINTLIFY_ETL_DB) and that the server is running and accepts connections from this machine',
+    );
+  if (code === '28P01' || code === '28000' || /password|SASL|authentication/i.test(said))
+    return make(
+      'PostgreSQL refused the login',
+      "check the user and the password (in the URL, PGPASSWORD or ~/.pgpass) and the server's pg_hba.conf",
+    );
+  if (code === '3D000')
+    return make('the database does not exist', 'create it (createdb) or fix the database name in --db');
+  if (code === '42501')
+    return make(
+      `the user lacks a right mintlify-etl needs in schema ${target.schema}`,
+      `grant it (e.g. GRANT CREATE ON DATABASE ${target.where.database} TO ${target.where.user}; or create the schema ${target.schema} and GRANT ALL ON SCHEMA ${target.schema} TO ${target.where.user}), or pick another schema with --schema`,
+    );
+  if (/SSL|certificate|self.signed/i.test(said))
+    return make(
+      'the TLS connection failed',
+      "check sslmode= in the URL (e.g. sslmode=require or disable) and the server's certificate",
+    );
+  if (code.startsWith('08') || code === '57P03' || code === '53300')
+    return make(
+      'PostgreSQL would not take the connection',
+      "try again later, or ask the server's administrator",
+    );
+  return undefined;
+}
+
+/**
+ * Connects to the target: reaches the server, logs in, and (writers) creates the schema and
+ * migrates it, or (readers) checks that the schema holds mintlify-etl's tables. Every failure of
+ * the destination is one DestinationError line (exit 2).
+ */
+export async function openPostgres(target: PgTarget, opts: PgOpenOptions = {}): Promise<PgDatabase> {
+  const client = newClient(target, opts);
+  try {
+    await client.connect();
+    if (opts.migrate === true)
+      await migratePostgres(client, {
+        schema: target.schema,
+        ...(opts.sqlDir !== undefined ? { sqlDir: opts.sqlDir } : {}),
+      });
+    else await enterSchema(client, target);
+  } catch (e) {
+    await client.end().catch(() => undefined);
+    if (e instanceof UsageError || e instanceof DestinationError) throw e;
+    throw (
+      destinationError(e, target) ??
+      new InternalError(
+        `opening ${target.label} failed: ${redactSecrets(maskUserinfo((e as Error).message))}`,
+        { ...target.where },
+        { cause: e },
+      )
+    );
+  }
+  let closed = false;
+  return {
+    kind: 'postgres',
+    target,
+    label: target.label,
+    client,
+    session: pgSession(client),
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await client.end().catch(() => undefined);
+    },
+  };
+}
+
+/** A reader's session: the schema must exist and hold the tables (a sync made it), read in UTC. */
+async function enterSchema(client: pg.Client, target: PgTarget): Promise<void> {
+  const found = await client.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'sync_windows'",
+    [target.schema],
+  );
+  if ((found.rows[0]?.n ?? 0) === 0) {
+    throw new UsageError(
+      `no mintlify-etl tables in schema ${target.schema} of ${target.label}: run \`mintlify-etl sync --db <the same URL>\` first, or pick the schema it used with --schema`,
+      { ...target.where, schema: target.schema },
+    );
+  }
+  await client.query(`SET search_path TO ${quoteIdent(target.schema)}`);
+  await client.query("SET TimeZone TO 'UTC'");
+}
