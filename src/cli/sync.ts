@@ -23,7 +23,8 @@ import { DEFAULT_MAX_THREADS } from '../streams/assistant-threads.js';
 import { FEEDBACK_LOOKBACK_DAYS } from '../streams/feedback.js';
 import { clockFromEnv } from './clock.js';
 import { createProgress } from './progress-bar.js';
-import { apiUrl, collect, dbPath, intFlag, projectIds, selectedStreams } from './options.js';
+import { apiUrl, collect, intFlag, projectIds, selectedStreams } from './options.js';
+import { addDbOptions, dbTargetOf, placeOf } from './destination-flags.js';
 import type { CommandResult } from './result.js';
 
 interface SyncFlags {
@@ -38,6 +39,7 @@ interface SyncFlags {
   periodPages?: boolean;
   refresh?: boolean;
   db?: string;
+  schema?: string;
   rateLimit: string;
   maxRequests?: number;
   maxDuration: string;
@@ -56,12 +58,14 @@ export function registerSync(
   program: Command,
   run: (fn: () => Promise<CommandResult>) => Promise<void>,
 ): void {
-  program
+  const cmd = program
     .command('sync')
-    .summary('load docs analytics (visitors, views, searches, ...) into DuckDB, incremental by default')
+    .summary(
+      'load docs analytics (visitors, views, searches, ...) into DuckDB or PostgreSQL, incremental by default',
+    )
     .description(
       [
-        'Loads the analytics of each stream (--streams) into the DuckDB database. Day streams (visitors, views, searches, caller_stats, feedback_by_page) fetch one window per UTC day; event streams fetch ranges of days as one cursor sequence (feedback: calendar months, re-read for --feedback-lookback days so triage statuses stay current; assistant: ISO weeks; --from/--to choose which months and weeks are read, and each is read whole, up to yesterday while it runs, so a narrower range never drops rows loaded outside it); assistant_threads fetches one request per new or grown thread (at most --max-threads); visitors_weekly / visitors_monthly fetch the true unique visitors of each complete ISO week / month. Each stream is planned on its own; all share one request budget, newest days first.',
+        'Loads the analytics of each stream (--streams) into the database: a DuckDB file, or a schema of a PostgreSQL database (--db postgresql://...). Day streams (visitors, views, searches, caller_stats, feedback_by_page) fetch one window per UTC day; event streams fetch ranges of days as one cursor sequence (feedback: calendar months, re-read for --feedback-lookback days so triage statuses stay current; assistant: ISO weeks; --from/--to choose which months and weeks are read, and each is read whole, up to yesterday while it runs, so a narrower range never drops rows loaded outside it); assistant_threads fetches one request per new or grown thread (at most --max-threads); visitors_weekly / visitors_monthly fetch the true unique visitors of each complete ISO week / month. Each stream is planned on its own; all share one request budget, newest days first.',
         '',
         'With no --from, the run is incremental: from the day after the last loaded day minus --lookback days (skipping those already fetched --lookback days after they ended), plus every day missing inside the loaded range, every day an earlier run deferred, failed or did not get to before it was killed; on an empty database, the last 30 days. --to defaults to today (UTC) and is exclusive, so the current, partial day is only loaded with --include-today.',
         '',
@@ -109,8 +113,9 @@ export function registerSync(
     .option(
       '--refresh',
       'fetch windows again even when settled (loaded >= --lookback days after they ended), every loaded feedback month and every assistant thread too; the service has re-classified traffic before',
-    )
-    .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
+    );
+  addDbOptions(cmd, 'where to load');
+  cmd
     .option('--rate-limit <N/DURATION>', 'request budget shared by all projects of the run', '100/1h')
     .option(
       '--max-requests <n>',
@@ -169,7 +174,10 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   const maxDurationMs = parseDuration(flags.maxDuration, '--max-duration');
   const maxWaitMs = parseDuration(flags.maxWait, '--max-wait');
   const url = apiUrl(flags.apiUrl);
-  const db = dbPath(flags.db);
+  const target = dbTargetOf(flags);
+  const place = placeOf(target);
+  // The DuckDB file's path (its journal and a refused first run's cleanup are file matters).
+  const db = target.kind === 'duckdb' ? target.path : '';
   const now = clockFromEnv();
   let apiKey: ApiKey | undefined;
   if (!flags.dryRun || flags.apiKeyFile !== undefined || process.env['MINTLIFY_API_KEY']) {
@@ -190,7 +198,7 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   });
   // --quiet keeps the summary: a cron log with nothing in it cannot tell a quiet night from no run.
   const summaryLog = createLogger(logOptions);
-  const dbExisted = existsSync(db);
+  const dbExisted = target.kind === 'duckdb' ? existsSync(db) : true;
 
   // First Ctrl-C (or SIGTERM from systemd): stop starting days, load what is fetched, record
   // the rest as deferred. A second one quits at once; the transactions keep the data whole.
@@ -226,6 +234,7 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
       refresh: flags.refresh === true,
       runId,
       dbPath: db,
+      place,
       rateLimit,
       maxRequests: flags.maxRequests,
       maxDurationMs,

@@ -1,0 +1,47 @@
+import { Option, type Command } from 'commander';
+import { UsageError } from '../errors.js';
+import type { Place } from '../load/destination.js';
+import { duckPlace } from '../load/duckdb/place.js';
+import { pgPlace } from '../load/postgres/place.js';
+import { parseDbTarget, type DbTarget } from '../load/target.js';
+import { dbPath } from './options.js';
+
+export interface DbFlags {
+  db?: string;
+  schema?: string;
+}
+
+/**
+ * `--db` and `--schema` as every command that reads or writes the database takes them: a DuckDB
+ * file, or a PostgreSQL URL and the schema there.
+ */
+export function addDbOptions(cmd: Command, what = 'the database'): Command {
+  return cmd
+    .option(
+      '--db <path|url>',
+      `${what}: a DuckDB file, or postgresql://USER@HOST:5432/DATABASE (env MINTLIFY_ETL_DB; default data/analytics.duckdb)`,
+    )
+    .addOption(
+      new Option(
+        '--schema <name>',
+        'PostgreSQL only: the schema of the tables and views (env MINTLIFY_ETL_SCHEMA; default mintlify)',
+      ),
+    );
+}
+
+/** What --db and --schema name; --schema with a DuckDB file is a mistake worth saying. */
+export function dbTargetOf(flags: DbFlags, env: NodeJS.ProcessEnv = process.env): DbTarget {
+  const target = parseDbTarget(dbPath(flags.db, env), flags.schema, env);
+  if (target.kind === 'duckdb' && flags.schema !== undefined) {
+    throw new UsageError(
+      `--schema applies to a PostgreSQL --db only; ${target.path} is a DuckDB file: drop --schema, or give --db postgresql://...`,
+      { schema: flags.schema },
+    );
+  }
+  return target;
+}
+
+/** The destination a command writes or reads. */
+export function placeOf(target: DbTarget): Place {
+  return target.kind === 'duckdb' ? duckPlace(target.path) : pgPlace(target);
+}
