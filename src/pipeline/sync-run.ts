@@ -10,8 +10,14 @@ import {
   UnreachableError,
   UsageError,
 } from '../errors.js';
-import { mergePlans, windowKey, type PlannedWindow, type WindowItem } from '../extract/plan.js';
-import { addDays } from '../util/day.js';
+import {
+  mergePlans,
+  windowKey,
+  type PlannedWindow,
+  type ProjectPlan,
+  type WindowItem,
+} from '../extract/plan.js';
+import { addDays, type Day } from '../util/day.js';
 import type { QualityKind } from '../extract/quality.js';
 import { openDatabase } from '../load/database.js';
 import { LedgerJournal } from '../load/ledger-journal.js';
@@ -19,7 +25,7 @@ import { finishRun, type LedgerRow } from '../load/runs.js';
 import { formatDuration } from '../util/duration.js';
 import { untrusted } from '../util/safe-text.js';
 import type { Logger } from '../util/log.js';
-import { DayAdmission, type Flight } from './admission.js';
+import { admissionKey, DayAdmission, type Flight } from './admission.js';
 import { HangWatch } from './hang-watch.js';
 import { remainingEta } from './eta.js';
 import { explainNotFound } from './not-found.js';
@@ -27,16 +33,9 @@ import { RunBudget, stopReasonOf, type StopReason } from './limits.js';
 import { ProjectGate } from './project-gate.js';
 import { STUCK_WINDOWS_TO_STOP, StuckStreams } from './stuck-streams.js';
 import { noProgress, type ProgressSink, type ProgressState } from './progress.js';
-import {
-  admissionKey,
-  planLateWindows,
-  streamsOf,
-  type StateRead,
-  type SyncOptions,
-  type SyncStatus,
-  type SyncSummary,
-  type WindowFailure,
-} from './sync.js';
+import { planLateWindows } from './late-windows.js';
+import { streamsOf, type SyncOptions } from './sync-options.js';
+import type { SyncStatus, SyncSummary, WindowFailure } from './sync-summary.js';
 import { WindowWriter } from './writer.js';
 import { STREAMS, streamByName, type StreamFetched } from '../streams/index.js';
 
@@ -56,6 +55,18 @@ function label(w: {
 
 /** Fetched page rows that may wait for the writer before fetchers pause (a few MB of memory). */
 const MAX_PENDING_ROWS = 60_000;
+
+/** What the run read from the database before it starts: the plans, the ledger, pages per window. */
+export interface StateRead {
+  plans: ProjectPlan[];
+  ledger: number[];
+  pagesPerWindow: Map<string, number | undefined>;
+  /** Pages each loaded window took when last fetched, by windowKey: what --dry-run prices a re-read at. */
+  pagesOfWindow: Map<string, number>;
+  range: { from: Day | null; to: Day | null };
+  /** Windows the streams planned after the loads (threads) are expected to add, for the progress total. */
+  lateEstimate?: number;
+}
 
 /**
  * One sync run after planning: every planned window goes through `#window` (gate, admission,
