@@ -95,7 +95,10 @@ export function collect(value: string, previous: string[] | undefined): string[]
 }
 
 /** --streams, else MINTLIFY_ETL_STREAMS (an empty variable counts as unset), else the default streams. */
-export function selectedStreams(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): StreamDefinition[] {
+export function selectedStreams(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): StreamDefinition[] {
   const fromEnv = env['MINTLIFY_ETL_STREAMS'];
   if (flag === undefined && fromEnv !== undefined && fromEnv.trim() !== '') {
     try {

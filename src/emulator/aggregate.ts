@@ -1,4 +1,5 @@
-import type { Day, PageRow, QueryResult, Totals } from './data.js';
+import type { Day } from './days.js';
+import type { PageRow, QueryResult, Totals } from './page-counts.js';
 import { dayFromNumber } from './days.js';
 
 export const ZERO: Totals = Object.freeze({ human: 0, ai: 0, total: 0 });

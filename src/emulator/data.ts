@@ -9,28 +9,11 @@ import type { StreamGroundTruth } from './stream-truth.js';
 import { streamGroundTruth } from './stream-truth.js';
 import type { StreamHooks, Streams } from './streams.js';
 import { buildStreams } from './streams.js';
+import type { PageRow, QueryResult, Totals } from './page-counts.js';
 
 export type { Day } from './days.js';
 export { comparePageRows } from './aggregate.js';
-
-export interface Totals {
-  readonly human: number;
-  readonly ai: number;
-  readonly total: number;
-}
-
-export interface PageRow {
-  readonly path: string;
-  readonly human: number;
-  readonly ai: number;
-  readonly total: number;
-}
-
-export interface QueryResult {
-  readonly totals: Totals;
-  /** Ordered total desc, then path asc (JS string comparison). */
-  readonly rows: readonly PageRow[];
-}
+export type { PageRow, QueryResult, Totals } from './page-counts.js';
 
 export interface EdgeDays {
   /** A day with no rows at all and site totals 0. */

@@ -1,4 +1,4 @@
-import type { PageRow } from './data.js';
+import type { PageRow } from './page-counts.js';
 import type { Random } from './prng.js';
 import { poisson } from './prng.js';
 import type { Refused } from './query-params.js';

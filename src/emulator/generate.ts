@@ -1,4 +1,4 @@
-import type { PageRow } from './data.js';
+import type { PageRow } from './page-counts.js';
 import { buildCatalogue, ODD_PATHS } from './catalogue.js';
 import type { DayData } from './aggregate.js';
 import { clamp, comparePageRows, siteTotals } from './aggregate.js';

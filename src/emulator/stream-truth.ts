@@ -10,7 +10,7 @@ import { copyFeedback } from './feedback-events.js';
 import type { SearchRow } from './searches.js';
 import { toSearchRow } from './searches.js';
 import type { StreamEdgeDays, Streams } from './streams.js';
-import type { Totals, PageRow } from './data.js';
+import type { Totals, PageRow } from './page-counts.js';
 
 export interface ViewsTruth {
   totals: Totals;

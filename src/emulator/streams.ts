@@ -1,6 +1,6 @@
 import type { CallerStats } from './caller-stats.js';
 import { aggregateCallerStats, generateCallerStats, NO_CALLS } from './caller-stats.js';
-import type { PageRow } from './data.js';
+import type { PageRow } from './page-counts.js';
 import type { Day } from './days.js';
 import { addDays, dayFromNumber, dayNumber } from './days.js';
 import type { AssistantThreadBody, AssistantTurn, ThreadDraft } from './assistant.js';

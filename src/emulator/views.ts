@@ -1,5 +1,5 @@
 import { comparePageRows, ZERO } from './aggregate.js';
-import type { PageRow, Totals } from './data.js';
+import type { PageRow, Totals } from './page-counts.js';
 import type { Random } from './prng.js';
 import { poisson } from './prng.js';
 import type { Refused } from './query-params.js';

@@ -1,5 +1,5 @@
 import { API_TIME_RANGE, shortValue } from '../util/time.js';
-import type { PageRow, Totals } from './window-pager.js';
+import type { PageRow, Totals } from './visitor-counts.js';
 
 /** Kinds of data-quality findings: counted in the run record, logged once per kind, never fatal. */
 export type QualityKind =

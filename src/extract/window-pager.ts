@@ -1,19 +1,7 @@
 import { DataShiftError, InternalError } from '../errors.js';
 import type { Day } from '../util/day.js';
 import { checkInvariants, type QualityWarning } from './quality.js';
-
-export interface Totals {
-  human: number;
-  ai: number;
-  total: number;
-}
-
-export interface PageRow {
-  path: string;
-  human: number;
-  ai: number;
-  total: number;
-}
+import type { PageRow, Totals } from './visitor-counts.js';
 
 export interface VisitorsPageLike {
   totals: Totals;

@@ -18,7 +18,7 @@ import {
   type PreparedWindow,
   type TableLoader,
 } from './window-batch.js';
-import type { WindowLoad } from './window-loader.js';
+import type { WindowLoad } from './window-load.js';
 
 export {
   loadPreparedBatch,

@@ -2,26 +2,10 @@ import { loadWindowBatch, type BatchLoadOptions, type BatchStep } from './batch-
 import type { Database } from './database.js';
 import { dayNumber, exclusive, toTimestampValue } from './sql.js';
 import { safeLine } from '../util/safe-text.js';
+import type { WindowLoad } from './window-load.js';
 
-export interface WindowLoad {
-  projectId: string;
-  /** 'YYYY-MM-DD' (UTC). */
-  day: string;
-  /** The window's end, exclusive (default: the next day; a period's end for the period grains). */
-  dateTo?: string;
-  site: { human: number; ai: number; total: number };
-  pages: readonly { path: string; human: number; ai: number; total: number }[];
-  /** The day was not over when fetched (--include-today). */
-  partial: boolean;
-  pagesFetched: number;
-  attempts: number;
-  runId: string;
-  fetchedAt: Date;
-  /** `totals.total` as the API reported it (the same on every page of the window). */
-  apiTotalsTotal: number;
-  /** A --max-pages cap cut the window short (default false). */
-  truncated?: boolean;
-}
+// What loadWindow takes: callers keep importing it from here.
+export type { WindowLoad } from './window-load.js';
 
 export type LoadStep = BatchStep;
 export type LoadOptions = BatchLoadOptions;

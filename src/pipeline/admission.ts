@@ -1,5 +1,10 @@
 import { roomOf, type RunBudget, type RunLimits, type StopReason } from './limits.js';
 
+/** Pages per window are a property of a project's stream: admission and estimates key them so. */
+export function admissionKey(projectId: string, stream: string): string {
+  return `${projectId}\u0000${stream}`;
+}
+
 /** A day being fetched: the pages its project's history expects, and those fetched so far. */
 export interface Flight {
   readonly expected: number;

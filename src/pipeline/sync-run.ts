@@ -10,8 +10,14 @@ import {
   UnreachableError,
   UsageError,
 } from '../errors.js';
-import { mergePlans, windowKey, type PlannedWindow, type WindowItem } from '../extract/plan.js';
-import { addDays } from '../util/day.js';
+import {
+  mergePlans,
+  windowKey,
+  type PlannedWindow,
+  type ProjectPlan,
+  type WindowItem,
+} from '../extract/plan.js';
+import { addDays, type Day } from '../util/day.js';
 import type { QualityKind } from '../extract/quality.js';
 import type { Place } from '../load/destination.js';
 import { placeOrFile } from '../load/duckdb/place.js';
@@ -21,7 +27,7 @@ import { finishRun, type LedgerRow } from '../load/runs.js';
 import { formatDuration } from '../util/duration.js';
 import { untrusted } from '../util/safe-text.js';
 import type { Logger } from '../util/log.js';
-import { DayAdmission, type Flight } from './admission.js';
+import { admissionKey, DayAdmission, type Flight } from './admission.js';
 import { HangWatch } from './hang-watch.js';
 import { remainingEta } from './eta.js';
 import { explainNotFound } from './not-found.js';
@@ -29,16 +35,9 @@ import { RunBudget, stopReasonOf, type StopReason } from './limits.js';
 import { ProjectGate } from './project-gate.js';
 import { STUCK_WINDOWS_TO_STOP, StuckStreams } from './stuck-streams.js';
 import { noProgress, type ProgressSink, type ProgressState } from './progress.js';
-import {
-  admissionKey,
-  planLateWindows,
-  streamsOf,
-  type StateRead,
-  type SyncOptions,
-  type SyncStatus,
-  type SyncSummary,
-  type WindowFailure,
-} from './sync.js';
+import { planLateWindows } from './late-windows.js';
+import { streamsOf, type SyncOptions } from './sync-options.js';
+import type { SyncStatus, SyncSummary, WindowFailure } from './sync-summary.js';
 import { WindowWriter } from './writer.js';
 import { STREAMS, streamByName, type StreamFetched } from '../streams/index.js';
 
@@ -59,6 +58,18 @@ function label(w: {
 /** Fetched page rows that may wait for the writer before fetchers pause (a few MB of memory). */
 const MAX_PENDING_ROWS = 60_000;
 
+/** What the run read from the database before it starts: the plans, the ledger, pages per window. */
+export interface StateRead {
+  plans: ProjectPlan[];
+  ledger: number[];
+  pagesPerWindow: Map<string, number | undefined>;
+  /** Pages each loaded window took when last fetched, by windowKey: what --dry-run prices a re-read at. */
+  pagesOfWindow: Map<string, number>;
+  range: { from: Day | null; to: Day | null };
+  /** Windows the streams planned after the loads (threads) are expected to add, for the progress total. */
+  lateEstimate?: number;
+}
+
 /**
  * One sync run after planning: every planned window goes through `#window` (gate, admission,
  * fetch, hand-off to the writer), failures through `#onFetchError` (the stop rules), and the
@@ -76,7 +87,8 @@ export class SyncRun {
   readonly #progress: ProgressSink;
   readonly #windows: PlannedWindow[];
   readonly #order: Map<PlannedWindow, number>;
-  readonly #journal: LedgerJournal;
+  /** DuckDB only: the destination commits requests with its batches (see LedgerJournal). */
+  readonly #journal: LedgerJournal | undefined;
   readonly #place: Place;
   readonly #budget: RunBudget;
   readonly #client: MintlifyClient;
@@ -136,13 +148,13 @@ export class SyncRun {
       waitingUntil: undefined,
     };
     this.#place = placeOrFile(opts);
-    this.#journal = new LedgerJournal(opts.dbPath);
+    this.#journal = this.#place.kind === 'duckdb' ? new LedgerJournal(opts.dbPath) : undefined;
     const limits = { maxRequests: opts.maxRequests, deadline: this.#deadline() };
     this.#budget = new RunBudget(opts.rateLimit, limits, {
       spent: state.ledger,
       now: this.#now,
-      onGrant: (at) => this.#journal.record(runId, at),
-      onRefund: (at) => this.#journal.refund(runId, at),
+      onGrant: (at) => this.#journal?.record(runId, at),
+      onRefund: (at) => this.#journal?.refund(runId, at),
     });
     this.#spentBefore = this.#budget.spentInWindow();
     this.#client = this.#makeClient();
@@ -170,7 +182,7 @@ export class SyncRun {
   }
 
   async execute(): Promise<SyncSummary> {
-    this.#journal.open();
+    this.#journal?.open();
     this.#progress.start(this.#p);
     // The budget does not announce its waits; sampling it keeps the bar's "waiting" honest.
     const ticker = setInterval(() => {
@@ -198,7 +210,7 @@ export class SyncRun {
     }
     await this.#record();
     // Every request is in the database now (the writer drained the ledger when it closed).
-    this.#journal.remove();
+    this.#journal?.remove();
     if (this.#fatal) throw this.#fatal;
     if (this.#stopReason && this.#stopReason !== 'unreachable' && this.#stopReason !== 'unresponsive') {
       this.#log.info(

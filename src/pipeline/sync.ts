@@ -1,19 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { ApiKey } from '../api/key.js';
-import type { Timeouts } from '../api/client.js';
 import { EXIT, UsageError } from '../errors.js';
 import {
   mergePlans,
   planProject,
   windowKey,
-  type PlannedWindow,
   type PlanOptions,
   type ProjectPlan,
   type ProjectState,
-  type SkippedWindow,
 } from '../extract/plan.js';
-import type { QualityKind } from '../extract/quality.js';
-import type { Destination, Place } from '../load/destination.js';
+import type { Destination } from '../load/destination.js';
 import { placeOrFile } from '../load/duckdb/place.js';
 import { legacyDatabase } from '../load/legacy.js';
 import { LedgerJournal, lostRequests, recoverJournalReport } from '../load/ledger-journal.js';
@@ -27,141 +22,20 @@ import {
   startRun,
 } from '../load/runs.js';
 import { addDays, todayUtc, type Day } from '../util/day.js';
-import type { RateLimitSpec } from '../util/duration.js';
-import type { Logger } from '../util/log.js';
 import { DEFAULT_MAX_THREADS } from '../streams/assistant-threads.js';
 import { estimateRun } from './estimate.js';
-import { RunBudget, type StopReason } from './limits.js';
-import type { ProgressSink } from './progress.js';
-import { freesAtIso, SyncRun } from './sync-run.js';
-import {
-  ANALYTICS_ENDPOINTS,
-  DEFAULT_STREAMS,
-  STREAMS,
-  streamByName,
-  type StreamDefinition,
-} from '../streams/index.js';
+import { RunBudget } from './limits.js';
+import { freesAtIso, SyncRun, type StateRead } from './sync-run.js';
+import { admissionKey } from './admission.js';
+import { planLateWindows } from './late-windows.js';
+import { streamsOf, type SyncOptions } from './sync-options.js';
+import type { SyncStatus, SyncSummary } from './sync-summary.js';
+import { ANALYTICS_ENDPOINTS, STREAMS, type StreamDefinition } from '../streams/index.js';
 
-export interface SyncOptions {
-  readonly projects: readonly string[];
-  /** The streams to sync (default DEFAULT_STREAMS). */
-  readonly streams?: readonly StreamDefinition[];
-  /** --max-pages STREAM=N: pages per window at most, by stream; a capped window is recorded truncated. */
-  readonly maxPages?: ReadonlyMap<string, number>;
-  /** --feedback-lookback: days a feedback window is re-read after it ends (statuses change). */
-  readonly feedbackLookback?: number;
-  /** --max-threads: assistant threads fetched per project and run (assistant_threads). */
-  readonly maxThreads?: number;
-  /** --period-pages: the period grains fetch every page's uniques, not only the site's. */
-  readonly periodPages?: boolean;
-  readonly from?: Day | undefined;
-  readonly to?: Day | undefined;
-  readonly lookback: number;
-  /** Fetch settled loaded days again (the service has re-classified traffic before). */
-  readonly refresh?: boolean;
-  /** The DuckDB file, when `place` names no other destination. */
-  readonly dbPath: string;
-  /** The destination (default: the DuckDB file at dbPath). */
-  readonly place?: Place;
-  readonly rateLimit: RateLimitSpec;
-  readonly maxRequests?: number | undefined;
-  readonly maxDurationMs?: number | undefined;
-  readonly maxWaitMs: number;
-  readonly concurrency: number;
-  readonly includeToday: boolean;
-  readonly dryRun: boolean;
-  readonly apiUrl: string;
-  /** Required unless dryRun. */
-  readonly apiKey?: ApiKey | undefined;
-  readonly logger: Logger;
-  readonly progress?: ProgressSink;
-  readonly now?: () => number;
-  /** Test and benchmark knobs for the HTTP client. */
-  readonly backoff?: { minMs: number; maxMs: number };
-  readonly idleCloseMs?: number;
-  /** Test knob: the most the writer raises DuckDB's memory_limit to for a huge value (default 512 MB). */
-  readonly writerMaxMemoryBytes?: number;
-  /** The most one request attempt may take, headers and body (default: the client's, 90 s). */
-  readonly requestTimeoutMs?: number;
-  /** The client's connect, headers and body timeouts (default: the client's, 10 s / 30 s / 30 s). */
-  readonly timeouts?: Timeouts;
-  /** The run's id (the CLI makes it first, for its log lines); a new one by default. */
-  readonly runId?: string;
-  /** Aborting stops new days and in-flight requests; finished days are still loaded. */
-  readonly signal?: AbortSignal;
-}
-
-export type SyncStatus = 'succeeded' | 'incomplete' | 'failed' | 'dry-run';
-
-export interface WindowFailure {
-  readonly projectId: string;
-  readonly stream: string;
-  readonly day: Day;
-  readonly code: string;
-  readonly message: string;
-}
-
-export interface SyncSummary {
-  readonly runId: string | null;
-  readonly status: SyncStatus;
-  readonly exitCode: number;
-  readonly db: string;
-  readonly projects: readonly string[];
-  /** The streams the run synced. */
-  readonly streams: readonly string[];
-  /** Projects the API answered 404 for: their days were dropped and the run exits 2. */
-  readonly unknownProjects: readonly string[];
-  readonly dateFrom: Day | null;
-  readonly dateTo: Day | null;
-  /** `dropped`: days of unknown projects, neither fetched nor left for the next run. */
-  readonly windows: { planned: number; loaded: number; failed: number; deferred: number; dropped: number };
-  readonly requests: number;
-  readonly retries: number;
-  readonly rows: number;
-  readonly warnings: { total: number; byKind: Partial<Record<QualityKind, number>> };
-  readonly stopReason: StopReason | null;
-  readonly budget: { rateLimit: string; spentBefore: number; freesAt: string | null };
-  readonly durationMs: number;
-  readonly failures: readonly WindowFailure[];
-  readonly deferredDays: readonly string[];
-  readonly plan?: {
-    readonly days: readonly {
-      projectId: string;
-      stream: string;
-      day: Day;
-      /** The window's end (exclusive): ranges of several days for the event streams and periods. */
-      dateTo: Day;
-      /** An item window's record id (an assistant thread). */
-      item?: string;
-      reason: string;
-      partial: boolean;
-    }[];
-    /** Loaded days left out because they were settled when fetched (--refresh fetches them). */
-    readonly skipped: readonly SkippedWindow[];
-    /** Per stream: windows planned and requests expected (history, else 1 a window: a floor). */
-    readonly streams: readonly {
-      stream: string;
-      windows: number;
-      estimatedRequests: number;
-      fromHistory: boolean;
-    }[];
-    readonly estimatedRequests: number;
-    readonly etaMs: number;
-    readonly pagesPerDayFromHistory: boolean;
-  };
-  readonly error: string | null;
-}
-
-export interface StateRead {
-  plans: ProjectPlan[];
-  ledger: number[];
-  pagesPerWindow: Map<string, number | undefined>;
-  /** Pages each loaded window took when last fetched, by windowKey: what --dry-run prices a re-read at. */
-  pagesOfWindow: Map<string, number>;
-  range: { from: Day | null; to: Day | null };
-  /** Windows the streams planned after the loads (threads) are expected to add, for the progress total. */
-  lateEstimate?: number;
-}
+// The run's options and summary have their own modules (so that the run itself can read them
+// without importing this entry point back); callers keep importing them from here.
+export type { SyncOptions } from './sync-options.js';
+export type { SyncStatus, SyncSummary, WindowFailure } from './sync-summary.js';
 
 /**
  * One sync run: plan the days, fetch them through the shared budget with bounded concurrency,
@@ -195,12 +69,14 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
         log.warn(
           `${stale} earlier run(s) ended without finishing (killed?); their unloaded days are planned again`,
         );
-      const recovery = await recoverJournalReport(db, new LedgerJournal(opts.dbPath).path, { now: now() });
-      if (recovery.skippedMessage !== undefined) log.warn(recovery.skippedMessage);
-      if (recovery.added > 0)
-        log.info(
-          `${recovery.added} request(s) of a run that was killed were added to the request ledger from its journal`,
-        );
+      if (dest.kind === 'duckdb') {
+        const recovery = await recoverJournalReport(db, new LedgerJournal(opts.dbPath).path, { now: now() });
+        if (recovery.skippedMessage !== undefined) log.warn(recovery.skippedMessage);
+        if (recovery.added > 0)
+          log.info(
+            `${recovery.added} request(s) of a run that was killed were added to the request ledger from its journal`,
+          );
+      }
       state = await readState(dest, opts, now());
       state.lateEstimate = await lateEstimate(dest, opts);
       const windows = mergePlans(
@@ -306,32 +182,6 @@ async function lateEstimate(db: Destination, opts: SyncOptions): Promise<number>
   return n;
 }
 
-/**
- * The windows of the streams planned from what is loaded (assistant threads), per project and
- * stream: what the run fetches once its other windows are committed, and what --dry-run lists.
- */
-export async function planLateWindows(
-  db: Destination,
-  opts: SyncOptions,
-  projects: readonly string[],
-): Promise<{ projectId: string; windows: readonly PlannedWindow[] }[]> {
-  const late = { maxItems: opts.maxThreads ?? DEFAULT_MAX_THREADS, refresh: opts.refresh === true };
-  const out: { projectId: string; windows: readonly PlannedWindow[] }[] = [];
-  for (const projectId of projects)
-    for (const s of streamsOf(opts))
-      if (s.planAfterLoads) out.push({ projectId, windows: await s.planAfterLoads(db, projectId, late) });
-  return out;
-}
-
-export function streamsOf(opts: SyncOptions): readonly StreamDefinition[] {
-  return opts.streams ?? DEFAULT_STREAMS.map(streamByName);
-}
-
-/** Pages per window are a property of a project's stream: admission and estimates key them so. */
-export function admissionKey(projectId: string, stream: string): string {
-  return `${projectId}\u0000${stream}`;
-}
-
 function rangeOf(plans: readonly ProjectPlan[]): { from: Day | null; to: Day | null } {
   const days = plans.flatMap((p) => p.windows.map((w) => w.day)).sort();
   const tos = plans.map((p) => p.to).sort();
@@ -350,7 +200,9 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
       state.range = rangeOf(state.plans);
       // A killed run's unrecorded requests count against the budget the real run will meet.
       if (db.kind === 'duckdb') {
-        const lost = await lostRequests(legacyDatabase(db), new LedgerJournal(opts.dbPath).path, { now: now() });
+        const lost = await lostRequests(legacyDatabase(db), new LedgerJournal(opts.dbPath).path, {
+          now: now(),
+        });
         state.ledger.push(...lost.map((r) => r.at + r.durationMs));
       }
     } finally {

@@ -5,13 +5,14 @@ import { formatChange, formatCount, formatIsoWeek, formatShare } from './format.
 import { calendarSeries, type ProjectReport } from './model.js';
 import { assistantChart, callersChart, feedbackChart, viewsChart } from './stream-charts.js';
 import { truncateMiddle } from './text.js';
+import { COLORS } from './chart-colors.js';
 
 /**
  * The report's charts as SVG markup, drawn once at build time by Observable Plot against a jsdom
  * document: the page that embeds them needs no script, no network and no fonts to show them.
  * Plot writes every label with textContent, so the serializer escapes page paths for us.
  */
-export const COLORS = { human: '#2563eb', ai: '#e8590c', total: '#0f766e', muted: '#94a3b8' } as const;
+export { COLORS } from './chart-colors.js';
 
 /** Drawn for a desktop page, scaled down to fit it. */
 export const WIDE = 960;

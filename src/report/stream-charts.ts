@@ -1,6 +1,6 @@
 import * as Plot from '@observablehq/plot';
 import { addDays, dayToMs } from '../util/day.js';
-import { COLORS } from './charts.js';
+import { COLORS } from './chart-colors.js';
 import { formatCount, formatIsoWeek, formatRatio, formatShare } from './format.js';
 import {
   windowSeries,

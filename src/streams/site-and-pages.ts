@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { invariantChecks, type WindowChecks } from '../extract/quality.js';
-import { streamOffsetWindow, type PageRow, type PassSink, type Totals } from '../extract/window-pager.js';
+import { streamOffsetWindow, type PassSink } from '../extract/window-pager.js';
+import type { PageRow, Totals } from '../extract/visitor-counts.js';
 import { siteAndPageTables, sitePageRows, type SitePageRows } from '../load/batch-loader.js';
 import type { StreamDefinition, StreamWindow } from './types.js';
 

@@ -1,6 +1,6 @@
 import { ViewsResponseSchema } from '../api/schemas.js';
 import type { QualityWarning, WindowChecks } from '../extract/quality.js';
-import type { Totals } from '../extract/window-pager.js';
+import type { Totals } from '../extract/visitor-counts.js';
 import { siteAndPagesStream } from './site-and-pages.js';
 
 /**

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  fetchWindow,
-  type PageRow,
-  type VisitorsPageLike,
-  type VisitorsSource,
-} from '../../src/extract/window-pager.js';
+import { fetchWindow, type VisitorsPageLike, type VisitorsSource } from '../../src/extract/window-pager.js';
+import type { PageRow } from '../../src/extract/visitor-counts.js';
 import { DataShiftError, InternalError } from '../../src/errors.js';
 import { checkInvariants } from '../../src/extract/quality.js';
 

@@ -1,0 +1,70 @@
+import type { QualityKind } from '../extract/quality.js';
+import type { SkippedWindow } from '../extract/plan.js';
+import type { Day } from '../util/day.js';
+import type { StopReason } from './limits.js';
+
+/**
+ * What a sync run reports when it ends (the CLI prints it, --json writes it): written by the run
+ * (sync-run.ts) and by the entry point (sync.ts) for a dry run or a run that never started.
+ */
+
+export type SyncStatus = 'succeeded' | 'incomplete' | 'failed' | 'dry-run';
+
+export interface WindowFailure {
+  readonly projectId: string;
+  readonly stream: string;
+  readonly day: Day;
+  readonly code: string;
+  readonly message: string;
+}
+
+export interface SyncSummary {
+  readonly runId: string | null;
+  readonly status: SyncStatus;
+  readonly exitCode: number;
+  readonly db: string;
+  readonly projects: readonly string[];
+  /** The streams the run synced. */
+  readonly streams: readonly string[];
+  /** Projects the API answered 404 for: their days were dropped and the run exits 2. */
+  readonly unknownProjects: readonly string[];
+  readonly dateFrom: Day | null;
+  readonly dateTo: Day | null;
+  /** `dropped`: days of unknown projects, neither fetched nor left for the next run. */
+  readonly windows: { planned: number; loaded: number; failed: number; deferred: number; dropped: number };
+  readonly requests: number;
+  readonly retries: number;
+  readonly rows: number;
+  readonly warnings: { total: number; byKind: Partial<Record<QualityKind, number>> };
+  readonly stopReason: StopReason | null;
+  readonly budget: { rateLimit: string; spentBefore: number; freesAt: string | null };
+  readonly durationMs: number;
+  readonly failures: readonly WindowFailure[];
+  readonly deferredDays: readonly string[];
+  readonly plan?: {
+    readonly days: readonly {
+      projectId: string;
+      stream: string;
+      day: Day;
+      /** The window's end (exclusive): ranges of several days for the event streams and periods. */
+      dateTo: Day;
+      /** An item window's record id (an assistant thread). */
+      item?: string;
+      reason: string;
+      partial: boolean;
+    }[];
+    /** Loaded days left out because they were settled when fetched (--refresh fetches them). */
+    readonly skipped: readonly SkippedWindow[];
+    /** Per stream: windows planned and requests expected (history, else 1 a window: a floor). */
+    readonly streams: readonly {
+      stream: string;
+      windows: number;
+      estimatedRequests: number;
+      fromHistory: boolean;
+    }[];
+    readonly estimatedRequests: number;
+    readonly etaMs: number;
+    readonly pagesPerDayFromHistory: boolean;
+  };
+  readonly error: string | null;
+}
