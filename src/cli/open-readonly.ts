@@ -2,6 +2,10 @@ import { existsSync, statSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { checkDbPath, READER_MEMORY_LIMIT, type Database } from '../load/database.js';
 import { openReadable } from '../load/readable.js';
+import type { Destination } from '../load/destination.js';
+import { duckDestination } from '../load/duckdb/place.js';
+import { pgPlace } from '../load/postgres/place.js';
+import type { DbTarget } from '../load/target.js';
 
 /** A command that reads what sync wrote never creates the file: an existing DuckDB file only. */
 export function requireExistingDb(path: string): void {
@@ -44,4 +48,13 @@ export async function openExistingReadOnly(
         `mintlify-etl: waiting for the database: ${pid === undefined ? 'another process' : `process ${pid} (a sync?)`} is writing to it and pauses every few seconds; giving up after ${Math.round(timeoutMs / 1000)}s\n`,
       ),
   });
+}
+
+/**
+ * The destination a read command reads (status, report, gaps, digest, export, query): an existing
+ * DuckDB file opened read-only, or the PostgreSQL schema a sync filled. Never creates either.
+ */
+export async function openToRead(target: DbTarget, opts: { sandbox?: boolean } = {}): Promise<Destination> {
+  if (target.kind === 'postgres') return pgPlace(target).open('read');
+  return duckDestination(await openExistingReadOnly(target.path, opts));
 }

@@ -4,8 +4,9 @@ import { gatherStatus, type StatusReport } from '../pipeline/status.js';
 import { parseRateLimit } from '../util/duration.js';
 import { safeText } from '../util/safe-text.js';
 import { clockFromEnv } from './clock.js';
-import { openExistingReadOnly } from './open-readonly.js';
-import { dbPath } from './options.js';
+import { openToRead } from './open-readonly.js';
+import { addDbOptions, dbTargetOf } from './destination-flags.js';
+import { legacyDatabase } from '../load/legacy.js';
 import type { CommandResult } from './result.js';
 
 /** The service's own limit, which status judges by unless told the limit the runs used. */
@@ -13,6 +14,7 @@ const SERVICE_RATE_LIMIT = '100/1h';
 
 interface StatusFlags {
   db?: string;
+  schema?: string;
   json?: boolean;
   rateLimit?: string;
 }
@@ -21,15 +23,16 @@ export function registerStatus(
   program: Command,
   run: (fn: () => Promise<CommandResult>) => Promise<void>,
 ): void {
-  program
+  const cmd = program
     .command('status')
     .summary('show coverage and gaps per stream, recent runs and the request budget left')
     .description(
       `Shows, from the database alone (no API call, opened read-only): the request budget spent in the current window and when the next slot frees up, and per project and stream (visitors first): the days covered, the days missing inside that range, partial days, days cut short by --max-pages (truncated), failed days, days deferred by a budget- or time-bounded run; then the project's last 5 runs with their outcome.
 
 --json prints the same as one object, for monitoring: .projects[].streams[] holds each stream's {stream, coverage, partialDays, truncatedDays, failedDays, deferredDays}; .projects[].coverage, .partialDays, .failedDays and .deferredDays are the visitors stream's, as before streams (e.g. alert when .projects[].coverage.daysMissing > 0 or the last run failed).`,
-    )
-    .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
+    );
+  addDbOptions(cmd);
+  cmd
     .option(
       '--rate-limit <N/DURATION>',
       `the budget to judge the request ledger against (as given to sync; default ${SERVICE_RATE_LIMIT})`,
@@ -49,13 +52,17 @@ Examples:
 async function statusCommand(flags: StatusFlags): Promise<CommandResult> {
   const rateLimit = parseRateLimit(flags.rateLimit ?? SERVICE_RATE_LIMIT);
   const limitSource = flags.rateLimit === undefined ? 'default' : 'flag';
-  const db = await openExistingReadOnly(dbPath(flags.db));
+  const db = await openToRead(dbTargetOf(flags));
   let report: StatusReport;
   try {
     const now = clockFromEnv();
-    report = await gatherStatus(db, { rateLimit, limitSource, ...(now ? { now: now() } : {}) });
+    report = await gatherStatus(legacyDatabase(db), {
+      rateLimit,
+      limitSource,
+      ...(now ? { now: now() } : {}),
+    });
   } finally {
-    db.close();
+    await db.close();
   }
   if (flags.json) return { exitCode: 0, json: report };
   const maxWidth = process.stdout.isTTY ? process.stdout.columns : 120;
