@@ -115,7 +115,7 @@ export function fixIsOpen(fix: Gap['fix']): boolean {
 /** The projects with any loaded or attempted window. */
 export async function projectsWithWindows(session: SqlSession): Promise<string[]> {
   const rows = await session.rows(
-    'SELECT DISTINCT project_id FROM sync_windows ORDER BY project_id COLLATE "C"',
+    'SELECT project_id FROM sync_windows GROUP BY project_id ORDER BY project_id COLLATE "C"',
   );
   return rows.map((r) => r['project_id'] as string);
 }
