@@ -131,8 +131,20 @@ describe.skipIf(!runIf)('gaps, alerts, digest and agent records on DuckDB and on
     await deriveSecond(db, tables, emu.projectId, today);
     await insertGapEvidence(db.connection, today);
     await insertGapFixes(db.connection, today);
-    client = new pg.Client({ connectionString: server.url, types: PLAIN_TYPES });
+    // A warehouse's database sorts text by a language's rules (here ICU en-US, where 'a' < 'B'):
+    // every order the commands print must still be DuckDB's code-point order.
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    await admin.query(
+      "CREATE DATABASE insights_en TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'",
+    );
+    await admin.end();
+    const url = new URL(server.url);
+    url.pathname = '/insights_en';
+    client = new pg.Client({ connectionString: url.toString(), types: PLAIN_TYPES });
     await client.connect();
+    const order = await client.query("SELECT x FROM (VALUES ('a'), ('B')) AS t(x) ORDER BY x");
+    expect(order.rows.map((r: { x: string }) => r.x)).toEqual(['a', 'B']);
     await migratePostgres(client, { schema: SCHEMA });
     for (const t of tables) if (t !== 'schema_migrations') await copyTable(db.connection, client, t);
     // A session in another zone (+13:45, DST in its winter) must not move a day.
