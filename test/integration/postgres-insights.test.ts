@@ -91,6 +91,16 @@ async function deriveSecond(
   await conn.run(
     `UPDATE site_daily SET partial = true WHERE project_id = '${SECOND}' AND day = DATE '${addDays(today, -3)}'`,
   );
+  // Capitals and ties, so that text order (code points, as DuckDB sorts) decides what comes first.
+  await conn.run(
+    `UPDATE search_daily SET query = upper(query), hits = least(hits, 3) WHERE project_id = '${SECOND}' AND length(query) % 2 = 0`,
+  );
+  await conn.run(`UPDATE search_daily SET hits = least(hits, 3) WHERE project_id = '${SECOND}'`);
+  for (const t of ['page_daily', 'feedback']) {
+    await conn.run(
+      `UPDATE ${t} SET path = upper(path) WHERE project_id = '${SECOND}' AND length(path) % 2 = 0`,
+    );
+  }
   await conn.run(`INSERT INTO sync_runs (run_id, project_ids, started_at, finished_at, status, windows_deferred, error, deferred_days)
     VALUES ('run-refused', ['${SECOND}'], TIMESTAMPTZ '${today} 01:00:00+00', TIMESTAMPTZ '${today} 01:00:01+00', 'failed', 2,
       'the API refused the key (401)', ['${SECOND}:${addDays(today, -9)}', '${SECOND}:searches:${addDays(today, -8)}'])`);
