@@ -305,6 +305,14 @@ describe.skipIf(!runIf)('gaps, alerts, digest and agent records on DuckDB and on
         links.map((l) => ({ ...l, createdAt: l.createdAt + 60_000 })),
       );
     }
+    const linked = await both((s) =>
+      s.rows(
+        `SELECT created_at FROM agent_job_gaps WHERE project_id = 'agent-p' AND job_id = 'j1' AND gap_id = 'g1'`,
+      ),
+    );
+    // Linked again later: the first link stands.
+    expect(linked.duck).toEqual([{ created_at: '2026-01-01T00:00:00.500Z' }]);
+    expect(linked.post).toEqual(linked.duck);
     const job = await both((s) => readAgentJob(s, 'agent-p', 'j1'));
     expect(job.duck?.completed_at).toBe('2026-01-01T00:00:00.000Z');
     expect(job.post).toEqual(job.duck);
