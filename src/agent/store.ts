@@ -1,8 +1,8 @@
-import { TIMESTAMPTZ, VARCHAR, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import type { AgentJob } from '../api/schemas.js';
 import { EtlError, InternalError } from '../errors.js';
-import { openDatabase, type Database, type OpenOptions } from '../load/database.js';
-import { exclusive, queryRows, toTimestampValue } from '../load/sql.js';
+import { openDatabase, type OpenOptions } from '../load/database.js';
+import { duckSession } from '../load/duckdb/session.js';
+import { isoTime, type SqlScalar, type SqlSession } from '../load/session.js';
 import type { Logger } from '../util/log.js';
 import { readApiTime } from '../util/time.js';
 
@@ -35,16 +35,17 @@ export interface AgentJobRow {
 
 interface Column {
   readonly name: string;
-  readonly type: DuckDBType;
-  readonly value: DuckDBValue;
+  /** The SQL type its parameter is cast to (both dialects read the ISO text of a time). */
+  readonly type: 'VARCHAR' | 'TIMESTAMPTZ';
+  readonly value: SqlScalar;
 }
 
-function timestamp(iso: string | null): DuckDBValue | undefined {
+function timestamp(iso: string | null): string | null | undefined {
   if (iso === null) return null;
   // An unreadable date, or one outside the range every API time must lie in (readApiTime), is
   // treated as absent: it must not erase a good value stored earlier.
   const t = readApiTime(iso);
-  return 'iso' in t && t.iso !== null ? toTimestampValue(Date.parse(t.iso)) : undefined;
+  return 'iso' in t && t.iso !== null ? isoTime(Date.parse(t.iso)) : undefined;
 }
 
 /**
@@ -56,11 +57,11 @@ function columnsOf(s: JobSighting): Column[] {
   const { job } = s;
   const cols: Column[] = [];
   const text = (name: string, v: string | null | undefined): void => {
-    if (v !== undefined) cols.push({ name, type: VARCHAR, value: v });
+    if (v !== undefined) cols.push({ name, type: 'VARCHAR', value: v });
   };
   const time = (name: string, v: string | null | undefined): void => {
     const value = v === undefined ? undefined : timestamp(v);
-    if (value !== undefined) cols.push({ name, type: TIMESTAMPTZ, value });
+    if (value !== undefined) cols.push({ name, type: 'TIMESTAMPTZ', value });
   };
   text('status', job.status);
   text('prompt', s.prompt);
@@ -70,9 +71,9 @@ function columnsOf(s: JobSighting): Column[] {
   text('pr_link', job.prLink);
   time('created_at', job.createdAt);
   time('archived_at', job.archivedAt);
-  cols.push({ name: 'last_seen_at', type: TIMESTAMPTZ, value: toTimestampValue(s.seenAt) });
+  cols.push({ name: 'last_seen_at', type: 'TIMESTAMPTZ', value: isoTime(s.seenAt) });
   if (job.status === 'completed') {
-    cols.push({ name: 'completed_at', type: TIMESTAMPTZ, value: toTimestampValue(s.seenAt) });
+    cols.push({ name: 'completed_at', type: 'TIMESTAMPTZ', value: isoTime(s.seenAt) });
   }
   return cols;
 }
@@ -85,41 +86,52 @@ function assignment(c: Column): string {
 }
 
 /** Inserts the job or updates the columns this sighting knows about (one statement, auto-committed). */
-export async function upsertAgentJob(db: Database, s: JobSighting): Promise<void> {
+export async function upsertAgentJob(session: SqlSession, s: JobSighting): Promise<void> {
   const cols = columnsOf(s);
   const names = ['project_id', 'job_id', ...cols.map((c) => c.name)];
-  const placeholders = names.map((_, i) => `$${i + 1}`);
+  const types = ['VARCHAR', 'VARCHAR', ...cols.map((c) => c.type)];
+  const placeholders = types.map((t, i) => `$${i + 1}::${t}`);
   const sql =
     `INSERT INTO agent_jobs (${names.join(', ')}) VALUES (${placeholders.join(', ')}) ` +
     `ON CONFLICT (project_id, job_id) DO UPDATE SET ${cols.map(assignment).join(', ')}`;
-  const conn = db.connection;
-  await exclusive(conn, () =>
-    conn.run(
-      sql,
-      [s.projectId, s.jobId, ...cols.map((c) => c.value)],
-      [VARCHAR, VARCHAR, ...cols.map((c) => c.type)],
-    ),
-  );
+  await session.run(sql, [s.projectId, s.jobId, ...cols.map((c) => c.value)]);
 }
 
 export async function readAgentJob(
-  db: Database,
+  session: SqlSession,
   projectId: string,
   jobId: string,
 ): Promise<AgentJobRow | undefined> {
-  const rows = await exclusive(db.connection, () =>
-    queryRows(db.connection, 'SELECT * FROM agent_jobs WHERE project_id = $1 AND job_id = $2', [
-      projectId,
-      jobId,
-    ]),
+  const rows = await session.rows(
+    'SELECT * FROM agent_jobs WHERE project_id = $1::VARCHAR AND job_id = $2::VARCHAR',
+    [projectId, jobId],
   );
   return rows[0] as AgentJobRow | undefined;
 }
 
+/** A destination opened for one write: its session, and how to let it go at once. */
+export interface OpenedDestination {
+  readonly session: SqlSession;
+  close(): void | Promise<void>;
+}
+
 export interface RecorderOptions {
+  /** Where the rows go, as said in a warning (a path, or a URL without its password). */
   readonly dbPath: string;
   readonly logger: Logger;
+  /** DuckDB: how the file is opened for each write (when `connect` is not given). */
   readonly open?: OpenOptions;
+  /**
+   * Opens the destination for one write; default: the DuckDB file at `dbPath`. A PostgreSQL
+   * destination hands a connection here (and may keep one open: `close` is then a no-op).
+   */
+  readonly connect?: () => Promise<OpenedDestination>;
+}
+
+/** The DuckDB file opened for one write and closed after it (see JobRecorder). */
+export async function openDuckDbFile(path: string, opts: OpenOptions = {}): Promise<OpenedDestination> {
+  const db = await openDatabase(path, opts);
+  return { session: duckSession(db.connection), close: () => db.close() };
 }
 
 /**
@@ -141,20 +153,21 @@ export class JobRecorder {
   }
 
   record(s: JobSighting): Promise<void> {
-    return this.write(s.jobId, (db) => upsertAgentJob(db, s));
+    return this.write(s.jobId, (session) => upsertAgentJob(session, s));
   }
 
   /** Records which content gaps a job was started for (`agent fix`). */
   linkGaps(links: readonly JobGapLink[]): Promise<void> {
     const jobId = links[0]?.jobId ?? '';
-    return this.write(jobId, (db) => insertJobGaps(db, links));
+    return this.write(jobId, (session) => insertJobGaps(session, links));
   }
 
-  private async write(jobId: string, fn: (db: Database) => Promise<void>): Promise<void> {
-    let db: Database | undefined;
+  private async write(jobId: string, fn: (session: SqlSession) => Promise<void>): Promise<void> {
+    let opened: OpenedDestination | undefined;
     try {
-      db = await openDatabase(this.opts.dbPath, this.opts.open ?? {});
-      await fn(db);
+      const { connect, dbPath, open } = this.opts;
+      opened = await (connect ?? (() => openDuckDbFile(dbPath, open ?? {})))();
+      await fn(opened.session);
       this.lastFailure = undefined;
     } catch (e) {
       const err =
@@ -162,7 +175,7 @@ export class JobRecorder {
       this.lastFailure = err;
       this.opts.logger.warn(`could not record job ${jobId} in ${this.opts.dbPath}: ${err.message}`);
     } finally {
-      db?.close();
+      await opened?.close();
     }
   }
 }
@@ -179,14 +192,15 @@ export interface JobGapLink {
   readonly createdAt: number;
 }
 
-export async function insertJobGaps(db: Database, links: readonly JobGapLink[]): Promise<void> {
-  const conn = db.connection;
-  await exclusive(conn, async () => {
+/** Links in one transaction; a link recorded before stays as it was (its first creation time). */
+export async function insertJobGaps(session: SqlSession, links: readonly JobGapLink[]): Promise<void> {
+  await session.transaction(async () => {
     for (const l of links) {
-      await conn.run(
+      await session.run(
         `INSERT INTO agent_job_gaps (project_id, job_id, gap_id, kind, subject_key, subject, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
-        [l.projectId, l.jobId, l.gapId, l.kind, l.subjectKey, l.subject, toTimestampValue(l.createdAt)],
+         VALUES ($1::VARCHAR, $2::VARCHAR, $3::VARCHAR, $4::VARCHAR, $5::VARCHAR, $6::VARCHAR, $7::TIMESTAMPTZ)
+         ON CONFLICT (project_id, job_id, gap_id) DO NOTHING`,
+        [l.projectId, l.jobId, l.gapId, l.kind, l.subjectKey, l.subject, isoTime(l.createdAt)],
       );
     }
   });

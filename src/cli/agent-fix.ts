@@ -5,6 +5,7 @@ import { AGENT_EXIT } from '../agent/jobs.js';
 import { UsageError } from '../errors.js';
 import { buildFixPrompt } from '../insights/fix-prompt.js';
 import { fixIsOpen, readGaps, type Gap } from '../insights/gaps.js';
+import { duckSession } from '../load/duckdb/session.js';
 import { parseDay } from '../util/day.js';
 import { safeText } from '../util/safe-text.js';
 import {
@@ -120,7 +121,7 @@ async function gapsToFix(
 ): Promise<Gap[]> {
   const db = await openExistingReadOnly(s.db);
   try {
-    const gaps = await readGaps(db.connection, {
+    const gaps = await readGaps(duckSession(db.connection), {
       days,
       projectId: s.projectId,
       gapIds: ids,

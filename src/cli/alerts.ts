@@ -4,6 +4,7 @@ import { defaultRules, loadRules } from '../insights/alert-rules.js';
 import type { Alert, Evaluation } from '../insights/alert.js';
 import { alertProjects, evaluateAlerts } from '../insights/alerts.js';
 import { openDatabase } from '../load/database.js';
+import { duckSession } from '../load/duckdb/session.js';
 import { dispatchAlerts, type Dispatch } from '../notify/dispatch.js';
 import { checkWebhookUrl, registerWebhookSecret } from '../notify/webhook.js';
 import { parseDay, todayUtc } from '../util/day.js';
@@ -88,21 +89,22 @@ async function alertsCommand(flags: AlertsFlags): Promise<CommandResult> {
   requireExistingDb(path);
   // Read-write: alerts_sent is written. A cron line runs it after sync, when the file is free.
   const db = await openDatabase(path);
+  const session = duckSession(db.connection);
   let evaluations: Evaluation[];
   let dispatch: Dispatch;
   try {
-    if (flags.project !== undefined && !(await alertProjects(db.connection)).includes(flags.project)) {
+    if (flags.project !== undefined && !(await alertProjects(session)).includes(flags.project)) {
       throw new UsageError(`project ${flags.project} has no data in ${path}: see \`mintlify-etl status\``, {
         project: flags.project,
       });
     }
-    evaluations = await evaluateAlerts(db.connection, {
+    evaluations = await evaluateAlerts(session, {
       rules,
       today: todayUtc(now()),
       ...(day !== undefined ? { day } : {}),
       ...(flags.project !== undefined ? { projectId: flags.project } : {}),
     });
-    dispatch = await dispatchAlerts(db.connection, evaluations, {
+    dispatch = await dispatchAlerts(session, evaluations, {
       resend: flags.resend ?? false,
       ...(url !== undefined ? { webhookUrl: url } : {}),
       now: () => new Date(now()),

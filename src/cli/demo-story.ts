@@ -7,7 +7,7 @@ import { nextUtcDayMs } from '../emulator/agent.js';
 import { buildFixPrompt } from '../insights/fix-prompt.js';
 import { readGaps, readOutcomes, type Gap } from '../insights/gaps.js';
 import { openDatabase } from '../load/database.js';
-import { queryRows } from '../load/sql.js';
+import { duckSession } from '../load/duckdb/session.js';
 import { addDays, todayUtc } from '../util/day.js';
 import { parseRateLimit } from '../util/duration.js';
 import type { Logger } from '../util/log.js';
@@ -40,11 +40,12 @@ export async function replayFixes(emu: Emulator, dbPath: string): Promise<void> 
   const db = await openDatabase(dbPath, { readOnly: true }).catch(() => undefined);
   if (db === undefined) return;
   try {
-    const rows = await queryRows(
-      db.connection,
-      `SELECT g.subject, j.completed_at FROM agent_job_gaps g JOIN agent_jobs j USING (project_id, job_id)
+    const rows = await duckSession(db.connection)
+      .rows(
+        `SELECT g.subject, j.completed_at FROM agent_job_gaps g JOIN agent_jobs j USING (project_id, job_id)
        WHERE g.kind = 'unanswered' AND j.status = 'completed' AND j.pr_link IS NOT NULL AND j.completed_at IS NOT NULL`,
-    ).catch(() => []); // a database made before schema 6 has no fixes
+      )
+      .catch(() => []); // a database made before schema 6 has no fixes
     for (const r of rows)
       emu.fixQuestion(r['subject'] as string, nextUtcDayMs(Date.parse(r['completed_at'] as string)));
   } finally {
@@ -80,7 +81,7 @@ export async function fixStory(c: StoryContext): Promise<string[]> {
 async function topUnanswered(dbPath: string, projectId: string, fixDay: string): Promise<Gap | undefined> {
   const db = await openDatabase(dbPath, { readOnly: true });
   try {
-    const gaps = await readGaps(db.connection, { days: 28, to: fixDay, projectId });
+    const gaps = await readGaps(duckSession(db.connection), { days: 28, to: fixDay, projectId });
     return gaps.find((g) => g.kind === 'unanswered');
   } finally {
     db.close();
@@ -90,7 +91,7 @@ async function topUnanswered(dbPath: string, projectId: string, fixDay: string):
 async function outcomesOf(dbPath: string, projectId: string) {
   const db = await openDatabase(dbPath, { readOnly: true });
   try {
-    return await readOutcomes(db.connection, projectId, 100);
+    return await readOutcomes(duckSession(db.connection), projectId, 100);
   } finally {
     db.close();
   }

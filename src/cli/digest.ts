@@ -3,6 +3,7 @@ import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { alertProjects } from '../insights/alerts.js';
 import { isoWeekStart, lastCompleteWeek, readDigest, type Digest } from '../insights/digest.js';
+import { duckSession } from '../load/duckdb/session.js';
 import { chatText } from '../notify/alert-payload.js';
 import { checkWebhookUrl, postJson, registerWebhookSecret } from '../notify/webhook.js';
 import { digestHtml } from '../report/digest-html.js';
@@ -67,9 +68,10 @@ async function digestCommand(flags: DigestFlags): Promise<CommandResult> {
   }
   if (flags.week !== undefined) isoWeekStart(flags.week);
   const db = await openExistingReadOnly(dbPath(flags.db));
+  const session = duckSession(db.connection);
   const digests: Digest[] = [];
   try {
-    const projects = await alertProjects(db.connection);
+    const projects = await alertProjects(session);
     if (flags.project !== undefined && !projects.includes(flags.project)) {
       throw new UsageError(
         `project ${flags.project} has no data in ${db.path}: see \`mintlify-etl status\``,
@@ -79,8 +81,8 @@ async function digestCommand(flags: DigestFlags): Promise<CommandResult> {
       );
     }
     for (const p of flags.project === undefined ? projects : [flags.project]) {
-      const week = flags.week ?? (await lastCompleteWeek(db.connection, p));
-      if (week !== null) digests.push(await readDigest(db.connection, p, week));
+      const week = flags.week ?? (await lastCompleteWeek(session, p));
+      if (week !== null) digests.push(await readDigest(session, p, week));
     }
   } finally {
     db.close();

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { projectsWithWindows, readGaps, SCORE_RULE, type Gap } from '../insights/gaps.js';
+import { duckSession } from '../load/duckdb/session.js';
 import { formatTable, type Column } from '../query/format.js';
 import { addDays, parseDay } from '../util/day.js';
 import { openExistingReadOnly } from './open-readonly.js';
@@ -71,9 +72,10 @@ Examples:
 async function gapsCommand(flags: GapsFlags): Promise<CommandResult> {
   const to = flags.to === undefined ? undefined : parseDay(flags.to, '--to');
   const db = await openExistingReadOnly(dbPath(flags.db));
+  const session = duckSession(db.connection);
   let gaps: Gap[];
   try {
-    if (flags.project !== undefined && !(await projectsWithWindows(db)).includes(flags.project)) {
+    if (flags.project !== undefined && !(await projectsWithWindows(session)).includes(flags.project)) {
       throw new UsageError(
         `project ${flags.project} has no data in ${db.path}: see \`mintlify-etl status\``,
         {
@@ -81,7 +83,7 @@ async function gapsCommand(flags: GapsFlags): Promise<CommandResult> {
         },
       );
     }
-    gaps = await readGaps(db.connection, {
+    gaps = await readGaps(session, {
       days: flags.days,
       ...(to !== undefined ? { to } : {}),
       ...(flags.project !== undefined ? { projectId: flags.project } : {}),

@@ -1,6 +1,6 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
-import { queryRows } from '../load/sql.js';
+import type { SqlSession } from '../load/session.js';
 import type { AlertRules } from './alert-rules.js';
+import { lowerAll } from './dialect-sql.js';
 import { makeAlert, round, type Alert } from './alert.js';
 import { coveredDaysBefore, streamDayState, streamEverLoaded } from './stream-days.js';
 
@@ -9,7 +9,7 @@ import { coveredDaysBefore, streamDayState, streamEverLoaded } from './stream-da
  * never loaded is skipped without a word (it is not synced for this project).
  */
 async function ready(
-  conn: DuckDBConnection,
+  session: SqlSession,
   projectId: string,
   stream: string,
   day: string,
@@ -17,13 +17,13 @@ async function ready(
   notes: string[],
   rule: string,
 ): Promise<boolean> {
-  const state = await streamDayState(conn, projectId, stream, day);
-  if (state === 'missing' && !(await streamEverLoaded(conn, projectId, stream))) return false;
+  const state = await streamDayState(session, projectId, stream, day);
+  if (state === 'missing' && !(await streamEverLoaded(session, projectId, stream))) return false;
   if (state !== 'complete') {
     notes.push(`${rule}: ${day} is ${state} in ${stream}: no ${rule} alert from it`);
     return false;
   }
-  const covered = await coveredDaysBefore(conn, projectId, stream, day, history.days);
+  const covered = await coveredDaysBefore(session, projectId, stream, day, history.days);
   if (covered < history.needed) {
     notes.push(
       `${rule}: not enough history (${covered} of the ${history.days} days before ${day} loaded in ${stream}, ${history.needed} needed): no ${rule} alert yet`,
@@ -35,24 +35,24 @@ async function ready(
 
 /** Terms searched N+ times that day without a click, that were not such terms the week before. */
 export async function searchAlerts(
-  conn: DuckDBConnection,
+  session: SqlSession,
   projectId: string,
   day: string,
   rules: AlertRules['search'],
   notes: string[],
 ): Promise<Alert[]> {
   const history = { days: 7, needed: rules.minHistoryDays };
-  if (!(await ready(conn, projectId, 'searches', day, history, notes, 'search'))) return [];
-  const rows = await queryRows(
-    conn,
+  if (!(await ready(session, projectId, 'searches', day, history, notes, 'search'))) return [];
+  const key = lowerAll(session.dialect, 'trim(query)');
+  const rows = await session.rows(
     `WITH before AS (
-       SELECT DISTINCT lower(trim(query)) AS k FROM search_daily
-       WHERE project_id = $1 AND day >= $2::DATE - 7 AND day < $2::DATE
-         AND hits >= $3 AND coalesce(ctr, 0) = 0)
+       SELECT DISTINCT ${key} AS k FROM search_daily
+       WHERE project_id = $1::VARCHAR AND day >= $2::DATE - 7 AND day < $2::DATE
+         AND hits >= $3::INTEGER AND coalesce(ctr, 0) = 0)
      SELECT query, hits::INTEGER AS hits FROM search_daily
-     WHERE project_id = $1 AND day = $2::DATE AND hits >= $3 AND coalesce(ctr, 0) = 0
-       AND lower(trim(query)) NOT IN (SELECT k FROM before)
-     ORDER BY hits DESC, query`,
+     WHERE project_id = $1::VARCHAR AND day = $2::DATE AND hits >= $3::INTEGER AND coalesce(ctr, 0) = 0
+       AND ${key} NOT IN (SELECT k FROM before)
+     ORDER BY hits DESC, query COLLATE "C"`,
     [projectId, day, rules.minSearches],
   );
   return rows.map((r) =>
@@ -69,29 +69,28 @@ export async function searchAlerts(
 
 /** Pages with thumbs-down or comments that day well above their daily rate of the baseline. */
 export async function feedbackAlerts(
-  conn: DuckDBConnection,
+  session: SqlSession,
   projectId: string,
   day: string,
   rules: AlertRules['feedback'],
   notes: string[],
 ): Promise<Alert[]> {
   const history = { days: rules.baselineDays, needed: Math.ceil(rules.baselineDays / 2) };
-  if (!(await ready(conn, projectId, 'feedback', day, history, notes, 'feedback'))) return [];
-  const rows = await queryRows(
-    conn,
+  if (!(await ready(session, projectId, 'feedback', day, history, notes, 'feedback'))) return [];
+  const rows = await session.rows(
     `WITH f AS (
        SELECT path, (created_at AT TIME ZONE 'UTC')::DATE AS d,
          helpful = false AS down, coalesce(trim(comment), '') <> '' AS commented
        FROM feedback
-       WHERE project_id = $1 AND (helpful = false OR coalesce(trim(comment), '') <> '')
+       WHERE project_id = $1::VARCHAR AND (helpful = false OR coalesce(trim(comment), '') <> '')
          AND (created_at AT TIME ZONE 'UTC')::DATE BETWEEN $2::DATE - $3::INTEGER AND $2::DATE)
      SELECT path,
        count(*) FILTER (WHERE d = $2::DATE)::INTEGER AS n,
        count(*) FILTER (WHERE d = $2::DATE AND down)::INTEGER AS down,
        count(*) FILTER (WHERE d = $2::DATE AND commented)::INTEGER AS comments,
        count(*) FILTER (WHERE d < $2::DATE)::INTEGER AS before
-     FROM f GROUP BY path HAVING count(*) FILTER (WHERE d = $2::DATE) >= $4
-     ORDER BY n DESC, path`,
+     FROM f GROUP BY path HAVING count(*) FILTER (WHERE d = $2::DATE) >= $4::INTEGER
+     ORDER BY n DESC, path COLLATE "C"`,
     [projectId, day, rules.baselineDays, rules.minCount],
   );
   return rows.flatMap((r) => {

@@ -1,5 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
-import { queryRows } from '../load/sql.js';
+import type { SqlSession } from '../load/session.js';
 import { daysBetween } from '../util/day.js';
 import type { AlertRules } from './alert-rules.js';
 import { makeAlert, type Alert } from './alert.js';
@@ -13,7 +12,7 @@ export const KEY_EXPIRY_HINT =
  * after night. `day` is the day evaluated (the dedup key); `today` is the clock's day.
  */
 export async function pipelineAlerts(
-  conn: DuckDBConnection,
+  session: SqlSession,
   projectId: string,
   day: string,
   today: string,
@@ -22,7 +21,7 @@ export async function pipelineAlerts(
   const alert = (subject: string, message: string, fields: Alert['fields']): Alert =>
     makeAlert({ projectId, day, rule: 'pipeline', subject, message, fields });
   const out: Alert[] = [];
-  const nights = await lastNights(conn, projectId, rules.budgetNights);
+  const nights = await lastNights(session, projectId, rules.budgetNights);
   const last = nights[0];
   if (last !== undefined && /\(401\)/.test(last.error ?? '')) {
     out.push(
@@ -44,7 +43,7 @@ export async function pipelineAlerts(
       ),
     );
   }
-  for (const f of await failingStreams(conn, projectId, day)) {
+  for (const f of await failingStreams(session, projectId, day)) {
     out.push(
       alert(
         `failing ${f.stream}`,
@@ -62,7 +61,7 @@ export async function pipelineAlerts(
       ),
     );
   }
-  const behind = await behindAlert(conn, projectId, today, rules.maxDaysBehind);
+  const behind = await behindAlert(session, projectId, today, rules.maxDaysBehind);
   if (behind !== null) out.push(alert('behind', behind.message, behind.fields));
   return out;
 }
@@ -77,16 +76,17 @@ interface Night {
 }
 
 /** The last finished run of each of the last `n` nights the project was synced. */
-async function lastNights(conn: DuckDBConnection, projectId: string, n: number): Promise<Night[]> {
-  const rows = await queryRows(
-    conn,
-    `SELECT strftime((started_at AT TIME ZONE 'UTC')::DATE, '%Y-%m-%d') AS night,
-       arg_max(run_id, started_at) AS run_id, arg_max(status, started_at) AS status,
-       arg_max(windows_deferred, started_at)::INTEGER AS deferred, arg_max(error, started_at) AS error,
-       arg_max(coalesce(deferred_days, []), started_at) AS deferred_days
-     FROM sync_runs
-     WHERE list_contains(project_ids, $1) AND status <> 'running'
-     GROUP BY night ORDER BY night DESC LIMIT $2::INTEGER`,
+async function lastNights(session: SqlSession, projectId: string, n: number): Promise<Night[]> {
+  const rows = await session.rows(
+    `SELECT night, run_id, status, deferred, error, deferred_days FROM (
+       SELECT (started_at AT TIME ZONE 'UTC')::DATE AS night, run_id, status,
+         windows_deferred::INTEGER AS deferred, error, deferred_days,
+         row_number() OVER (
+           PARTITION BY (started_at AT TIME ZONE 'UTC')::DATE ORDER BY started_at DESC, run_id COLLATE "C" DESC
+         ) AS pick
+       FROM sync_runs
+       WHERE $1::VARCHAR = ANY(project_ids) AND status <> 'running') AS runs
+     WHERE pick = 1 ORDER BY night DESC LIMIT $2::INTEGER`,
     [projectId, Math.max(n, 1)],
   );
   return rows.map((r) => ({
@@ -100,17 +100,20 @@ async function lastNights(conn: DuckDBConnection, projectId: string, n: number):
 }
 
 async function failingStreams(
-  conn: DuckDBConnection,
+  session: SqlSession,
   projectId: string,
   day: string,
 ): Promise<{ stream: string; windows: number; oldest: string; error: string | null }[]> {
-  const rows = await queryRows(
-    conn,
-    `SELECT stream, count(*)::INTEGER AS windows, strftime(min(window_start), '%Y-%m-%d') AS oldest,
-       arg_max(error, fetched_at) AS error
-     FROM sync_windows
-     WHERE project_id = $1 AND status = 'failed' AND window_end <= $2::DATE
-     GROUP BY stream ORDER BY stream`,
+  // The error of each stream's latest failed window (arg_max, which PostgreSQL lacks).
+  const rows = await session.rows(
+    `SELECT stream, count(*)::INTEGER AS windows, min(window_start) AS oldest,
+       max(CASE WHEN latest = 1 THEN error END) AS error
+     FROM (
+       SELECT stream, window_start, error,
+         row_number() OVER (PARTITION BY stream ORDER BY fetched_at DESC NULLS LAST, window_start DESC) AS latest
+       FROM sync_windows
+       WHERE project_id = $1::VARCHAR AND status = 'failed' AND window_end <= $2::DATE) AS failed
+     GROUP BY stream ORDER BY stream COLLATE "C"`,
     [projectId, day],
   );
   return rows.map((r) => ({
@@ -140,14 +143,13 @@ export function deferredStreams(
 }
 
 async function behindAlert(
-  conn: DuckDBConnection,
+  session: SqlSession,
   projectId: string,
   today: string,
   maxDaysBehind: number,
 ): Promise<{ message: string; fields: Alert['fields'] } | null> {
-  const rows = await queryRows(
-    conn,
-    `SELECT strftime(max(day), '%Y-%m-%d') AS last FROM site_daily WHERE project_id = $1 AND NOT partial`,
+  const rows = await session.rows(
+    `SELECT max(day) AS last FROM site_daily WHERE project_id = $1::VARCHAR AND NOT partial`,
     [projectId],
   );
   const last = rows[0]?.['last'] as string | null | undefined;

@@ -1,5 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
-import { queryRows, type Row } from '../load/sql.js';
+import type { Row, SqlSession } from '../load/session.js';
 import type { AlertRules } from './alert-rules.js';
 import { makeAlert, round, weekday, type Alert } from './alert.js';
 
@@ -15,39 +14,47 @@ const MAD_TO_SIGMA = 1.4826;
  */
 const SERIES_SQL = `
 WITH days AS (
-  SELECT ($2::DATE - (7 * k)::INTEGER) AS day, k::INTEGER AS k FROM range(0, $3::INTEGER + 1) AS t(k)
+  SELECT ($2::DATE - (7 * k)::INTEGER) AS day, k::INTEGER AS k FROM generate_series(0, $3::INTEGER) AS t(k)
 ),
-site AS (SELECT day, human FROM site_daily WHERE project_id = $1 AND NOT partial),
+site AS (SELECT day, human FROM site_daily WHERE project_id = $1::VARCHAR AND NOT partial),
 top AS (
   SELECT path FROM page_daily
-  WHERE project_id = $1 AND day >= $2::DATE - 28 AND day < $2::DATE
-  GROUP BY path ORDER BY sum(human) DESC, path LIMIT $4::INTEGER
+  WHERE project_id = $1::VARCHAR AND day >= $2::DATE - 28 AND day < $2::DATE
+  GROUP BY path ORDER BY sum(human) DESC, path COLLATE "C" LIMIT $4::INTEGER
 ),
 series AS (
-  SELECT 'visitors' AS metric, '' AS subject, d.k, s.human::DOUBLE AS v FROM days AS d JOIN site AS s USING (day)
+  SELECT 'visitors' AS metric, '' AS subject, d.k, s.human::DOUBLE PRECISION AS v
+  FROM days AS d JOIN site AS s USING (day)
   UNION ALL
-  SELECT 'views', '', d.k, v.human::DOUBLE FROM days AS d
-  JOIN site_views_daily AS v ON v.project_id = $1 AND v.day = d.day AND NOT v.partial
+  SELECT 'views', '', d.k, v.human::DOUBLE PRECISION FROM days AS d
+  JOIN site_views_daily AS v ON v.project_id = $1::VARCHAR AND v.day = d.day AND NOT v.partial
   UNION ALL
-  SELECT 'page visitors', t.path, d.k, coalesce(p.human, 0)::DOUBLE
+  SELECT 'page visitors', t.path, d.k, coalesce(p.human, 0)::DOUBLE PRECISION
   FROM days AS d JOIN site AS s USING (day) CROSS JOIN top AS t
-  LEFT JOIN page_daily AS p ON p.project_id = $1 AND p.day = d.day AND p.path = t.path
+  LEFT JOIN page_daily AS p ON p.project_id = $1::VARCHAR AND p.day = d.day AND p.path = t.path
+),
+usual AS (
+  SELECT metric, subject,
+    max(v) FILTER (WHERE k = 0) AS current,
+    count(*) FILTER (WHERE k > 0)::INTEGER AS weeks,
+    percentile_cont(0.5) WITHIN GROUP (ORDER BY v) FILTER (WHERE k > 0) AS median
+  FROM series GROUP BY metric, subject
 )
-SELECT metric, subject,
-  max(v) FILTER (WHERE k = 0) AS current,
-  count(*) FILTER (WHERE k > 0)::INTEGER AS weeks,
-  median(v) FILTER (WHERE k > 0) AS median,
-  mad(v) FILTER (WHERE k > 0) AS mad
-FROM series GROUP BY metric, subject ORDER BY metric DESC, subject`;
+-- The MAD: the median distance from the median (DuckDB's mad(); PostgreSQL has none).
+SELECT u.metric, u.subject, u.current, u.weeks, u.median,
+  percentile_cont(0.5) WITHIN GROUP (ORDER BY abs(s.v - u.median)) FILTER (WHERE s.k > 0) AS mad
+FROM usual AS u JOIN series AS s ON s.metric = u.metric AND s.subject = u.subject
+GROUP BY u.metric, u.subject, u.current, u.weeks, u.median
+ORDER BY u.metric COLLATE "C" DESC, u.subject COLLATE "C"`;
 
 export async function trafficAlerts(
-  conn: DuckDBConnection,
+  session: SqlSession,
   projectId: string,
   day: string,
   rules: AlertRules['traffic'],
   notes: string[],
 ): Promise<Alert[]> {
-  const rows = await queryRows(conn, SERIES_SQL, [projectId, day, rules.weeks, rules.topPages]);
+  const rows = await session.rows(SERIES_SQL, [projectId, day, rules.weeks, rules.topPages]);
   const site = rows.find((r) => r['metric'] === 'visitors');
   if (site === undefined || site['current'] === null) {
     notes.push(`traffic: ${day} is missing or partial in visitors: no traffic alert from it`);

@@ -1,5 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
-import { inTransaction, queryRows } from '../load/sql.js';
+import { isoTime, type SqlSession } from '../load/session.js';
 import type { Alert } from './alert.js';
 
 /**
@@ -12,14 +11,15 @@ export interface SentState {
   readonly pending: readonly Alert[];
 }
 
-export async function readSent(conn: DuckDBConnection, projectIds: readonly string[]): Promise<SentState> {
+export async function readSent(session: SqlSession, projectIds: readonly string[]): Promise<SentState> {
   const delivered = new Set<string>();
   const pending: Alert[] = [];
   if (projectIds.length === 0) return { delivered, pending };
   const wanted = new Set(projectIds);
-  const rows = await queryRows(
-    conn,
-    'SELECT project_id, alert_id, delivered, alert FROM alerts_sent ORDER BY sent_at, alert_id',
+  const rows = await session.rows(
+    `SELECT project_id, alert_id, delivered, alert FROM alerts_sent
+     WHERE project_id = ANY($1::VARCHAR[]) ORDER BY sent_at, alert_id COLLATE "C"`,
+    [[...wanted]],
   );
   for (const r of rows) {
     if (!wanted.has(String(r['project_id']))) continue;
@@ -35,18 +35,20 @@ export function sentKey(a: Alert): string {
 }
 
 export async function recordSent(
-  conn: DuckDBConnection,
+  session: SqlSession,
   alerts: readonly Alert[],
   delivered: boolean,
   sentAt: Date,
 ): Promise<void> {
   if (alerts.length === 0) return;
-  await inTransaction(conn, async () => {
+  await session.transaction(async () => {
     for (const a of alerts) {
-      await conn.run(
-        `INSERT OR REPLACE INTO alerts_sent (project_id, alert_id, rule, day, sent_at, delivered, alert)
-         VALUES ($1, $2, $3, $4::DATE, $5::TIMESTAMPTZ, $6, $7)`,
-        [a.projectId, a.id, a.rule, a.day, sentAt.toISOString(), delivered, JSON.stringify(a)],
+      await session.run(
+        `INSERT INTO alerts_sent (project_id, alert_id, rule, day, sent_at, delivered, alert)
+         VALUES ($1::VARCHAR, $2::VARCHAR, $3::VARCHAR, $4::DATE, $5::TIMESTAMPTZ, $6::BOOLEAN, $7::VARCHAR)
+         ON CONFLICT (project_id, alert_id) DO UPDATE SET rule = excluded.rule, day = excluded.day,
+           sent_at = excluded.sent_at, delivered = excluded.delivered, alert = excluded.alert`,
+        [a.projectId, a.id, a.rule, a.day, isoTime(sentAt), delivered, JSON.stringify(a)],
       );
     }
   });

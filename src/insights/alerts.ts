@@ -1,5 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
-import { queryRows } from '../load/sql.js';
+import type { SqlSession } from '../load/session.js';
 import { addDays } from '../util/day.js';
 import { assistantAlerts } from './alert-assistant.js';
 import { feedbackAlerts, searchAlerts } from './alert-activity.js';
@@ -18,54 +17,54 @@ export interface EvaluateOptions {
 }
 
 /** Every project the database knows: synced windows or runs. */
-export async function alertProjects(conn: DuckDBConnection): Promise<string[]> {
-  const rows = await queryRows(
-    conn,
-    `SELECT project_id FROM sync_windows
-     UNION SELECT unnest(project_ids) FROM sync_runs
-     ORDER BY 1`,
+export async function alertProjects(session: SqlSession): Promise<string[]> {
+  const rows = await session.rows(
+    `SELECT project_id FROM (
+       SELECT project_id FROM sync_windows
+       UNION SELECT unnest(project_ids) AS project_id FROM sync_runs) AS known
+     ORDER BY project_id COLLATE "C"`,
   );
   return rows.map((r) => String(r['project_id']));
 }
 
-async function newestCompleteDay(conn: DuckDBConnection, projectId: string): Promise<string | null> {
-  const rows = await queryRows(
-    conn,
-    `SELECT strftime(max(day), '%Y-%m-%d') AS day FROM site_daily WHERE project_id = $1 AND NOT partial`,
+async function newestCompleteDay(session: SqlSession, projectId: string): Promise<string | null> {
+  const rows = await session.rows(
+    `SELECT max(day) AS day FROM site_daily WHERE project_id = $1::VARCHAR AND NOT partial`,
     [projectId],
   );
   return (rows[0]?.['day'] as string | null | undefined) ?? null;
 }
 
-export async function evaluateAlerts(conn: DuckDBConnection, o: EvaluateOptions): Promise<Evaluation[]> {
-  const projects = o.projectId === undefined ? await alertProjects(conn) : [o.projectId];
+export async function evaluateAlerts(session: SqlSession, o: EvaluateOptions): Promise<Evaluation[]> {
+  const projects = o.projectId === undefined ? await alertProjects(session) : [o.projectId];
   const out: Evaluation[] = [];
-  for (const projectId of projects) out.push(await evaluateProject(conn, projectId, o));
+  for (const projectId of projects) out.push(await evaluateProject(session, projectId, o));
   return out;
 }
 
 async function evaluateProject(
-  conn: DuckDBConnection,
+  session: SqlSession,
   projectId: string,
   o: EvaluateOptions,
 ): Promise<Evaluation> {
   const notes: string[] = [];
   const alerts: Alert[] = [];
-  const day = o.day ?? (await newestCompleteDay(conn, projectId));
+  const day = o.day ?? (await newestCompleteDay(session, projectId));
   const r = o.rules;
   if (day === null) {
     notes.push('no complete loaded day yet: only the pipeline rules ran');
   } else {
-    if (r.traffic.enabled) alerts.push(...(await trafficAlerts(conn, projectId, day, r.traffic, notes)));
-    if (r.search.enabled) alerts.push(...(await searchAlerts(conn, projectId, day, r.search, notes)));
-    if (r.feedback.enabled) alerts.push(...(await feedbackAlerts(conn, projectId, day, r.feedback, notes)));
+    if (r.traffic.enabled) alerts.push(...(await trafficAlerts(session, projectId, day, r.traffic, notes)));
+    if (r.search.enabled) alerts.push(...(await searchAlerts(session, projectId, day, r.search, notes)));
+    if (r.feedback.enabled)
+      alerts.push(...(await feedbackAlerts(session, projectId, day, r.feedback, notes)));
     if (r.assistant.enabled)
-      alerts.push(...(await assistantAlerts(conn, projectId, day, r.assistant, notes)));
+      alerts.push(...(await assistantAlerts(session, projectId, day, r.assistant, notes)));
   }
   if (r.pipeline.enabled) {
     // With nothing loaded the runs still tell: a first sync refused with 401 is the most likely.
     const at = day ?? addDays(o.today, -1);
-    alerts.push(...(await pipelineAlerts(conn, projectId, at, o.today, r.pipeline)));
+    alerts.push(...(await pipelineAlerts(session, projectId, at, o.today, r.pipeline)));
   }
   return { projectId, day, alerts, notes };
 }

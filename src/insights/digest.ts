@@ -1,7 +1,7 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../errors.js';
-import { queryRows, type Row } from '../load/sql.js';
+import type { Row, SqlSession } from '../load/session.js';
 import { addDays } from '../util/day.js';
+import { lowerAll } from './dialect-sql.js';
 import { readGaps, type Gap } from './gaps.js';
 
 /** A week's figure and the week before's: null when that stream has no loaded day in the week. */
@@ -73,10 +73,9 @@ export function isoWeekOf(day: string): string {
 }
 
 /** The last ISO week whose Sunday is complete in visitors, for the project. */
-export async function lastCompleteWeek(conn: DuckDBConnection, projectId: string): Promise<string | null> {
-  const rows = await queryRows(
-    conn,
-    `SELECT strftime(max(day), '%Y-%m-%d') AS d FROM site_daily WHERE project_id = $1 AND NOT partial`,
+export async function lastCompleteWeek(session: SqlSession, projectId: string): Promise<string | null> {
+  const rows = await session.rows(
+    `SELECT max(day) AS d FROM site_daily WHERE project_id = $1::VARCHAR AND NOT partial`,
     [projectId],
   );
   const last = rows[0]?.['d'] as string | null | undefined;
@@ -97,24 +96,22 @@ function change(r: Row | undefined): Change {
   return { now, before, changePct: pct, days: Number(r?.['days'] ?? 0) };
 }
 
-async function totals(conn: DuckDBConnection, table: string, p: string, start: string): Promise<Change> {
-  const rows = await queryRows(
-    conn,
-    `SELECT sum(human) FILTER (WHERE day >= $2::DATE)::DOUBLE AS now,
-       sum(human) FILTER (WHERE day < $2::DATE)::DOUBLE AS before,
+async function totals(session: SqlSession, table: string, p: string, start: string): Promise<Change> {
+  const rows = await session.rows(
+    `SELECT sum(human) FILTER (WHERE day >= $2::DATE)::DOUBLE PRECISION AS now,
+       sum(human) FILTER (WHERE day < $2::DATE)::DOUBLE PRECISION AS before,
        count(*) FILTER (WHERE day >= $2::DATE)::INTEGER AS days
-     FROM ${table} WHERE project_id = $1 AND NOT partial AND day >= $2::DATE - 7 AND day < $2::DATE + 7`,
+     FROM ${table} WHERE project_id = $1::VARCHAR AND NOT partial AND day >= $2::DATE - 7 AND day < $2::DATE + 7`,
     [p, start],
   );
   return change(rows[0]);
 }
 
-async function movers(conn: DuckDBConnection, p: string, start: string): Promise<Mover[]> {
-  const rows = await queryRows(
-    conn,
+async function movers(session: SqlSession, p: string, start: string): Promise<Mover[]> {
+  const rows = await session.rows(
     `SELECT path, coalesce(sum(human) FILTER (WHERE day >= $2::DATE), 0)::INTEGER AS now,
        coalesce(sum(human) FILTER (WHERE day < $2::DATE), 0)::INTEGER AS before
-     FROM page_daily WHERE project_id = $1 AND day >= $2::DATE - 7 AND day < $2::DATE + 7
+     FROM page_daily WHERE project_id = $1::VARCHAR AND day >= $2::DATE - 7 AND day < $2::DATE + 7
      GROUP BY path`,
     [p, start],
   );
@@ -126,21 +123,28 @@ async function movers(conn: DuckDBConnection, p: string, start: string): Promise
 }
 
 async function searches(
-  conn: DuckDBConnection,
+  session: SqlSession,
   p: string,
   start: string,
 ): Promise<Pick<Digest, 'topSearches' | 'newZeroClick'>> {
-  const rows = await queryRows(
-    conn,
-    `WITH w AS (
-       SELECT lower(trim(query)) AS k, mode(query) AS query,
+  // A term's spellings are one row, named by the spelling on most days (ties: code-point order).
+  const rows = await session.rows(
+    `WITH r AS (
+       SELECT ${lowerAll(session.dialect, 'trim(query)')} AS k, query, day, hits, ctr
+       FROM search_daily WHERE project_id = $1::VARCHAR AND day >= $2::DATE - 7 AND day < $2::DATE + 7),
+     spelled AS (
+       SELECT k, query, row_number() OVER (PARTITION BY k ORDER BY count(*) DESC, query COLLATE "C") AS pick
+       FROM r GROUP BY k, query),
+     w AS (
+       SELECT s.query,
          sum(hits) FILTER (WHERE day >= $2::DATE)::INTEGER AS now,
-         sum(hits * coalesce(ctr, 0)) FILTER (WHERE day >= $2::DATE) / nullif(sum(hits) FILTER (WHERE day >= $2::DATE), 0) AS ctr,
+         sum(hits * coalesce(ctr, 0)) FILTER (WHERE day >= $2::DATE)
+           / nullif(sum(hits) FILTER (WHERE day >= $2::DATE), 0)::DOUBLE PRECISION AS ctr,
          sum(hits) FILTER (WHERE day < $2::DATE)::INTEGER AS before,
-         sum(hits * coalesce(ctr, 0)) FILTER (WHERE day < $2::DATE) AS clicks_before
-       FROM search_daily WHERE project_id = $1 AND day >= $2::DATE - 7 AND day < $2::DATE + 7
-       GROUP BY k)
-     SELECT query, now, ctr, before, clicks_before FROM w WHERE now > 0 ORDER BY now DESC, query`,
+         sum(hits * coalesce(ctr, 0)) FILTER (WHERE day < $2::DATE)::DOUBLE PRECISION AS clicks_before
+       FROM r JOIN spelled AS s ON s.k = r.k AND s.pick = 1
+       GROUP BY r.k, s.query)
+     SELECT query, now, ctr, before, clicks_before FROM w WHERE now > 0 ORDER BY now DESC, query COLLATE "C"`,
     [p, start],
   );
   const all = rows.map((r) => ({
@@ -158,16 +162,15 @@ async function searches(
   };
 }
 
-async function feedback(conn: DuckDBConnection, p: string, start: string): Promise<Digest['feedback']> {
-  const rows = await queryRows(
-    conn,
+async function feedback(session: SqlSession, p: string, start: string): Promise<Digest['feedback']> {
+  const rows = await session.rows(
     `SELECT
-       (SELECT count(*) FROM sync_windows WHERE project_id = $1 AND stream = 'feedback' AND status = 'loaded')::INTEGER AS windows,
+       (SELECT count(*) FROM sync_windows WHERE project_id = $1::VARCHAR AND stream = 'feedback' AND status = 'loaded')::INTEGER AS windows,
        count(*)::INTEGER AS received,
        count(*) FILTER (WHERE helpful = false)::INTEGER AS down,
        count(*) FILTER (WHERE coalesce(trim(comment), '') <> '')::INTEGER AS comments,
-       (SELECT count(*) FROM v_feedback_open WHERE project_id = $1)::INTEGER AS open
-     FROM feedback WHERE project_id = $1
+       (SELECT count(*) FROM v_feedback_open WHERE project_id = $1::VARCHAR)::INTEGER AS open
+     FROM feedback WHERE project_id = $1::VARCHAR
        AND (created_at AT TIME ZONE 'UTC')::DATE >= $2::DATE AND (created_at AT TIME ZONE 'UTC')::DATE < $2::DATE + 7`,
     [p, start],
   );
@@ -181,11 +184,10 @@ async function feedback(conn: DuckDBConnection, p: string, start: string): Promi
   };
 }
 
-async function assistant(conn: DuckDBConnection, p: string, start: string): Promise<Digest['assistant']> {
-  const rows = await queryRows(
-    conn,
+async function assistant(session: SqlSession, p: string, start: string): Promise<Digest['assistant']> {
+  const rows = await session.rows(
     `SELECT count(*)::INTEGER AS days, sum(turns)::INTEGER AS q, sum(unanswered)::INTEGER AS u
-     FROM v_assistant_daily WHERE project_id = $1 AND day >= $2::DATE AND day < $2::DATE + 7`,
+     FROM v_assistant_daily WHERE project_id = $1::VARCHAR AND day >= $2::DATE AND day < $2::DATE + 7`,
     [p, start],
   );
   const r = rows[0] ?? {};
@@ -195,10 +197,10 @@ async function assistant(conn: DuckDBConnection, p: string, start: string): Prom
   return { questions: q, unanswered: u, unansweredPct: q === 0 ? null : Math.round((u / q) * 1000) / 10 };
 }
 
-async function fixes(conn: DuckDBConnection, p: string): Promise<Digest['fixes']> {
-  const rows = await queryRows(
-    conn,
-    'SELECT subject, kind, verdict, measure_before, measure_after, pr_link FROM v_gap_outcomes WHERE project_id = $1',
+async function fixes(session: SqlSession, p: string): Promise<Digest['fixes']> {
+  const rows = await session.rows(
+    `SELECT subject, kind, verdict, measure_before, measure_after, pr_link FROM v_gap_outcomes
+     WHERE project_id = $1::VARCHAR ORDER BY completed_at DESC, job_id COLLATE "C", gap_id COLLATE "C"`,
     [p],
   );
   return rows.map((r) => ({
@@ -212,26 +214,26 @@ async function fixes(conn: DuckDBConnection, p: string): Promise<Digest['fixes']
 }
 
 /** The week at a glance for one project; `week` default: its last complete ISO week. */
-export async function readDigest(conn: DuckDBConnection, projectId: string, week: string): Promise<Digest> {
+export async function readDigest(session: SqlSession, projectId: string, week: string): Promise<Digest> {
   const weekStart = isoWeekStart(week);
-  const pages = await movers(conn, projectId, weekStart);
+  const pages = await movers(session, projectId, weekStart);
   const byChange = [...pages].sort((a, b) => b.change - a.change || a.path.localeCompare(b.path));
   return {
     projectId,
     week,
     weekStart,
     weekEnd: addDays(weekStart, 6),
-    visitors: await totals(conn, 'site_daily', projectId, weekStart),
-    views: await totals(conn, 'site_views_daily', projectId, weekStart),
+    visitors: await totals(session, 'site_daily', projectId, weekStart),
+    views: await totals(session, 'site_views_daily', projectId, weekStart),
     moversUp: byChange.filter((m) => m.change > 0).slice(0, 5),
     moversDown: byChange
       .filter((m) => m.change < 0)
       .reverse()
       .slice(0, 5),
-    ...(await searches(conn, projectId, weekStart)),
-    feedback: await feedback(conn, projectId, weekStart),
-    assistant: await assistant(conn, projectId, weekStart),
-    gaps: await readGaps(conn, { days: 7, to: addDays(weekStart, 7), projectId, limit: 5 }),
-    fixes: await fixes(conn, projectId),
+    ...(await searches(session, projectId, weekStart)),
+    feedback: await feedback(session, projectId, weekStart),
+    assistant: await assistant(session, projectId, weekStart),
+    gaps: await readGaps(session, { days: 7, to: addDays(weekStart, 7), projectId, limit: 5 }),
+    fixes: await fixes(session, projectId),
   };
 }

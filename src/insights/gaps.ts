@@ -1,6 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
-import type { Database } from '../load/database.js';
-import { queryRows, type Row } from '../load/sql.js';
+import type { Row, SqlParam, SqlSession } from '../load/session.js';
 
 /** How a gap's score is computed, as `gaps` and the report say it (content_gaps computes it). */
 export const SCORE_RULE =
@@ -52,27 +50,26 @@ export interface GapQuery {
 }
 
 /** The ranked gaps of every project (or one), best first. */
-export async function readGaps(conn: DuckDBConnection, q: GapQuery): Promise<Gap[]> {
+export async function readGaps(session: SqlSession, q: GapQuery): Promise<Gap[]> {
   const where: string[] = [];
-  const params: (string | number | null)[] = [q.days, q.to ?? null];
+  const params: SqlParam[] = [q.days, q.to ?? null];
   if (q.projectId !== undefined) {
     params.push(q.projectId);
-    where.push(`project_id = $${params.length}`);
+    where.push(`project_id = $${params.length}::VARCHAR`);
   }
   if (q.limit !== undefined) {
     params.push(q.limit);
-    where.push(`rank <= $${params.length}`);
+    where.push(`rank <= $${params.length}::BIGINT`);
   }
   if (q.gapIds !== undefined) {
-    const first = params.length + 1;
-    params.push(...q.gapIds);
-    where.push(`gap_id IN (${q.gapIds.map((_, i) => `$${first + i}`).join(', ')})`);
+    params.push(q.gapIds);
+    where.push(`gap_id = ANY($${params.length}::VARCHAR[])`);
   }
-  const rows = await queryRows(
-    conn,
+  // content_gaps is a DuckDB table macro and a PostgreSQL table function: called alike.
+  const rows = await session.rows(
     `SELECT * FROM content_gaps($1::INTEGER, $2::DATE)
      ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-     ORDER BY project_id, rank`,
+     ORDER BY project_id COLLATE "C", rank`,
     params,
   );
   return rows.map(toGap);
@@ -116,10 +113,9 @@ export function fixIsOpen(fix: Gap['fix']): boolean {
 }
 
 /** The projects with any loaded or attempted window. */
-export async function projectsWithWindows(db: Database): Promise<string[]> {
-  const rows = await queryRows(
-    db.connection,
-    'SELECT DISTINCT project_id FROM sync_windows ORDER BY project_id',
+export async function projectsWithWindows(session: SqlSession): Promise<string[]> {
+  const rows = await session.rows(
+    'SELECT project_id FROM sync_windows GROUP BY project_id ORDER BY project_id COLLATE "C"',
   );
   return rows.map((r) => r['project_id'] as string);
 }
@@ -143,13 +139,13 @@ export interface GapOutcome {
 
 /** The outcomes of a project's fixes, newest fix first. */
 export async function readOutcomes(
-  conn: DuckDBConnection,
+  session: SqlSession,
   projectId: string,
   limit: number,
 ): Promise<GapOutcome[]> {
-  const rows = await queryRows(
-    conn,
-    `SELECT * FROM v_gap_outcomes WHERE project_id = $1 ORDER BY completed_at DESC, job_id, gap_id LIMIT $2`,
+  const rows = await session.rows(
+    `SELECT * FROM v_gap_outcomes WHERE project_id = $1::VARCHAR
+     ORDER BY completed_at DESC, job_id COLLATE "C", gap_id COLLATE "C" LIMIT $2::INTEGER`,
     [projectId, limit],
   );
   return rows.map((r) => ({

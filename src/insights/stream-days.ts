@@ -1,23 +1,22 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
-import { queryRows } from '../load/sql.js';
+import type { SqlSession } from '../load/session.js';
 
 export type DayState = 'complete' | 'partial' | 'missing';
 
 /**
  * Whether a stream's loaded windows cover a day, and whether the covering window was fetched
- * after the day ended (a window fetched during the day holds part of it only).
+ * after the day ended (a window fetched during the day holds part of it only). The day ends at
+ * midnight UTC whatever the session's time zone.
  */
 export async function streamDayState(
-  conn: DuckDBConnection,
+  session: SqlSession,
   projectId: string,
   stream: string,
   day: string,
 ): Promise<DayState> {
-  const rows = await queryRows(
-    conn,
-    `SELECT bool_or(fetched_at >= ($3::DATE + 1)::TIMESTAMPTZ) AS complete
+  const rows = await session.rows(
+    `SELECT bool_or(fetched_at >= (($3::DATE + 1)::TIMESTAMP AT TIME ZONE 'UTC')) AS complete
      FROM sync_windows
-     WHERE project_id = $1 AND stream = $2 AND status = 'loaded'
+     WHERE project_id = $1::VARCHAR AND stream = $2::VARCHAR AND status = 'loaded'
        AND window_start <= $3::DATE AND window_end > $3::DATE`,
     [projectId, stream, day],
   );
@@ -28,19 +27,18 @@ export async function streamDayState(
 
 /** How many of the `days` days before `day` a stream's loaded windows cover. */
 export async function coveredDaysBefore(
-  conn: DuckDBConnection,
+  session: SqlSession,
   projectId: string,
   stream: string,
   day: string,
   days: number,
 ): Promise<number> {
-  const rows = await queryRows(
-    conn,
+  const rows = await session.rows(
     `SELECT count(*)::INTEGER AS n
-     FROM range($3::DATE - $4::INTEGER, $3::DATE, INTERVAL 1 DAY) AS r(d)
+     FROM generate_series(1, $4::INTEGER) AS r(i)
      WHERE EXISTS (SELECT 1 FROM sync_windows AS w
-       WHERE w.project_id = $1 AND w.stream = $2 AND w.status = 'loaded'
-         AND w.window_start <= r.d::DATE AND w.window_end > r.d::DATE)`,
+       WHERE w.project_id = $1::VARCHAR AND w.stream = $2::VARCHAR AND w.status = 'loaded'
+         AND w.window_start <= $3::DATE - r.i::INTEGER AND w.window_end > $3::DATE - r.i::INTEGER)`,
     [projectId, stream, day, days],
   );
   return Number(rows[0]?.['n'] ?? 0);
@@ -48,13 +46,13 @@ export async function coveredDaysBefore(
 
 /** A stream the project never loaded (an opt-in one, or not synced): its rule does not apply. */
 export async function streamEverLoaded(
-  conn: DuckDBConnection,
+  session: SqlSession,
   projectId: string,
   stream: string,
 ): Promise<boolean> {
-  const rows = await queryRows(
-    conn,
-    `SELECT count(*)::INTEGER AS n FROM sync_windows WHERE project_id = $1 AND stream = $2 AND status = 'loaded'`,
+  const rows = await session.rows(
+    `SELECT count(*)::INTEGER AS n FROM sync_windows
+     WHERE project_id = $1::VARCHAR AND stream = $2::VARCHAR AND status = 'loaded'`,
     [projectId, stream],
   );
   return Number(rows[0]?.['n'] ?? 0) > 0;

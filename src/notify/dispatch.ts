@@ -1,6 +1,6 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Alert, Evaluation } from '../insights/alert.js';
 import { readSent, recordSent, sentKey } from '../insights/alerts-sent.js';
+import type { SqlSession } from '../load/session.js';
 import { alertPayload } from './alert-payload.js';
 import { postJson, type WebhookOptions } from './webhook.js';
 
@@ -29,12 +29,12 @@ export interface Dispatch {
  * webhook, printing is the delivery.
  */
 export async function dispatchAlerts(
-  conn: DuckDBConnection,
+  session: SqlSession,
   evaluations: readonly Evaluation[],
   o: DispatchOptions,
 ): Promise<Dispatch> {
   const state = await readSent(
-    conn,
+    session,
     evaluations.map((e) => e.projectId),
   );
   const fired = evaluations.flatMap((e) => e.alerts);
@@ -57,6 +57,6 @@ export async function dispatchAlerts(
       deliveryError = e instanceof Error ? e : new Error(String(e));
     }
   }
-  await recordSent(conn, sent, delivered !== false, o.now());
+  await recordSent(session, sent, delivered !== false, o.now());
   return { sent, alreadySent, delivered, deliveryError };
 }

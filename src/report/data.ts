@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { readGaps, readOutcomes } from '../insights/gaps.js';
+import { duckSession } from '../load/duckdb/session.js';
 import { queryRows } from '../load/sql.js';
 import { addDays, daysBetween } from '../util/day.js';
 import type {
@@ -275,13 +276,14 @@ async function streamSections(
 
 /** The report's window is the gaps' window: its days, ending on its last day. */
 async function gatherGaps(conn: DuckDBConnection, w: EventWindow): Promise<GapsSection | undefined> {
-  const gaps = await readGaps(conn, {
+  const session = duckSession(conn);
+  const gaps = await readGaps(session, {
     days: daysBetween(w.from, w.to) + 1,
     to: addDays(w.to, 1),
     projectId: w.projectId,
     limit: w.topItems,
   });
-  const outcomes = await readOutcomes(conn, w.projectId, w.topItems);
+  const outcomes = await readOutcomes(session, w.projectId, w.topItems);
   return gaps.length > 0 || outcomes.length > 0 ? { gaps, outcomes } : undefined;
 }
 

@@ -16,6 +16,7 @@ import { defaultSleep, type Sleep } from '../../src/api/retry.js';
 import { AGENT_MODEL, AGENT_REPOSITORY, startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { DatabaseInUseError } from '../../src/errors.js';
 import { openDatabase } from '../../src/load/database.js';
+import { duckSession } from '../../src/load/duckdb/session.js';
 import { parseRateLimit } from '../../src/util/duration.js';
 import { silentLogger } from '../../src/util/log.js';
 import { duckdbChild, tempDir, type NodeChild } from '../helpers/duckdb-temp.js';
@@ -52,7 +53,7 @@ function context(fresh = false): { ctx: JobContext; recorder: JobRecorder; dbPat
 async function row(dbPath: string, jobId: string): Promise<AgentJobRow | undefined> {
   const db = await openDatabase(dbPath, { readOnly: true });
   try {
-    return await readAgentJob(db, emu.projectId, jobId);
+    return await readAgentJob(duckSession(db.connection), emu.projectId, jobId);
   } finally {
     db.close();
   }
@@ -188,7 +189,7 @@ describe('agent_jobs upsert', () => {
     const db = await openDatabase(dbPath);
     try {
       const base = { projectId: 'p', jobId: 'j1' };
-      await upsertAgentJob(db, {
+      await upsertAgentJob(duckSession(db.connection), {
         ...base,
         prompt: 'first',
         seenAt: Date.parse('2026-01-01T00:00:00Z'),
@@ -202,12 +203,12 @@ describe('agent_jobs upsert', () => {
           archivedAt: null,
         },
       });
-      await upsertAgentJob(db, {
+      await upsertAgentJob(duckSession(db.connection), {
         ...base,
         seenAt: Date.parse('2026-01-01T00:05:00Z'),
         job: { id: 'j1', status: 'active', prLink: null, createdAt: 'not a date' },
       });
-      expect(await readAgentJob(db, 'p', 'j1')).toEqual({
+      expect(await readAgentJob(duckSession(db.connection), 'p', 'j1')).toEqual({
         project_id: 'p',
         job_id: 'j1',
         status: 'active',

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeAlert, type Alert, type Evaluation } from '../../src/insights/alert.js';
 import { openDatabase, type Database } from '../../src/load/database.js';
+import { duckSession } from '../../src/load/duckdb/session.js';
 import { queryRows } from '../../src/load/sql.js';
 import { dispatchAlerts, type DispatchOptions } from '../../src/notify/dispatch.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
@@ -42,12 +43,12 @@ afterAll(() => {
 describe('alerts_sent: never the same alert twice', () => {
   it('sends an alert once: the same alerts again send nothing new; --resend sends them again', async () => {
     const fired = evaluation('d1', [alert('d1', 'oauth'), alert('d1', 'sso')]);
-    const first = await dispatchAlerts(db.connection, fired, opts());
+    const first = await dispatchAlerts(duckSession(db.connection), fired, opts());
     expect(first.sent.map((a) => a.subject)).toEqual(['oauth', 'sso']);
-    const again = await dispatchAlerts(db.connection, fired, opts());
+    const again = await dispatchAlerts(duckSession(db.connection), fired, opts());
     expect(again.sent).toEqual([]);
     expect(again.alreadySent.map((a) => a.subject)).toEqual(['oauth', 'sso']);
-    const resent = await dispatchAlerts(db.connection, fired, opts({ resend: true }));
+    const resent = await dispatchAlerts(duckSession(db.connection), fired, opts({ resend: true }));
     expect(resent.sent.map((a) => a.subject)).toEqual(['oauth', 'sso']);
     const rows = await queryRows(
       db.connection,
@@ -61,7 +62,7 @@ describe('alerts_sent: never the same alert twice', () => {
 
   it('sends a new alert of a project next to the ones already sent', async () => {
     const out = await dispatchAlerts(
-      db.connection,
+      duckSession(db.connection),
       evaluation('d1', [alert('d1', 'oauth'), alert('d1', 'scim')]),
       opts(),
     );
@@ -75,7 +76,7 @@ describe('delivery to a webhook', () => {
 
   it('retries a 503 and delivers the alert exactly once', async () => {
     r = await startWebhookReceiver([503, 200]);
-    const out = await dispatchAlerts(db.connection, evaluation('w1', [alert('w1', 'oauth')]), {
+    const out = await dispatchAlerts(duckSession(db.connection), evaluation('w1', [alert('w1', 'oauth')]), {
       ...opts(),
       webhookUrl: r.url,
       webhook: { retryDelayMs: 1 },
@@ -83,7 +84,7 @@ describe('delivery to a webhook', () => {
     expect(out.delivered).toBe(true);
     expect(r.bodies).toHaveLength(2);
     expect(r.accepted).toHaveLength(1);
-    const again = await dispatchAlerts(db.connection, evaluation('w1', [alert('w1', 'oauth')]), {
+    const again = await dispatchAlerts(duckSession(db.connection), evaluation('w1', [alert('w1', 'oauth')]), {
       ...opts(),
       webhookUrl: r.url,
     });
@@ -93,19 +94,27 @@ describe('delivery to a webhook', () => {
 
   it('keeps an alert the webhook refused unsent, and sends it on the next run even when that run evaluates another day', async () => {
     r = await startWebhookReceiver([400, 200]);
-    const failed = await dispatchAlerts(db.connection, evaluation('w2', [alert('w2', 'oauth')]), {
-      ...opts(),
-      webhookUrl: r.url,
-    });
+    const failed = await dispatchAlerts(
+      duckSession(db.connection),
+      evaluation('w2', [alert('w2', 'oauth')]),
+      {
+        ...opts(),
+        webhookUrl: r.url,
+      },
+    );
     expect(failed.delivered).toBe(false);
     expect(failed.deliveryError?.message).toBe('the webhook answered 400');
     expect(r.bodies).toHaveLength(1);
     const rows = await queryRows(db.connection, "SELECT delivered FROM alerts_sent WHERE project_id = 'w2'");
     expect(rows).toEqual([{ delivered: false }]);
-    const next = await dispatchAlerts(db.connection, evaluation('w2', [alert('w2', 'sso', '2026-03-03')]), {
-      ...opts(),
-      webhookUrl: r.url,
-    });
+    const next = await dispatchAlerts(
+      duckSession(db.connection),
+      evaluation('w2', [alert('w2', 'sso', '2026-03-03')]),
+      {
+        ...opts(),
+        webhookUrl: r.url,
+      },
+    );
     expect(next.delivered).toBe(true);
     expect(next.sent.map((a) => `${a.day} ${a.subject}`)).toEqual(['2026-03-02 oauth', '2026-03-03 sso']);
     expect(r.accepted).toHaveLength(1);
@@ -113,7 +122,7 @@ describe('delivery to a webhook', () => {
 
   it('posts a payload Slack and Teams display: a text summary, Slack fields and Teams facts', async () => {
     r = await startWebhookReceiver([200]);
-    await dispatchAlerts(db.connection, evaluation('w3', [alert('w3', 'oauth')]), {
+    await dispatchAlerts(duckSession(db.connection), evaluation('w3', [alert('w3', 'oauth')]), {
       ...opts(),
       webhookUrl: r.url,
     });
@@ -140,7 +149,7 @@ describe('text from readers in a chat message', () => {
     const r = await startWebhookReceiver([200]);
     try {
       await dispatchAlerts(
-        db.connection,
+        duckSession(db.connection),
         evaluation('w4', [alert('w4', '<!channel> & <https://evil.example|docs>')]),
         {
           ...opts(),

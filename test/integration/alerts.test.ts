@@ -4,6 +4,7 @@ import { defaultRules, type AlertRules } from '../../src/insights/alert-rules.js
 import type { Evaluation } from '../../src/insights/alert.js';
 import { evaluateAlerts } from '../../src/insights/alerts.js';
 import { openDatabase, type Database } from '../../src/load/database.js';
+import { duckSession } from '../../src/load/duckdb/session.js';
 import { AlertsFixture } from '../helpers/alerts-fixture.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 
@@ -23,7 +24,7 @@ async function evaluate(
   projectId: string,
   o: { day?: string | undefined; today?: string; rules?: AlertRules } = {},
 ): Promise<Evaluation> {
-  const [e] = await evaluateAlerts(db.connection, {
+  const [e] = await evaluateAlerts(duckSession(db.connection), {
     rules: o.rules ?? defaultRules(),
     today: o.today ?? TODAY,
     projectId,

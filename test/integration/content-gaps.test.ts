@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readGaps, type Gap } from '../../src/insights/gaps.js';
 import { openDatabase, type Database } from '../../src/load/database.js';
+import { duckSession } from '../../src/load/duckdb/session.js';
 import { queryRows } from '../../src/load/sql.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 
@@ -124,7 +125,7 @@ function byKind(gaps: readonly Gap[], kind: string): Gap {
 
 describe('content gaps', () => {
   it('groups a question written in other case, punctuation and spacing into one gap, with its evidence', async () => {
-    const g = byKind(await readGaps(db.connection, { days: 14 }), 'unanswered');
+    const g = byKind(await readGaps(duckSession(db.connection), { days: 14 }), 'unanswered');
     expect(g).toMatchObject({
       gapId: gapId('unanswered', 'how do i log in'),
       subject: 'How do I log in?',
@@ -143,7 +144,7 @@ describe('content gaps', () => {
   });
 
   it('finds a term searched enough with almost no clicks, its spellings together, new when not searched before', async () => {
-    const g = byKind(await readGaps(db.connection, { days: 14 }), 'search');
+    const g = byKind(await readGaps(duckSession(db.connection), { days: 14 }), 'search');
     expect(g).toMatchObject({
       subject: 'Webhooks',
       currentCount: 12,
@@ -157,7 +158,7 @@ describe('content gaps', () => {
   });
 
   it('flags a page by its thumbs-down and comments not dismissed, and never shows a reader email', async () => {
-    const gaps = await readGaps(db.connection, { days: 14 });
+    const gaps = await readGaps(duckSession(db.connection), { days: 14 });
     const g = byKind(gaps, 'flagged');
     expect(g).toMatchObject({
       subject: '/p',
@@ -176,7 +177,7 @@ describe('content gaps', () => {
   });
 
   it('finds a page losing human readers beyond its usual weekly change, and not a steady one', async () => {
-    const gaps = await readGaps(db.connection, { days: 14 });
+    const gaps = await readGaps(duckSession(db.connection), { days: 14 });
     const g = byKind(gaps, 'losing');
     expect(g).toMatchObject({
       subject: '/l',
@@ -190,7 +191,7 @@ describe('content gaps', () => {
   });
 
   it('ranks across kinds by score, and leaves out what is below each threshold', async () => {
-    const gaps = await readGaps(db.connection, { days: 14 });
+    const gaps = await readGaps(duckSession(db.connection), { days: 14 });
     expect(gaps.map((g) => [g.rank, g.kind, g.subject])).toEqual([
       [1, 'losing', '/l'],
       [2, 'search', 'Webhooks'],
@@ -200,8 +201,8 @@ describe('content gaps', () => {
   });
 
   it('keeps a gap id across windows, and ends a window at --to, not at the last loaded day', async () => {
-    const later = await readGaps(db.connection, { days: 14 });
-    const earlier = await readGaps(db.connection, { days: 7, to: '2026-02-22' });
+    const later = await readGaps(duckSession(db.connection), { days: 14 });
+    const earlier = await readGaps(duckSession(db.connection), { days: 7, to: '2026-02-22' });
     const key = (gs: readonly Gap[]) => gs.find((g) => g.kind === 'unanswered')?.gapId;
     expect(key(earlier)).toBe(key(later));
     expect(earlier[0]).toMatchObject({ windowStart: '2026-02-15', windowEnd: '2026-02-22' });

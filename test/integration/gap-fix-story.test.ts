@@ -8,6 +8,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { buildFixPrompt } from '../../src/insights/fix-prompt.js';
 import { readGaps, type Gap } from '../../src/insights/gaps.js';
 import { openDatabase } from '../../src/load/database.js';
+import { duckSession } from '../../src/load/duckdb/session.js';
 import { queryRows, type Row } from '../../src/load/sql.js';
 import { runSync } from '../../src/pipeline/sync.js';
 import { streamByName } from '../../src/streams/index.js';
@@ -57,7 +58,11 @@ beforeAll(async () => {
 
   const db = await openDatabase(dbPath, { readOnly: true });
   try {
-    const gaps = await readGaps(db.connection, { days: 28, to: '2026-02-10', projectId: emu.projectId });
+    const gaps = await readGaps(duckSession(db.connection), {
+      days: 28,
+      to: '2026-02-10',
+      projectId: emu.projectId,
+    });
     fixed = gaps.find((g) => g.kind === 'unanswered') as Gap;
   } finally {
     db.close();
@@ -110,7 +115,11 @@ describe('a content gap, its fix and the effect', () => {
   it('no longer lists the question as a gap of the 14 days after the fix', async () => {
     const db = await openDatabase(dbPath, { readOnly: true });
     try {
-      const after = await readGaps(db.connection, { days: 14, to: '2026-02-25', projectId: emu.projectId });
+      const after = await readGaps(duckSession(db.connection), {
+        days: 14,
+        to: '2026-02-25',
+        projectId: emu.projectId,
+      });
       expect(after.map((g) => g.gapId)).not.toContain(fixed.gapId);
     } finally {
       db.close();
