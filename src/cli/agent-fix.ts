@@ -5,7 +5,6 @@ import { AGENT_EXIT } from '../agent/jobs.js';
 import { UsageError } from '../errors.js';
 import { buildFixPrompt } from '../insights/fix-prompt.js';
 import { fixIsOpen, readGaps, type Gap } from '../insights/gaps.js';
-import { duckSession } from '../load/duckdb/session.js';
 import { parseDay } from '../util/day.js';
 import { safeText } from '../util/safe-text.js';
 import {
@@ -22,7 +21,7 @@ import {
   type Settings,
   type WaitFlags,
 } from './agent-session.js';
-import { openExistingReadOnly } from './open-readonly.js';
+import { openToRead } from './open-readonly.js';
 import { intFlag } from './options.js';
 import type { CommandResult } from './result.js';
 
@@ -119,9 +118,9 @@ async function gapsToFix(
   days: number,
   to: string | undefined,
 ): Promise<Gap[]> {
-  const db = await openExistingReadOnly(s.db);
+  const db = await openToRead(s.target);
   try {
-    const gaps = await readGaps(duckSession(db.connection), {
+    const gaps = await readGaps(db.session, {
       days,
       projectId: s.projectId,
       gapIds: ids,
@@ -136,6 +135,6 @@ async function gapsToFix(
     }
     return gaps;
   } finally {
-    db.close();
+    await db.close();
   }
 }

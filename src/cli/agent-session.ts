@@ -11,8 +11,10 @@ import { formatDuration, parseDuration, parseRateLimit, type RateLimitSpec } fro
 import { createLogger, type Logger } from '../util/log.js';
 import { safeLine } from '../util/safe-text.js';
 import { shellWord } from '../util/shell-word.js';
-import { apiUrl, collect, dbPath, projectIds } from './options.js';
+import { apiUrl, collect, projectIds } from './options.js';
 import type { CommandResult } from './result.js';
+import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp, dbTargetOf, placeOf } from './destination-flags.js';
+import type { DbTarget } from '../load/target.js';
 
 /*
  * What every agent command shares: its flags, the session (key, API, recorder, Ctrl-C), and
@@ -26,6 +28,7 @@ export interface CommonFlags {
   apiKeyFile?: string;
   apiUrl?: string;
   db?: string;
+  schema?: string;
   json?: boolean;
   /** Only create and message send requests the budget counts. */
   rateLimit?: string;
@@ -45,7 +48,8 @@ const DEFAULT_RATE_LIMIT = '100/1h';
 export function withCommon(cmd: Command): Command {
   return cmd
     .option('-p, --project <id>', 'project id (env MINTLIFY_PROJECT_ID); exactly one', collect)
-    .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
+    .option(DB_FLAG, dbHelp())
+    .option(SCHEMA_FLAG, SCHEMA_HELP)
     .option('--json', 'print the job object on stdout')
     .option('--api-key-file <path>', 'read the admin API key from this file instead of MINTLIFY_API_KEY')
     .option('--api-url <url>', 'API base URL (env MINTLIFY_API_URL; default https://api.mintlify.com)');
@@ -85,20 +89,23 @@ export function parseTiming(flags: WaitFlags): Timing {
 export interface Settings {
   projectId: string;
   url: string;
+  /** How messages name the destination (a path, or the URL without its password). */
   db: string;
+  target: DbTarget;
   rateLimit: RateLimitSpec;
 }
 
 /** Every check that can fail on input, before the key is read, a request is sent or a file is made. */
 export function settings(flags: CommonFlags): Settings {
-  const db = dbPath(flags.db);
+  const target = dbTargetOf(flags);
   // A --db that cannot hold the job record must fail before a job is created, not after.
-  checkDbPath(db);
+  if (target.kind === 'duckdb') checkDbPath(target.path);
   return {
+    target,
     projectId: singleProject(projectIds(flags.project)),
     rateLimit: parseRateLimit(flags.rateLimit ?? DEFAULT_RATE_LIMIT),
     url: apiUrl(flags.apiUrl),
-    db,
+    db: target.label,
   };
 }
 
@@ -122,7 +129,14 @@ export async function session<T>(
   const apiKey: ApiKey = await loadApiKey({ apiKeyFile: flags.apiKeyFile });
   const logger = createLogger();
   const { api, close } = openAgentApi({ baseUrl: s.url, apiKey, rateLimit: s.rateLimit });
-  const recorder = new JobRecorder({ dbPath: s.db, logger });
+  const place = placeOf(s.target);
+  // A destination that cannot take the job record must fail before a job is created, not after.
+  if (s.target.kind === 'postgres') await (await place.open('write')).close();
+  const recorder = new JobRecorder({
+    dbPath: s.db,
+    logger,
+    ...(s.target.kind === 'postgres' ? { connect: () => place.open('write') } : {}),
+  });
   const interrupt = new AbortController();
   // The first Ctrl-C is ours: a request in flight (a create may already have made the job)
   // finishes so that the id can be printed; the listener is gone after it, so a second Ctrl-C

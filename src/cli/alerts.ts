@@ -3,19 +3,18 @@ import { EXIT, UsageError } from '../errors.js';
 import { defaultRules, loadRules } from '../insights/alert-rules.js';
 import type { Alert, Evaluation } from '../insights/alert.js';
 import { alertProjects, evaluateAlerts } from '../insights/alerts.js';
-import { openDatabase } from '../load/database.js';
-import { duckSession } from '../load/duckdb/session.js';
 import { dispatchAlerts, type Dispatch } from '../notify/dispatch.js';
 import { checkWebhookUrl, registerWebhookSecret } from '../notify/webhook.js';
 import { parseDay, todayUtc } from '../util/day.js';
 import { safeLine } from '../util/safe-text.js';
 import { clockFromEnv } from './clock.js';
-import { requireExistingDb } from './open-readonly.js';
-import { dbPath } from './options.js';
+import { openToRead, requireExistingDb } from './open-readonly.js';
 import type { CommandResult } from './result.js';
+import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp, dbTargetOf, placeOf } from './destination-flags.js';
 
 interface AlertsFlags {
   db?: string;
+  schema?: string;
   project?: string;
   day?: string;
   rules?: string;
@@ -52,7 +51,8 @@ delivery leaves them unsent, to go again on the next run.
 
 Tune or turn off any rule with --rules FILE (JSON): docs/alerts-and-digest.md.`,
     )
-    .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
+    .option(DB_FLAG, dbHelp())
+    .option(SCHEMA_FLAG, SCHEMA_HELP)
     .option('-p, --project <id>', 'only this project (default: every project in the database)')
     .option('--day <day>', "the UTC day to evaluate (default: each project's newest complete loaded day)")
     .option('--rules <file>', 'a JSON file of rule settings over the defaults')
@@ -85,11 +85,13 @@ async function alertsCommand(flags: AlertsFlags): Promise<CommandResult> {
   const day = flags.day === undefined ? undefined : parseDay(flags.day, '--day');
   const rules = flags.rules === undefined ? defaultRules() : loadRules(flags.rules);
   const now = clockFromEnv() ?? Date.now;
-  const path = dbPath(flags.db);
-  requireExistingDb(path);
+  const target = dbTargetOf(flags);
+  if (target.kind === 'duckdb') requireExistingDb(target.path);
+  else await (await openToRead(target)).close();
   // Read-write: alerts_sent is written. A cron line runs it after sync, when the file is free.
-  const db = await openDatabase(path);
-  const session = duckSession(db.connection);
+  const db = await placeOf(target).open('write');
+  const session = db.session;
+  const path = db.label;
   let evaluations: Evaluation[];
   let dispatch: Dispatch;
   try {
@@ -110,7 +112,7 @@ async function alertsCommand(flags: AlertsFlags): Promise<CommandResult> {
       now: () => new Date(now()),
     });
   } finally {
-    db.close();
+    await db.close();
   }
   writeNotes(evaluations, dispatch);
   const exitCode = dispatch.sent.length > 0 ? EXIT.alertsFired : EXIT.ok;

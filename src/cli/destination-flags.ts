@@ -16,17 +16,16 @@ export interface DbFlags {
  * file, or a PostgreSQL URL and the schema there.
  */
 export function addDbOptions(cmd: Command, what = 'the database'): Command {
-  return cmd
-    .option(
-      '--db <path|url>',
-      `${what}: a DuckDB file, or postgresql://USER@HOST:5432/DATABASE (env MINTLIFY_ETL_DB; default data/analytics.duckdb)`,
-    )
-    .addOption(
-      new Option(
-        '--schema <name>',
-        'PostgreSQL only: the schema of the tables and views (env MINTLIFY_ETL_SCHEMA; default mintlify)',
-      ),
-    );
+  return cmd.option(DB_FLAG, dbHelp(what)).addOption(new Option(SCHEMA_FLAG, SCHEMA_HELP));
+}
+
+export const DB_FLAG = '--db <path|url>';
+export const SCHEMA_FLAG = '--schema <name>';
+export const SCHEMA_HELP =
+  'PostgreSQL only: the schema of the tables and views (env MINTLIFY_ETL_SCHEMA; default mintlify)';
+
+export function dbHelp(what = 'the database'): string {
+  return `${what}: a DuckDB file, or postgresql://USER@HOST:5432/DATABASE (env MINTLIFY_ETL_DB; default data/analytics.duckdb)`;
 }
 
 /** What --db and --schema name; --schema with a DuckDB file is a mistake worth saying. */

@@ -3,18 +3,18 @@ import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { alertProjects } from '../insights/alerts.js';
 import { isoWeekStart, lastCompleteWeek, readDigest, type Digest } from '../insights/digest.js';
-import { duckSession } from '../load/duckdb/session.js';
 import { chatText } from '../notify/alert-payload.js';
 import { checkWebhookUrl, postJson, registerWebhookSecret } from '../notify/webhook.js';
 import { digestHtml } from '../report/digest-html.js';
 import { digestMarkdown } from '../report/digest-markdown.js';
 import { WEBHOOK_ENV } from './alerts.js';
-import { openExistingReadOnly } from './open-readonly.js';
-import { dbPath } from './options.js';
+import { openToRead } from './open-readonly.js';
 import type { CommandResult } from './result.js';
+import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp, dbTargetOf } from './destination-flags.js';
 
 interface DigestFlags {
   db?: string;
+  schema?: string;
   project?: string;
   week?: string;
   format: 'markdown' | 'html';
@@ -37,7 +37,8 @@ without a click, feedback received and still open, assistant questions and the u
 share, the top content gaps, and the fixes and their effect. --webhook (or ${WEBHOOK_ENV})
 sends the Markdown digest as the "text" of a JSON message.`,
     )
-    .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
+    .option(DB_FLAG, dbHelp())
+    .option(SCHEMA_FLAG, SCHEMA_HELP)
     .option('-p, --project <id>', 'only this project (default: every project in the database)')
     .option('--week <week>', 'the ISO week, e.g. 2026-W47 (default: the last complete week)')
     .addOption(
@@ -67,14 +68,14 @@ async function digestCommand(flags: DigestFlags): Promise<CommandResult> {
     checkWebhookUrl(url, flags.webhook !== undefined ? '--webhook' : WEBHOOK_ENV);
   }
   if (flags.week !== undefined) isoWeekStart(flags.week);
-  const db = await openExistingReadOnly(dbPath(flags.db));
-  const session = duckSession(db.connection);
+  const db = await openToRead(dbTargetOf(flags));
+  const session = db.session;
   const digests: Digest[] = [];
   try {
     const projects = await alertProjects(session);
     if (flags.project !== undefined && !projects.includes(flags.project)) {
       throw new UsageError(
-        `project ${flags.project} has no data in ${db.path}: see \`mintlify-etl status\``,
+        `project ${flags.project} has no data in ${db.label}: see \`mintlify-etl status\``,
         {
           project: flags.project,
         },
@@ -85,7 +86,7 @@ async function digestCommand(flags: DigestFlags): Promise<CommandResult> {
       if (week !== null) digests.push(await readDigest(session, p, week));
     }
   } finally {
-    db.close();
+    await db.close();
   }
   if (url !== undefined && digests.length > 0)
     await postJson(url, { text: chatText(digestMarkdown(digests)) });

@@ -18,6 +18,7 @@ import { formatDuration } from '../util/duration.js';
 import { openExistingReadOnly } from './open-readonly.js';
 import { dbPath } from './options.js';
 import type { CommandResult } from './result.js';
+import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp } from './destination-flags.js';
 import { databaseFiles, isWithin, realTarget } from './target-path.js';
 import { safeText } from '../util/safe-text.js';
 
@@ -27,6 +28,7 @@ interface ExportFlags {
   from?: string;
   to?: string;
   db?: string;
+  schema?: string;
   json?: boolean;
   includePersonalData?: boolean;
   force?: boolean;
@@ -54,7 +56,8 @@ Exporting again over the same folder replaces files, it never duplicates them: e
     .addOption(new Option('--format <format>', 'file format').choices(EXPORT_FORMATS).default('parquet'))
     .option('--from <YYYY-MM-DD>', 'export the months from the one holding this day')
     .option('--to <YYYY-MM-DD>', 'export the months up to the one holding the day before this one')
-    .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
+    .option(DB_FLAG, dbHelp())
+    .option(SCHEMA_FLAG, SCHEMA_HELP)
     .option(
       '--include-personal-data',
       "also export personal data: feedback's contact column (readers' email addresses), left out by default",

@@ -1,15 +1,16 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { projectsWithWindows, readGaps, SCORE_RULE, type Gap } from '../insights/gaps.js';
-import { duckSession } from '../load/duckdb/session.js';
 import { formatTable, type Column } from '../query/format.js';
 import { addDays, parseDay } from '../util/day.js';
-import { openExistingReadOnly } from './open-readonly.js';
-import { dbPath, intFlag } from './options.js';
+import { openToRead } from './open-readonly.js';
+import { intFlag } from './options.js';
 import type { CommandResult } from './result.js';
+import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp, dbTargetOf } from './destination-flags.js';
 
 interface GapsFlags {
   db?: string;
+  schema?: string;
   project?: string;
   days: number;
   to?: string;
@@ -43,7 +44,8 @@ v_content_gaps (28 days) and the macro content_gaps(days, to_day).
 
 ${SCORE_RULE}.`,
     )
-    .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
+    .option(DB_FLAG, dbHelp())
+    .option(SCHEMA_FLAG, SCHEMA_HELP)
     .option('-p, --project <id>', 'only this project (default: every project in the database)')
     .option(
       '--days <n>',
@@ -71,13 +73,13 @@ Examples:
 
 async function gapsCommand(flags: GapsFlags): Promise<CommandResult> {
   const to = flags.to === undefined ? undefined : parseDay(flags.to, '--to');
-  const db = await openExistingReadOnly(dbPath(flags.db));
-  const session = duckSession(db.connection);
+  const db = await openToRead(dbTargetOf(flags));
+  const session = db.session;
   let gaps: Gap[];
   try {
     if (flags.project !== undefined && !(await projectsWithWindows(session)).includes(flags.project)) {
       throw new UsageError(
-        `project ${flags.project} has no data in ${db.path}: see \`mintlify-etl status\``,
+        `project ${flags.project} has no data in ${db.label}: see \`mintlify-etl status\``,
         {
           project: flags.project,
         },
@@ -90,7 +92,7 @@ async function gapsCommand(flags: GapsFlags): Promise<CommandResult> {
       limit: flags.limit,
     });
   } finally {
-    db.close();
+    await db.close();
   }
   if (flags.json) return { exitCode: 0, json: { days: flags.days, scoreRule: SCORE_RULE, gaps } };
   process.stdout.write(formatGaps(gaps, flags.days, process.stdout.isTTY ? process.stdout.columns : 120));

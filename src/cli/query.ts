@@ -15,12 +15,14 @@ import { openExistingReadOnly } from './open-readonly.js';
 import { dbPath, intFlag } from './options.js';
 import { createOutput, OutputClosed, type Output } from './output.js';
 import type { CommandResult } from './result.js';
+import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp } from './destination-flags.js';
 
 /** Rows a table shows at most: far more than a person reads, and a bounded amount of memory. */
 export const TABLE_MAX_ROWS = 10_000;
 
 interface QueryFlags {
   db?: string;
+  schema?: string;
   format: OutputFormat;
   maxWidth?: number;
 }
@@ -38,7 +40,8 @@ export function registerQuery(
 --format table (the default, also when piped) aligns columns, right-aligns numbers, cuts cells past 40 characters with … and fits the terminal width (120 when not a terminal); it shows at most the first 10,000 rows and says so. csv (RFC 4180, header row), json (an array of objects) and jsonl (one object per line) never cut anything: BIGINT as JSON numbers when exact (else strings), DATE as YYYY-MM-DD, timestamps as ISO 8601, lists as arrays. Pass - as the SQL to read it from stdin.`,
     )
     .argument('<sql>', 'the SQL to run (several statements: the last one is printed), or - for stdin')
-    .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
+    .option(DB_FLAG, dbHelp())
+    .option(SCHEMA_FLAG, SCHEMA_HELP)
     .addOption(new Option('--format <format>', 'output format').choices(FORMATS).default('table'))
     .option(
       '--max-width <n>',

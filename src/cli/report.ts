@@ -13,12 +13,14 @@ import { clockFromEnv } from './clock.js';
 import { openExistingReadOnly } from './open-readonly.js';
 import { dbPath, intFlag, projectIds } from './options.js';
 import type { CommandResult } from './result.js';
+import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp } from './destination-flags.js';
 import { databaseFiles, realTarget } from './target-path.js';
 import { makeFolder, onFile, userFileError } from '../util/file-errors.js';
 import { specialKind } from '../util/regular-file.js';
 
 interface ReportFlags {
   db?: string;
+  schema?: string;
   days: number;
   project?: string;
   html?: string;
@@ -66,7 +68,8 @@ never anything but a regular file (a FIFO, a device). The page is written to a
 temporary file in the same folder and renamed into place. Colour on a terminal
 only; NO_COLOR turns it off.`,
     )
-    .option('--db <path>', 'DuckDB file (env MINTLIFY_ETL_DB; default data/analytics.duckdb)')
+    .option(DB_FLAG, dbHelp())
+    .option(SCHEMA_FLAG, SCHEMA_HELP)
     .option(
       '--days <n>',
       'days of history to show, ending at the last loaded day',
