@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { formatStatus } from '../pipeline/status-format.js';
-import { gatherStatus, type StatusReport } from '../pipeline/status.js';
+import { duckStatusSource, gatherStatus, type StatusReport } from '../pipeline/status.js';
 import { parseRateLimit } from '../util/duration.js';
 import { safeText } from '../util/safe-text.js';
 import { clockFromEnv } from './clock.js';
@@ -53,7 +53,7 @@ async function statusCommand(flags: StatusFlags): Promise<CommandResult> {
   let report: StatusReport;
   try {
     const now = clockFromEnv();
-    report = await gatherStatus(db, { rateLimit, limitSource, ...(now ? { now: now() } : {}) });
+    report = await gatherStatus(duckStatusSource(db), { rateLimit, limitSource, ...(now ? { now: now() } : {}) });
   } finally {
     db.close();
   }

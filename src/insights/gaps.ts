@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Database } from '../load/database.js';
+import type { SqlSession } from '../load/session.js';
 import { queryRows, type Row } from '../load/sql.js';
 
 /** How a gap's score is computed, as `gaps` and the report say it (content_gaps computes it). */
@@ -51,8 +52,18 @@ export interface GapQuery {
   readonly gapIds?: readonly string[];
 }
 
+/**
+ * Where gaps are read from: a session of either destination (the report), or a DuckDB connection
+ * (the callers not yet on SqlSession). The SQL below runs on both dialects.
+ */
+type GapReader = SqlSession | DuckDBConnection;
+
+function rowsOf(from: GapReader, sql: string, params: (string | number | null)[]): Promise<Row[]> {
+  return 'dialect' in from ? from.rows(sql, params) : queryRows(from, sql, params);
+}
+
 /** The ranked gaps of every project (or one), best first. */
-export async function readGaps(conn: DuckDBConnection, q: GapQuery): Promise<Gap[]> {
+export async function readGaps(conn: GapReader, q: GapQuery): Promise<Gap[]> {
   const where: string[] = [];
   const params: (string | number | null)[] = [q.days, q.to ?? null];
   if (q.projectId !== undefined) {
@@ -68,7 +79,7 @@ export async function readGaps(conn: DuckDBConnection, q: GapQuery): Promise<Gap
     params.push(...q.gapIds);
     where.push(`gap_id IN (${q.gapIds.map((_, i) => `$${first + i}`).join(', ')})`);
   }
-  const rows = await queryRows(
+  const rows = await rowsOf(
     conn,
     `SELECT * FROM content_gaps($1::INTEGER, $2::DATE)
      ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
@@ -143,11 +154,11 @@ export interface GapOutcome {
 
 /** The outcomes of a project's fixes, newest fix first. */
 export async function readOutcomes(
-  conn: DuckDBConnection,
+  conn: GapReader,
   projectId: string,
   limit: number,
 ): Promise<GapOutcome[]> {
-  const rows = await queryRows(
+  const rows = await rowsOf(
     conn,
     `SELECT * FROM v_gap_outcomes WHERE project_id = $1 ORDER BY completed_at DESC, job_id, gap_id LIMIT $2`,
     [projectId, limit],
