@@ -53,7 +53,11 @@ async function statusCommand(flags: StatusFlags): Promise<CommandResult> {
   let report: StatusReport;
   try {
     const now = clockFromEnv();
-    report = await gatherStatus(duckStatusSource(db), { rateLimit, limitSource, ...(now ? { now: now() } : {}) });
+    report = await gatherStatus(duckStatusSource(db), {
+      rateLimit,
+      limitSource,
+      ...(now ? { now: now() } : {}),
+    });
   } finally {
     db.close();
   }

@@ -153,11 +153,7 @@ export interface GapOutcome {
 }
 
 /** The outcomes of a project's fixes, newest fix first. */
-export async function readOutcomes(
-  conn: GapReader,
-  projectId: string,
-  limit: number,
-): Promise<GapOutcome[]> {
+export async function readOutcomes(conn: GapReader, projectId: string, limit: number): Promise<GapOutcome[]> {
   const rows = await rowsOf(
     conn,
     `SELECT * FROM v_gap_outcomes WHERE project_id = $1 ORDER BY completed_at DESC, job_id, gap_id LIMIT $2`,

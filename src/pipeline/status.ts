@@ -196,11 +196,12 @@ function read(src: StatusSource, sql: string, params?: readonly SqlParam[]): Pro
 async function projectIds(src: StatusSource): Promise<string[]> {
   const rows = await read(
     src,
-    `SELECT DISTINCT p.project_id FROM (
+    `SELECT p.project_id FROM (
        SELECT project_id FROM site_daily
        UNION ALL SELECT project_id FROM sync_windows
        UNION ALL SELECT unnest(project_ids) AS project_id FROM sync_runs
-     ) AS p WHERE p.project_id IS NOT NULL ORDER BY ${codePoint(src.session.dialect, 'p.project_id')}`,
+     ) AS p WHERE p.project_id IS NOT NULL
+     GROUP BY p.project_id ORDER BY ${codePoint(src.session.dialect, 'p.project_id')}`,
   );
   return rows.map((r) => String(r['project_id']));
 }
@@ -368,7 +369,10 @@ async function budgetStatus(
  * project and stream, partial, truncated, failed and deferred days, the last runs, and the request budget as the
  * ledger has it, judged against `rateLimit` (the same sliding window sync uses).
  */
-export async function gatherStatus(from: StatusSource | Database, opts: StatusOptions): Promise<StatusReport> {
+export async function gatherStatus(
+  from: StatusSource | Database,
+  opts: StatusOptions,
+): Promise<StatusReport> {
   // A DuckDB Database is read as duckStatusSource reads it (the callers that open one themselves).
   const src = 'session' in from ? from : duckStatusSource(from);
   const now = opts.now ?? Date.now();
@@ -377,9 +381,7 @@ export async function gatherStatus(from: StatusSource | Database, opts: StatusOp
   // A run left 'running' by a process that died is shown as what it is, not as still going.
   const live = await src.syncRunning();
   const runs = (await src.runs.recentRuns(RUN_HISTORY)).map((r) =>
-    r.status === 'running' && !live
-      ? { ...r, status: 'failed' as const, error: STALE_RUN_ERROR }
-      : r,
+    r.status === 'running' && !live ? { ...r, status: 'failed' as const, error: STALE_RUN_ERROR } : r,
   );
   const projects: ProjectStatus[] = [];
   for (const projectId of await projectIds(src)) {

@@ -54,7 +54,9 @@ function strOrNull(row: Row, col: string): string | null {
 
 /** The streams besides visitors that have at least one loaded day for the project. */
 export async function loadedStreams(session: SqlSession, projectId: string): Promise<Set<string>> {
-  const rows = await session.rows('SELECT stream FROM v_coverage WHERE project_id = $1::VARCHAR', [projectId]);
+  const rows = await session.rows('SELECT stream FROM v_coverage WHERE project_id = $1::VARCHAR', [
+    projectId,
+  ]);
   return new Set(rows.map((r) => String(r['stream'])));
 }
 
@@ -62,10 +64,7 @@ export async function loadedStreams(session: SqlSession, projectId: string): Pro
  * Views per complete day of the report window, and the two 7-day periods to its last views day
  * (read from before the window too, so a 7-day report still compares whole weeks). One row a day.
  */
-export async function gatherViews(
-  session: SqlSession,
-  w: StreamWindow,
-): Promise<ViewsSection | undefined> {
+export async function gatherViews(session: SqlSession, w: StreamWindow): Promise<ViewsSection | undefined> {
   const rows = await session.rows(
     `SELECT v.day, v.human, v.ai, v.total, v.total_7d_avg, v.avg_7d_full,
             v.views_per_visitor, s.total AS visitors,
