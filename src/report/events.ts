@@ -10,7 +10,7 @@ import type {
   UniquePeriod,
   UniquesSection,
 } from './model.js';
-import { codePoint, lowerAll, SPACES } from './sql-dialect.js';
+import { codePoint, lowerAll, SPACES, utcDay, utcStart } from './sql-dialect.js';
 import type { StreamWindow } from './streams.js';
 
 /**
@@ -66,7 +66,7 @@ function loadedDays(stream: 'feedback' | 'assistant'): string {
        SELECT 1 FROM sync_windows w
         WHERE w.project_id = $1::VARCHAR AND w.stream = '${stream}' AND w.status = 'loaded'
           AND w.window_start <= c.day AND c.day < w.window_end
-          AND w.fetched_at >= (c.day + 1)::TIMESTAMPTZ))`;
+          AND w.fetched_at >= ${utcStart('c.day + 1')}))`;
 }
 
 /** Open items oldest first, and the helpful share of contextual feedback per ISO week of the window. */
@@ -110,12 +110,12 @@ export async function gatherFeedback(session: SqlSession, w: EventWindow): Promi
   const weekRows = await session.rows(
     `WITH ${loadedDays('feedback')},
      votes AS (
-       SELECT CAST(created_at AS DATE) AS day,
+       SELECT ${utcDay('created_at')} AS day,
               count(*) FILTER (WHERE helpful) AS up,
               count(*) FILTER (WHERE NOT helpful) AS down
          FROM feedback
         WHERE project_id = $1::VARCHAR AND source = 'contextual' AND helpful IS NOT NULL
-          AND created_at >= $2::DATE AND created_at < $3::DATE + 1
+          AND created_at >= ${utcStart('$2::DATE')} AND created_at < ${utcStart('$3::DATE + 1')}
         GROUP BY 1),
      -- The Monday of each day's ISO week (isodow: Monday 1).
      weeks AS (
@@ -172,11 +172,11 @@ export async function gatherAssistant(
   const rows = await session.rows(
     `WITH ${loadedDays('assistant')},
      t AS (
-       SELECT CAST(ts AS DATE) AS day, count(*) AS turns,
+       SELECT ${utcDay('ts')} AS day, count(*) AS turns,
               count(*) FILTER (WHERE resolution_status = 'answered') AS answered,
               count(*) FILTER (WHERE response_type = 'clarifying_question') AS clarifying
          FROM assistant_turns
-        WHERE project_id = $1::VARCHAR AND ts >= $2::DATE AND ts < $3::DATE + 1
+        WHERE project_id = $1::VARCHAR AND ts >= ${utcStart('$2::DATE')} AND ts < ${utcStart('$3::DATE + 1')}
         GROUP BY 1)
      SELECT l.day, coalesce(t.turns, 0) AS turns,
             coalesce(t.answered, 0) AS answered, coalesce(t.clarifying, 0) AS clarifying
@@ -217,7 +217,7 @@ export async function gatherAssistant(
      u AS (
        SELECT ${lowerAll(session.dialect, `trim(regexp_replace(a.query, ${SPACES}, ' ', 'g'))`)} AS k,
               a.query, a.ts, a.thread_id
-         FROM assistant_turns a JOIN loaded l ON l.day = CAST(a.ts AS DATE)
+         FROM assistant_turns a JOIN loaded l ON l.day = ${utcDay('a.ts')}
         WHERE a.project_id = $1::VARCHAR AND a.resolution_status = 'unanswered'),
      spelled AS (SELECT k, query, count(*) AS n, max(ts) AS last FROM u GROUP BY k, query),
      -- The spelling asked most, then last, then the greatest (arg_max on DuckDB).

@@ -28,3 +28,19 @@ export function lowerAll(dialect: Dialect, expr: string): string {
  * the vertical tab and, with some locales, Unicode spaces. For regexp_replace on both.
  */
 export const SPACES = "'[\\t\\n\\f\\r ]+'";
+
+/*
+ * Days are UTC days on both destinations, whatever the session's TimeZone (a BI tool's, a
+ * PostgreSQL role's default): a cast between DATE and TIMESTAMPTZ would use that zone. timezone()
+ * is spelled the same on both (DuckDB: ICU).
+ */
+
+/** The UTC day of a TIMESTAMPTZ expression, as a DATE. */
+export function utcDay(expr: string): string {
+  return `CAST(timezone('UTC', ${expr}) AS DATE)`;
+}
+
+/** The instant a DATE expression's UTC day starts, as a TIMESTAMPTZ. */
+export function utcStart(dayExpr: string): string {
+  return `timezone('UTC', CAST(${dayExpr} AS TIMESTAMP))`;
+}

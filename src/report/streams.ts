@@ -1,6 +1,6 @@
 import type { Row, SqlSession } from '../load/session.js';
 import { addDays } from '../util/day.js';
-import { codePoint } from './sql-dialect.js';
+import { codePoint, utcStart } from './sql-dialect.js';
 import type {
   CallerDay,
   CallersSection,
@@ -152,7 +152,7 @@ const SEARCH_DAYS = `
   days AS (
     SELECT t.day, t.total_searches,
            t.truncated OR coalesce(w.truncated, false) AS truncated,
-           coalesce(w.fetched_at < w.window_end::TIMESTAMPTZ, false) AS partial
+           coalesce(w.fetched_at < ${utcStart('w.window_end')}, false) AS partial
       FROM search_totals_daily t
       LEFT JOIN sync_windows w ON w.project_id = t.project_id AND w.stream = 'searches'
        AND w.window_start = t.day AND w.status = 'loaded'
