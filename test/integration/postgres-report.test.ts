@@ -93,15 +93,14 @@ async function deriveTiesProject(db: Database, tables: readonly string[], source
      WHERE ${ties} AND resolution_status = 'unanswered' AND second(ts) % 2 = 0`,
   );
   await conn.run(`UPDATE assistant_turns SET ts = date_trunc('hour', ts) WHERE ${ties}`);
-  // An incomplete run that deferred the missing days of visitors and views.
+  // An incomplete run that deferred the missing days of visitors, views and of a stream known only
+  // by its deferred days (named in the entries alone: 'project:day', 'project:stream:day').
+  const ninths = `SELECT strftime(d, '%Y-%m-%d') AS d FROM range(DATE '${today}' - 90, DATE '${today}', INTERVAL 1 DAY) r(d)
+    WHERE dayofmonth(d) = 9`;
   await conn.run(
     `INSERT INTO sync_runs SELECT * REPLACE ('run-deferred' AS run_id, 'incomplete' AS status, ['${TIES}'] AS project_ids,
-       (SELECT list(e ORDER BY e) FROM (
-          SELECT '${TIES}:' || strftime(d, '%Y-%m-%d') AS e FROM range(DATE '${today}' - 90, DATE '${today}', INTERVAL 1 DAY) r(d)
-           WHERE dayofmonth(d) = 9
-          UNION ALL
-          SELECT '${TIES}:views:' || strftime(d, '%Y-%m-%d') FROM range(DATE '${today}' - 90, DATE '${today}', INTERVAL 1 DAY) r(d)
-           WHERE dayofmonth(d) = 9)) AS deferred_days)
+       (SELECT list(p || n.d ORDER BY p, n.d) FROM (${ninths}) AS n,
+          (VALUES ('${TIES}:'), ('${TIES}:views:'), ('${TIES}:later_stream:')) AS s(p)) AS deferred_days)
      FROM sync_runs ORDER BY started_at LIMIT 1`,
   );
 }
@@ -210,6 +209,7 @@ describe.skipIf(!hasPostgres())('report and status on PostgreSQL', () => {
     expect(ties.failedDays.length).toBeGreaterThan(0);
     expect(ties.coverage?.missingDays.length).toBeGreaterThan(0);
     expect(ties.streams.find((s) => s.stream === 'views')?.deferredDays.length).toBeGreaterThan(0);
+    expect(ties.streams.at(-1)?.stream).toBe('later_stream');
     expect(ties.threads).not.toBeNull();
     expect(roundedFractions(b)).toEqual(roundedFractions(a));
   });
