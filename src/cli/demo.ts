@@ -8,6 +8,7 @@ const DEMO_STREAMS = [...DEFAULT_STREAMS, 'assistant_threads', 'visitors_weekly'
 import { validateApiKey } from '../api/key.js';
 import { startEmulator } from '../emulator/index.js';
 import { checkDbPath } from '../load/database.js';
+import { duckSession } from '../load/duckdb/session.js';
 import { runSync } from '../pipeline/sync.js';
 import { gatherReport, listProjects } from '../report/data.js';
 import { renderTerminal, shouldColor, terminalColumns } from '../report/terminal.js';
@@ -102,7 +103,8 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
 
   const db = await openExistingReadOnly(flags.db);
   try {
-    const data = await gatherReport(db.connection, { days: 28, projects: await listProjects(db.connection) });
+    const session = duckSession(db.connection);
+    const data = await gatherReport(session, { days: 28, projects: await listProjects(session) });
     process.stdout.write(
       renderTerminal(data, { color: shouldColor(process.stdout), width: terminalColumns(process.stdout) }),
     );

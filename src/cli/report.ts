@@ -4,8 +4,8 @@ import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { queryRows } from '../load/sql.js';
-import { gatherReport, listProjects } from '../report/data.js';
+import { duckSession } from '../load/duckdb/session.js';
+import { gatherReport, hasReportViews, listProjects } from '../report/data.js';
 import { REPORT_MARKER, REPORT_MARKER_WITHIN_BYTES } from '../report/marker.js';
 import type { ReportData } from '../report/model.js';
 import { renderTerminal, shouldColor, terminalColumns } from '../report/terminal.js';
@@ -107,17 +107,14 @@ async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
   const db = await openExistingReadOnly(dbPath(flags.db));
   let data: ReportData;
   try {
-    const [views] = await queryRows(
-      db.connection,
-      "SELECT count(*) AS n FROM duckdb_views() WHERE view_name IN ('v_site_daily', 'v_site_weekly', 'v_page_trends', 'v_coverage')",
-    );
-    if (Number(views?.['n']) !== 4) {
+    const session = duckSession(db.connection);
+    if (!(await hasReportViews(session))) {
       throw new UsageError(
         `${db.path} has no mintlify-etl views (is it a mintlify-etl database?): run \`mintlify-etl sync\` on it first`,
         { path: db.path },
       );
     }
-    const known = await listProjects(db.connection);
+    const known = await listProjects(session);
     const missing = (only ?? []).filter((p) => !known.includes(p));
     if (missing.length > 0 && known.length > 0) {
       throw new UsageError(
@@ -126,7 +123,7 @@ async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
       );
     }
     const now = clockFromEnv();
-    data = await gatherReport(db.connection, {
+    data = await gatherReport(session, {
       days: flags.days,
       projects: only ?? known,
       includePersonalData: flags.includePersonalData === true,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { formatStatus } from '../pipeline/status-format.js';
-import { gatherStatus, type StatusReport } from '../pipeline/status.js';
+import { duckStatusSource, gatherStatus, type StatusReport } from '../pipeline/status.js';
 import { parseRateLimit } from '../util/duration.js';
 import { safeText } from '../util/safe-text.js';
 import { clockFromEnv } from './clock.js';
@@ -56,7 +56,7 @@ async function statusCommand(flags: StatusFlags): Promise<CommandResult> {
   let report: StatusReport;
   try {
     const now = clockFromEnv();
-    report = await gatherStatus(legacyDatabase(db), {
+    report = await gatherStatus(duckStatusSource(legacyDatabase(db)), {
       rateLimit,
       limitSource,
       ...(now ? { now: now() } : {}),

@@ -1,6 +1,8 @@
 import { RequestBudget } from '../api/budget.js';
 import type { Database } from '../load/database.js';
+import { duckSession } from '../load/duckdb/session.js';
 import { syncHolder } from '../load/lock.js';
+import type { Row, SqlParam, SqlSession } from '../load/session.js';
 import { ANALYTICS_ENDPOINTS, STREAMS } from '../streams/index.js';
 import {
   readDeferredDays,
@@ -9,8 +11,9 @@ import {
   readSyncState,
   STALE_RUN_ERROR,
   type RunRecord,
+  type SyncState,
 } from '../load/runs.js';
-import { exclusive, queryRows, type SqlParams } from '../load/sql.js';
+import { codePoint } from '../report/sql-dialect.js';
 import type { Day } from '../util/day.js';
 import type { RateLimitSpec } from '../util/duration.js';
 
@@ -149,18 +152,56 @@ function summarizeRun(r: RunRecord, now: number): RunSummary {
   };
 }
 
-async function read(db: Database, sql: string, params?: SqlParams): Promise<Record<string, unknown>[]> {
-  return exclusive(db.connection, () => queryRows(db.connection, sql, params));
+/**
+ * The run-record reads of src/load/runs.ts that status needs, bound to one destination: what a
+ * run left behind, the deferred days, the request ledger, the recent runs.
+ */
+export interface StatusRuns {
+  syncState(projectId: string, stream: string): Promise<SyncState>;
+  deferredDays(projectId: string, stream: string): Promise<Day[]>;
+  /** Epoch ms of the analytics requests that still count at `sinceMs` (readLedgerSince). */
+  ledgerSince(sinceMs: number): Promise<number[]>;
+  recentRuns(limit: number): Promise<RunRecord[]>;
 }
 
-async function projectIds(db: Database): Promise<string[]> {
+/** What status reads a destination through. */
+export interface StatusSource {
+  readonly session: SqlSession;
+  /** How the report names the destination (`db`): the DuckDB path, or a URL without its password. */
+  readonly label: string;
+  readonly runs: StatusRuns;
+  /** Whether a sync holds the destination now: a 'running' run without one was killed. */
+  syncRunning(): Promise<boolean>;
+}
+
+/** A DuckDB file as status reads it: its SQL through a session, its runs through runs.ts, its lock file. */
+export function duckStatusSource(db: Database): StatusSource {
+  return {
+    session: duckSession(db.connection),
+    label: db.path,
+    runs: {
+      syncState: (projectId, stream) => readSyncState(db, projectId, stream),
+      deferredDays: (projectId, stream) => readDeferredDays(db, projectId, stream),
+      ledgerSince: (sinceMs) => readLedgerSince(db, sinceMs, { endpoints: ANALYTICS_ENDPOINTS }),
+      recentRuns: (limit) => readRecentRuns(db, limit),
+    },
+    syncRunning: async () => (await syncHolder(db.path)) !== undefined,
+  };
+}
+
+function read(src: StatusSource, sql: string, params?: readonly SqlParam[]): Promise<Row[]> {
+  return src.session.rows(sql, params);
+}
+
+async function projectIds(src: StatusSource): Promise<string[]> {
   const rows = await read(
-    db,
-    `SELECT DISTINCT project_id FROM (
+    src,
+    `SELECT p.project_id FROM (
        SELECT project_id FROM site_daily
        UNION ALL SELECT project_id FROM sync_windows
        UNION ALL SELECT unnest(project_ids) AS project_id FROM sync_runs
-     ) WHERE project_id IS NOT NULL ORDER BY project_id`,
+     ) AS p WHERE p.project_id IS NOT NULL
+     GROUP BY p.project_id ORDER BY ${codePoint(src.session.dialect, 'p.project_id')}`,
   );
   return rows.map((r) => String(r['project_id']));
 }
@@ -175,9 +216,9 @@ function dayList(value: unknown): Day[] {
 }
 
 /** v_coverage by project, then stream. */
-async function coverageByStream(db: Database): Promise<Map<string, Map<string, StreamCoverage>>> {
+async function coverageByStream(src: StatusSource): Promise<Map<string, Map<string, StreamCoverage>>> {
   const rows = await read(
-    db,
+    src,
     `SELECT project_id, stream, first_day, last_day, days_loaded, days_missing, missing_days,
        truncated_days, last_loaded_at FROM v_coverage`,
   );
@@ -206,15 +247,18 @@ async function coverageByStream(db: Database): Promise<Map<string, Map<string, S
  * named by the deferred days of unfinished runs ('project:day' is visitors',
  * 'project:stream:day' another stream's).
  */
-async function projectStreams(db: Database, projectId: string): Promise<string[]> {
+async function projectStreams(src: StatusSource, projectId: string): Promise<string[]> {
+  // An entry is 'project:YYYY-MM-DD' or 'project:stream:YYYY-MM-DD': the stream sits between the
+  // project's colon and the day's (11 characters from the end).
   const rows = await read(
-    db,
-    `SELECT DISTINCT stream FROM sync_windows WHERE project_id = $1
+    src,
+    `SELECT DISTINCT stream FROM sync_windows WHERE project_id = $1::VARCHAR
      UNION
-     SELECT DISTINCT CASE WHEN length(e.entry) - length($1) = 11 THEN 'visitors'
-                          ELSE e.entry[length($1) + 2 : length(e.entry) - 11] END AS stream
+     SELECT DISTINCT CASE WHEN length(e.entry) - length($1::VARCHAR) = 11 THEN 'visitors'
+                          ELSE substr(e.entry, length($1::VARCHAR) + 2, length(e.entry) - length($1::VARCHAR) - 12)
+                     END AS stream
      FROM sync_runs r, unnest(r.deferred_days) AS e(entry)
-     WHERE r.status IN ('incomplete', 'failed') AND starts_with(e.entry, $1 || ':')`,
+     WHERE r.status IN ('incomplete', 'failed') AND left(e.entry, length($1::VARCHAR) + 1) = $1::VARCHAR || ':'`,
     [projectId],
   );
   return sortStreams(rows.map((r) => String(r['stream'])).filter((s) => s !== ''));
@@ -230,12 +274,12 @@ export function sortStreams(names: readonly string[]): string[] {
 }
 
 async function streamStatus(
-  db: Database,
+  src: StatusSource,
   projectId: string,
   stream: string,
   covered: StreamCoverage | undefined,
 ): Promise<StreamStatus> {
-  const state = await readSyncState(db, projectId, stream);
+  const state = await src.runs.syncState(projectId, stream);
   const failed = new Set(state.failedDays);
   return {
     stream,
@@ -244,7 +288,7 @@ async function streamStatus(
     truncatedDays: covered?.truncatedDays ?? [],
     failedDays: state.failedDays,
     // A failed day is also left for the next run; it is listed once, as failed.
-    deferredDays: (await readDeferredDays(db, projectId, stream)).filter((d) => !failed.has(d)),
+    deferredDays: (await src.runs.deferredDays(projectId, stream)).filter((d) => !failed.has(d)),
   };
 }
 
@@ -254,18 +298,18 @@ function hasDays(s: StreamStatus): boolean {
 }
 
 async function projectStatus(
-  db: Database,
+  src: StatusSource,
   projectId: string,
   covered: Map<string, StreamCoverage> | undefined,
   runs: RunSummary[],
 ): Promise<ProjectStatus> {
   const streams: StreamStatus[] = [];
-  for (const stream of await projectStreams(db, projectId)) {
-    const s = await streamStatus(db, projectId, stream, covered?.get(stream));
+  for (const stream of await projectStreams(src, projectId)) {
+    const s = await streamStatus(src, projectId, stream, covered?.get(stream));
     if (hasDays(s)) streams.push(s);
   }
   const visitors = streams.find((s) => s.stream === 'visitors');
-  const threads = await threadStatus(db, projectId);
+  const threads = await threadStatus(src, projectId);
   return {
     projectId,
     coverage: visitors?.coverage ?? null,
@@ -278,15 +322,15 @@ async function projectStatus(
   };
 }
 
-async function threadStatus(db: Database, projectId: string): Promise<ThreadStatus | null> {
+async function threadStatus(src: StatusSource, projectId: string): Promise<ThreadStatus | null> {
   const [r] = await read(
-    db,
+    src,
     `SELECT
-       (SELECT count(*) FROM assistant_threads WHERE project_id = $1 AND status = 'loaded') AS fetched,
-       (SELECT count(*) FROM assistant_threads WHERE project_id = $1 AND status = 'gone') AS gone,
+       (SELECT count(*) FROM assistant_threads WHERE project_id = $1::VARCHAR AND status = 'loaded') AS fetched,
+       (SELECT count(*) FROM assistant_threads WHERE project_id = $1::VARCHAR AND status = 'gone') AS gone,
        (SELECT count(*) FROM (SELECT thread_id, count(*) AS turns FROM assistant_turns
-                              WHERE project_id = $1 GROUP BY thread_id) AS t
-        LEFT JOIN assistant_threads AS a ON a.project_id = $1 AND a.thread_id = t.thread_id
+                              WHERE project_id = $1::VARCHAR GROUP BY thread_id) AS t
+        LEFT JOIN assistant_threads AS a ON a.project_id = $1::VARCHAR AND a.thread_id = t.thread_id
         WHERE a.thread_id IS NULL OR t.turns > a.turns) AS waiting`,
     [projectId],
   );
@@ -296,12 +340,12 @@ async function threadStatus(db: Database, projectId: string): Promise<ThreadStat
 }
 
 async function budgetStatus(
-  db: Database,
+  src: StatusSource,
   spec: RateLimitSpec,
   limitSource: 'flag' | 'default',
   now: number,
 ): Promise<BudgetStatus> {
-  const spent = await readLedgerSince(db, now - spec.windowMs, { endpoints: ANALYTICS_ENDPOINTS });
+  const spent = await src.runs.ledgerSince(now - spec.windowMs);
   const budget = new RequestBudget(spec, { spent, now: () => now });
   const inWindow = budget.spentInWindow(now);
   const wait = budget.waitTimeMs(now);
@@ -325,29 +369,32 @@ async function budgetStatus(
  * project and stream, partial, truncated, failed and deferred days, the last runs, and the request budget as the
  * ledger has it, judged against `rateLimit` (the same sliding window sync uses).
  */
-export async function gatherStatus(db: Database, opts: StatusOptions): Promise<StatusReport> {
+export async function gatherStatus(
+  from: StatusSource | Database,
+  opts: StatusOptions,
+): Promise<StatusReport> {
+  // A DuckDB Database is read as duckStatusSource reads it (the callers that open one themselves).
+  const src = 'runs' in from ? from : duckStatusSource(from);
   const now = opts.now ?? Date.now();
   const perProject = opts.runs ?? 5;
-  const coverage = await coverageByStream(db);
+  const coverage = await coverageByStream(src);
   // A run left 'running' by a process that died is shown as what it is, not as still going.
-  const live = await syncHolder(db.path);
-  const runs = (await readRecentRuns(db, RUN_HISTORY)).map((r) =>
-    r.status === 'running' && live === undefined
-      ? { ...r, status: 'failed' as const, error: STALE_RUN_ERROR }
-      : r,
+  const live = await src.syncRunning();
+  const runs = (await src.runs.recentRuns(RUN_HISTORY)).map((r) =>
+    r.status === 'running' && !live ? { ...r, status: 'failed' as const, error: STALE_RUN_ERROR } : r,
   );
   const projects: ProjectStatus[] = [];
-  for (const projectId of await projectIds(db)) {
+  for (const projectId of await projectIds(src)) {
     const recent = runs
       .filter((r) => r.projectIds.includes(projectId))
       .slice(0, perProject)
       .map((r) => summarizeRun(r, now));
-    projects.push(await projectStatus(db, projectId, coverage.get(projectId), recent));
+    projects.push(await projectStatus(src, projectId, coverage.get(projectId), recent));
   }
   return {
-    db: db.path,
+    db: src.label,
     now: new Date(now).toISOString(),
-    budget: await budgetStatus(db, opts.rateLimit, opts.limitSource ?? 'flag', now),
+    budget: await budgetStatus(src, opts.rateLimit, opts.limitSource ?? 'flag', now),
     projects,
   };
 }

@@ -1,7 +1,5 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
 import { readGaps, readOutcomes } from '../insights/gaps.js';
-import { duckSession } from '../load/duckdb/session.js';
-import { queryRows } from '../load/sql.js';
+import type { Row, SqlSession } from '../load/session.js';
 import { addDays, daysBetween } from '../util/day.js';
 import type {
   DailyPoint,
@@ -19,6 +17,7 @@ import {
   loadedEventStreams,
   type EventWindow,
 } from './events.js';
+import { codePoint } from './sql-dialect.js';
 import { gatherCallers, gatherSearches, gatherViews, loadedStreams } from './streams.js';
 
 export interface GatherOptions {
@@ -39,8 +38,6 @@ export interface GatherOptions {
   readonly includePersonalData?: boolean;
   readonly now?: Date;
 }
-
-type Row = Record<string, unknown>;
 
 /** count + sums of one day range, as columns named `${prefix}_days`, `${prefix}_human`, ... */
 function sums(prefix: string, where: string): string {
@@ -72,62 +69,71 @@ function str(row: Row, col: string): string {
   return typeof v === 'string' ? v : String(v);
 }
 
-export async function listProjects(conn: DuckDBConnection): Promise<string[]> {
-  const rows = await queryRows(
-    conn,
-    "SELECT project_id FROM v_coverage WHERE stream = 'visitors' ORDER BY project_id",
+/** The views the report reads: a database without them is not one sync wrote. */
+const REPORT_VIEWS = ['v_site_daily', 'v_site_weekly', 'v_page_trends', 'v_coverage'];
+
+/** Whether the destination has every view the report reads (in the schema the session reads). */
+export async function hasReportViews(session: SqlSession): Promise<boolean> {
+  const [row] = await session.rows(
+    `SELECT count(*) AS n FROM information_schema.tables
+      WHERE table_type = 'VIEW' AND table_schema = current_schema() AND table_name = ANY($1::VARCHAR[])`,
+    [REPORT_VIEWS],
+  );
+  return Number(row?.['n']) === REPORT_VIEWS.length;
+}
+
+export async function listProjects(session: SqlSession): Promise<string[]> {
+  const rows = await session.rows(
+    `SELECT project_id FROM v_coverage WHERE stream = 'visitors' ORDER BY ${codePoint(session.dialect, 'project_id')}`,
   );
   return rows.map((r) => str(r, 'project_id'));
 }
 
 /** Reads everything the report shows, one project after another, with SQL over the views. */
-export async function gatherReport(conn: DuckDBConnection, opts: GatherOptions): Promise<ReportData> {
-  const projects = opts.projects ?? (await listProjects(conn));
+export async function gatherReport(session: SqlSession, opts: GatherOptions): Promise<ReportData> {
+  const projects = opts.projects ?? (await listProjects(session));
   const reports: ProjectReport[] = [];
   for (const projectId of projects) {
-    const r = await gatherProject(conn, projectId, opts);
+    const r = await gatherProject(session, projectId, opts);
     if (r) reports.push(r);
   }
   const base = { generatedAt: (opts.now ?? new Date()).toISOString(), days: opts.days, projects: reports };
   if (reports.length > 0) return base;
-  const others = await queryRows(
-    conn,
-    "SELECT DISTINCT stream FROM v_coverage WHERE stream <> 'visitors' ORDER BY stream",
+  const others = await session.rows(
+    `SELECT DISTINCT stream FROM v_coverage WHERE stream <> 'visitors' ORDER BY ${codePoint(session.dialect, 'stream')}`,
   );
   return others.length === 0 ? base : { ...base, withoutVisitors: others.map((r) => str(r, 'stream')) };
 }
 
 async function gatherProject(
-  conn: DuckDBConnection,
+  session: SqlSession,
   projectId: string,
   opts: GatherOptions,
 ): Promise<ProjectReport | undefined> {
   // The window ends at the last complete loaded day, the same day v_page_trends counts its 7
   // days back from: a partial today (sync --include-today) against full days would read as a
   // collapse. It starts no earlier than the first loaded day: days never synced are not "gaps".
-  const [anchor] = await queryRows(
-    conn,
-    `WITH l AS (SELECT max(day) AS last_day FROM site_daily WHERE project_id = $1 AND NOT partial)
+  const [anchor] = await session.rows(
+    `WITH l AS (SELECT max(day) AS last_day FROM site_daily WHERE project_id = $1::VARCHAR AND NOT partial)
      SELECT c.first_day, l.last_day, c.last_day AS held_until, c.days_loaded, c.days_missing, c.days_partial,
-            strftime(greatest(l.last_day - (CAST($2 AS INTEGER) - 1), c.first_day), '%Y-%m-%d') AS window_from
-       FROM v_coverage c, l WHERE c.project_id = $1 AND c.stream = 'visitors'`,
+            greatest(l.last_day - ($2::INTEGER - 1), c.first_day) AS window_from
+       FROM v_coverage c, l WHERE c.project_id = $1::VARCHAR AND c.stream = 'visitors'`,
     [projectId, opts.days],
   );
   if (!anchor || anchor['last_day'] === null || anchor['last_day'] === undefined) return undefined;
   const to = str(anchor, 'last_day');
   const windowFrom = str(anchor, 'window_from');
 
-  const dailyRows = await queryRows(
-    conn,
+  const dailyRows = await session.rows(
     `SELECT d.day, d.human, d.ai, d.total, d.partial, d.ai_share,
             d.human_7d_avg, d.ai_7d_avg, d.total_7d_avg, d.total_28d_avg, d.total_wow_pct,
             d.avg_7d_days, d.avg_7d_full, d.avg_28d_days,
-            (d.human - w.human)::DOUBLE / nullif(w.human, 0) AS human_wow_pct,
-            (d.ai - w.ai)::DOUBLE / nullif(w.ai, 0) AS ai_wow_pct
+            CAST(d.human - w.human AS DOUBLE PRECISION) / nullif(w.human, 0) AS human_wow_pct,
+            CAST(d.ai - w.ai AS DOUBLE PRECISION) / nullif(w.ai, 0) AS ai_wow_pct
        FROM v_site_daily d
        LEFT JOIN v_site_daily w ON w.project_id = d.project_id AND w.day = d.day - 7
-      WHERE d.project_id = $1
-        AND d.day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE)
+      WHERE d.project_id = $1::VARCHAR
+        AND d.day BETWEEN $2::DATE AND $3::DATE
       ORDER BY d.day`,
     [projectId, windowFrom, to],
   );
@@ -135,18 +141,17 @@ async function gatherProject(
   const latest = daily.at(-1);
   if (!latest) return undefined;
 
-  const [periods] = await queryRows(
-    conn,
+  const [periods] = await session.rows(
     `WITH p AS (
-       SELECT CAST($2 AS DATE) AS to_day, CAST($3 AS DATE) AS from_day)
-     SELECT strftime(p.to_day - 6, '%Y-%m-%d') AS last_from,
-            strftime(p.to_day - 13, '%Y-%m-%d') AS prev_from,
-            strftime(p.to_day - 7, '%Y-%m-%d') AS prev_to,
+       SELECT $2::DATE AS to_day, $3::DATE AS from_day)
+     SELECT p.to_day - 6 AS last_from,
+            p.to_day - 13 AS prev_from,
+            p.to_day - 7 AS prev_to,
             ${sums('win', 'd.day >= p.from_day')},
             ${sums('last', 'd.day > p.to_day - 7')},
             ${sums('prev', 'd.day <= p.to_day - 7 AND d.day > p.to_day - 14')}
        FROM p LEFT JOIN v_site_daily d
-         ON d.project_id = $1 AND d.day <= p.to_day AND d.day >= least(p.from_day, p.to_day - 13)
+         ON d.project_id = $1::VARCHAR AND d.day <= p.to_day AND d.day >= least(p.from_day, p.to_day - 13)
       GROUP BY p.to_day, p.from_day`,
     [projectId, to, windowFrom],
   );
@@ -174,40 +179,39 @@ async function gatherProject(
   const last7 = period('last', str(periods, 'last_from'), to);
   const prev7 = period('prev', str(periods, 'prev_from'), str(periods, 'prev_to'));
 
-  const weeklyRows = await queryRows(
-    conn,
+  const weeklyRows = await session.rows(
     `SELECT w.iso_year, w.iso_week, w.week_start, w.days, w.human_visitor_days, w.ai_visitor_days,
             w.total_visitor_days, w.total_visitor_days_change_pct, w.has_partial_day, w.complete,
             coalesce(p.complete, false) AS prev_complete
        FROM v_site_weekly w
        LEFT JOIN v_site_weekly p ON p.project_id = w.project_id AND p.week_start = w.week_start - 7
-      WHERE w.project_id = $1 AND w.days > 0
-        AND w.week_start > CAST($2 AS DATE) - 7 AND w.week_start <= CAST($3 AS DATE)
+      WHERE w.project_id = $1::VARCHAR AND w.days > 0
+        AND w.week_start > $2::DATE - 7 AND w.week_start <= $3::DATE
       ORDER BY w.week_start`,
     [projectId, windowFrom, to],
   );
 
   // One pass over v_page_trends (it aggregates page_daily) feeds all three lists.
-  const trends = await queryRows(
-    conn,
+  const path = codePoint(session.dialect, 'path');
+  const trends = await session.rows(
     `WITH t AS MATERIALIZED (
        SELECT rank, path, human_visitor_days_7d, ai_visitor_days_7d, total_visitor_days_7d,
               total_visitor_days_prev_7d, change, change_pct, ai_share_7d
-         FROM v_page_trends WHERE project_id = $1),
+         FROM v_page_trends WHERE project_id = $1::VARCHAR),
      lists AS (
-       SELECT 1 AS list, row_number() OVER (ORDER BY rank) AS ord, * FROM t
+       SELECT 1 AS list, row_number() OVER (ORDER BY rank) AS ord, t.* FROM t
        UNION ALL
-       SELECT 2, row_number() OVER (ORDER BY change DESC, path), * FROM t WHERE change > 0
+       SELECT 2, row_number() OVER (ORDER BY change DESC, ${path}), t.* FROM t WHERE change > 0
        UNION ALL
-       SELECT 3, row_number() OVER (ORDER BY change ASC, path), * FROM t WHERE change < 0)
+       SELECT 3, row_number() OVER (ORDER BY change ASC, ${path}), t.* FROM t WHERE change < 0)
      SELECT * FROM lists
-      WHERE ord <= CASE list WHEN 1 THEN CAST($2 AS INTEGER) ELSE CAST($3 AS INTEGER) END
+      WHERE ord <= CASE list WHEN 1 THEN $2::INTEGER ELSE $3::INTEGER END
       ORDER BY list, ord`,
     [projectId, opts.topPages ?? 10, opts.movers ?? 5],
   );
   const list = (n: number): PageTrend[] => trends.filter((r) => num(r, 'list') === n).map(toPageTrend);
 
-  const streams = await streamSections(conn, {
+  const streams = await streamSections(session, {
     projectId,
     from: windowFrom,
     to,
@@ -248,21 +252,21 @@ async function gatherProject(
 
 /** The sections of the other streams, each only when that stream is loaded (absent from --json otherwise). */
 async function streamSections(
-  conn: DuckDBConnection,
+  session: SqlSession,
   w: EventWindow,
 ): Promise<
   Pick<ProjectReport, 'views' | 'searches' | 'callers' | 'feedback' | 'assistant' | 'uniques' | 'gaps'>
 > {
-  const loaded = await loadedStreams(conn, w.projectId);
-  const views = loaded.has('views') ? await gatherViews(conn, w) : undefined;
-  const searches = loaded.has('searches') ? await gatherSearches(conn, w) : undefined;
-  const callers = loaded.has('caller_stats') ? await gatherCallers(conn, w) : undefined;
+  const loaded = await loadedStreams(session, w.projectId);
+  const views = loaded.has('views') ? await gatherViews(session, w) : undefined;
+  const searches = loaded.has('searches') ? await gatherSearches(session, w) : undefined;
+  const callers = loaded.has('caller_stats') ? await gatherCallers(session, w) : undefined;
   // The event streams and the period grains are read from their tables and sync_windows directly.
-  const events = await loadedEventStreams(conn, w.projectId);
-  const feedback = events.has('feedback') ? await gatherFeedback(conn, w) : undefined;
-  const assistant = events.has('assistant') ? await gatherAssistant(conn, w) : undefined;
-  const uniques = await gatherUniques(conn, w.projectId);
-  const gaps = await gatherGaps(conn, w);
+  const events = await loadedEventStreams(session, w.projectId);
+  const feedback = events.has('feedback') ? await gatherFeedback(session, w) : undefined;
+  const assistant = events.has('assistant') ? await gatherAssistant(session, w) : undefined;
+  const uniques = await gatherUniques(session, w.projectId);
+  const gaps = await gatherGaps(session, w);
   return {
     ...(views ? { views } : {}),
     ...(searches ? { searches } : {}),
@@ -275,8 +279,7 @@ async function streamSections(
 }
 
 /** The report's window is the gaps' window: its days, ending on its last day. */
-async function gatherGaps(conn: DuckDBConnection, w: EventWindow): Promise<GapsSection | undefined> {
-  const session = duckSession(conn);
+async function gatherGaps(session: SqlSession, w: EventWindow): Promise<GapsSection | undefined> {
   const gaps = await readGaps(session, {
     days: daysBetween(w.from, w.to) + 1,
     to: addDays(w.to, 1),

@@ -1,5 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
-import { queryRows } from '../load/sql.js';
+import type { Row, SqlSession } from '../load/session.js';
 import { addDays } from '../util/day.js';
 import type {
   AssistantDay,
@@ -11,6 +10,7 @@ import type {
   UniquePeriod,
   UniquesSection,
 } from './model.js';
+import { codePoint, lowerAll, SPACES, utcDay, utcStart } from './sql-dialect.js';
 import type { StreamWindow } from './streams.js';
 
 /**
@@ -19,8 +19,6 @@ import type { StreamWindow } from './streams.js';
  * directly. An event stream's section is gathered only when the project has a loaded window of
  * that stream: a stream never synced gives no section, not one of zeros.
  */
-
-type Row = Record<string, unknown>;
 
 export interface EventWindow extends StreamWindow {
   /** When the report is built: the age of an open feedback item is counted to it. */
@@ -45,11 +43,10 @@ function strOrNull(row: Row, col: string): string | null {
 const share = (part: number, whole: number): number | null => (whole > 0 ? part / whole : null);
 
 /** The event streams with at least one loaded window for the project, from sync_windows itself. */
-export async function loadedEventStreams(conn: DuckDBConnection, projectId: string): Promise<Set<string>> {
-  const rows = await queryRows(
-    conn,
+export async function loadedEventStreams(session: SqlSession, projectId: string): Promise<Set<string>> {
+  const rows = await session.rows(
     `SELECT DISTINCT stream FROM sync_windows
-      WHERE project_id = $1 AND status = 'loaded' AND stream IN ('feedback', 'assistant')`,
+      WHERE project_id = $1::VARCHAR AND status = 'loaded' AND stream IN ('feedback', 'assistant')`,
     [projectId],
   );
   return new Set(rows.map((r) => String(r['stream'])));
@@ -62,36 +59,34 @@ export async function loadedEventStreams(conn: DuckDBConnection, projectId: stri
 function loadedDays(stream: 'feedback' | 'assistant'): string {
   return `cal AS (
     SELECT CAST(d AS DATE) AS day
-      FROM generate_series(CAST($2 AS DATE)::TIMESTAMP, CAST($3 AS DATE)::TIMESTAMP, INTERVAL 1 DAY) AS t(d)),
+      FROM generate_series($2::DATE::TIMESTAMP, $3::DATE::TIMESTAMP, INTERVAL '1 day') AS t(d)),
   loaded AS (
     SELECT c.day FROM cal c
      WHERE EXISTS (
        SELECT 1 FROM sync_windows w
-        WHERE w.project_id = $1 AND w.stream = '${stream}' AND w.status = 'loaded'
+        WHERE w.project_id = $1::VARCHAR AND w.stream = '${stream}' AND w.status = 'loaded'
           AND w.window_start <= c.day AND c.day < w.window_end
-          AND w.fetched_at >= (c.day + 1)::TIMESTAMPTZ))`;
+          AND w.fetched_at >= ${utcStart('c.day + 1')}))`;
 }
 
 /** Open items oldest first, and the helpful share of contextual feedback per ISO week of the window. */
-export async function gatherFeedback(conn: DuckDBConnection, w: EventWindow): Promise<FeedbackSection> {
-  const [counts] = await queryRows(
-    conn,
+export async function gatherFeedback(session: SqlSession, w: EventWindow): Promise<FeedbackSection> {
+  const [counts] = await session.rows(
     `SELECT count(*) AS open,
             count(*) FILTER (WHERE status = 'pending') AS pending,
             count(*) FILTER (WHERE status = 'in_progress') AS in_progress,
             count(DISTINCT path) AS pages
-       FROM feedback WHERE project_id = $1 AND status IN ('pending', 'in_progress')`,
+       FROM feedback WHERE project_id = $1::VARCHAR AND status IN ('pending', 'in_progress')`,
     [w.projectId],
   );
   // The contact column is named only when asked for: without the flag it never leaves the database.
   const contact = w.personalData ? ', contact' : '';
-  const items = await queryRows(
-    conn,
+  const items = await session.rows(
     `SELECT id, path, source, status, comment, created_at${contact},
             count(*) OVER (PARTITION BY path) AS page_open
-       FROM feedback WHERE project_id = $1 AND status IN ('pending', 'in_progress')
-      ORDER BY created_at ASC NULLS LAST, path, id
-      LIMIT CAST($2 AS INTEGER)`,
+       FROM feedback WHERE project_id = $1::VARCHAR AND status IN ('pending', 'in_progress')
+      ORDER BY created_at ASC NULLS LAST, ${codePoint(session.dialect, 'path')}, ${codePoint(session.dialect, 'id')}
+      LIMIT $2::INTEGER`,
     [w.projectId, w.topItems],
   );
   const nowMs = w.now.getTime();
@@ -112,23 +107,25 @@ export async function gatherFeedback(conn: DuckDBConnection, w: EventWindow): Pr
   });
 
   // Whole ISO weeks that meet the window, cut at its last day; only days of loaded windows count.
-  const weekRows = await queryRows(
-    conn,
+  const weekRows = await session.rows(
     `WITH ${loadedDays('feedback')},
      votes AS (
-       SELECT CAST(created_at AS DATE) AS day,
+       SELECT ${utcDay('created_at')} AS day,
               count(*) FILTER (WHERE helpful) AS up,
               count(*) FILTER (WHERE NOT helpful) AS down
          FROM feedback
-        WHERE project_id = $1 AND source = 'contextual' AND helpful IS NOT NULL
-          AND created_at >= CAST($2 AS DATE) AND created_at < CAST($3 AS DATE) + 1
-        GROUP BY 1)
-     SELECT strftime(date_trunc('week', l.day)::DATE, '%Y-%m-%d') AS week_start,
-            isoyear(date_trunc('week', l.day)::DATE) AS iso_year,
-            week(date_trunc('week', l.day)::DATE) AS iso_week,
+        WHERE project_id = $1::VARCHAR AND source = 'contextual' AND helpful IS NOT NULL
+          AND created_at >= ${utcStart('$2::DATE')} AND created_at < ${utcStart('$3::DATE + 1')}
+        GROUP BY 1),
+     -- The Monday of each day's ISO week (isodow: Monday 1).
+     weeks AS (
+       SELECT l.day, l.day - CAST(extract(isodow FROM l.day) AS INTEGER) + 1 AS week_start FROM loaded l)
+     SELECT k.week_start,
+            CAST(extract(isoyear FROM k.week_start) AS INTEGER) AS iso_year,
+            CAST(extract(week FROM k.week_start) AS INTEGER) AS iso_week,
             count(*) AS days, coalesce(sum(v.up), 0) AS up, coalesce(sum(v.down), 0) AS down
-       FROM loaded l LEFT JOIN votes v ON v.day = l.day
-      GROUP BY ALL ORDER BY week_start`,
+       FROM weeks k LEFT JOIN votes v ON v.day = k.day
+      GROUP BY k.week_start ORDER BY k.week_start`,
     [w.projectId, weekStart(w.from), w.to],
   );
   const weekly = weekRows.map((r): FeedbackWeek => ({
@@ -167,22 +164,21 @@ function weekStart(day: string): string {
  * the unanswered questions of the window grouped ignoring case and spacing.
  */
 export async function gatherAssistant(
-  conn: DuckDBConnection,
+  session: SqlSession,
   w: EventWindow,
 ): Promise<AssistantSection | undefined> {
   // From 6 days before the window too, so that a short report still sums 7 days.
   const start = addDays(w.to, -6) < w.from ? addDays(w.to, -6) : w.from;
-  const rows = await queryRows(
-    conn,
+  const rows = await session.rows(
     `WITH ${loadedDays('assistant')},
      t AS (
-       SELECT CAST(ts AS DATE) AS day, count(*) AS turns,
+       SELECT ${utcDay('ts')} AS day, count(*) AS turns,
               count(*) FILTER (WHERE resolution_status = 'answered') AS answered,
               count(*) FILTER (WHERE response_type = 'clarifying_question') AS clarifying
          FROM assistant_turns
-        WHERE project_id = $1 AND ts >= CAST($2 AS DATE) AND ts < CAST($3 AS DATE) + 1
+        WHERE project_id = $1::VARCHAR AND ts >= ${utcStart('$2::DATE')} AND ts < ${utcStart('$3::DATE + 1')}
         GROUP BY 1)
-     SELECT strftime(l.day, '%Y-%m-%d') AS day, coalesce(t.turns, 0) AS turns,
+     SELECT l.day, coalesce(t.turns, 0) AS turns,
             coalesce(t.answered, 0) AS answered, coalesce(t.clarifying, 0) AS clarifying
        FROM loaded l LEFT JOIN t ON t.day = l.day
       ORDER BY l.day`,
@@ -215,23 +211,26 @@ export async function gatherAssistant(
       clarifyingShare: share(sum('clarifying'), turns),
     };
   };
-  const questions = await queryRows(
-    conn,
+  const query = (expr: string): string => codePoint(session.dialect, expr);
+  const questions = await session.rows(
     `WITH ${loadedDays('assistant')},
      u AS (
-       SELECT lower(trim(regexp_replace(a.query, '\\s+', ' ', 'g'))) AS k, a.query, a.ts, a.thread_id
-         FROM assistant_turns a JOIN loaded l ON l.day = CAST(a.ts AS DATE)
-        WHERE a.project_id = $1 AND a.resolution_status = 'unanswered'),
+       SELECT ${lowerAll(session.dialect, `trim(regexp_replace(a.query, ${SPACES}, ' ', 'g'))`)} AS k,
+              a.query, a.ts, a.thread_id
+         FROM assistant_turns a JOIN loaded l ON l.day = ${utcDay('a.ts')}
+        WHERE a.project_id = $1::VARCHAR AND a.resolution_status = 'unanswered'),
      spelled AS (SELECT k, query, count(*) AS n, max(ts) AS last FROM u GROUP BY k, query),
+     -- The spelling asked most, then last, then the greatest (arg_max on DuckDB).
      g AS (
-       SELECT k, sum(n) AS n, arg_max(query, (n, last, query)) AS query, max(last) AS last
+       SELECT k, sum(n) AS n, (array_agg(query ORDER BY n DESC, last DESC, ${query('query')} DESC))[1] AS query,
+              max(last) AS last
          FROM spelled GROUP BY k),
      th AS (SELECT k, count(DISTINCT thread_id) AS threads FROM u GROUP BY k)
      SELECT g.query, g.n, th.threads, g.last, count(*) OVER () AS distinct_n
        FROM g JOIN th USING (k)
       WHERE g.k <> ''
-      ORDER BY g.n DESC, g.last DESC, g.query
-      LIMIT CAST($4 AS INTEGER)`,
+      ORDER BY g.n DESC, g.last DESC, ${query('g.query')}
+      LIMIT $4::INTEGER`,
     [w.projectId, w.from, w.to, w.topItems],
   );
   return {
@@ -249,6 +248,12 @@ export async function gatherAssistant(
   };
 }
 
+/** '2026-W05' for an ISO week, '2026-02' for a month. */
+function periodLabel(r: Row): string {
+  if (r['grain'] === 'month') return String(r['period_start']).slice(0, 7);
+  return `${num(r, 'iso_year')}-W${String(num(r, 'iso_week')).padStart(2, '0')}`;
+}
+
 /** The month before the one starting on `day` (a 1st). */
 function previousMonth(day: string): string {
   const d = new Date(`${day}T00:00:00Z`);
@@ -261,19 +266,18 @@ function previousMonth(day: string): string {
  * after each when loaded, each complete one against the complete period just before it.
  */
 export async function gatherUniques(
-  conn: DuckDBConnection,
+  session: SqlSession,
   projectId: string,
 ): Promise<UniquesSection | undefined> {
-  const rows = await queryRows(
-    conn,
-    `SELECT 'week' AS grain, strftime(period_start, '%Y-%m-%d') AS period_start,
-            printf('%d-W%02d', isoyear(period_start), week(period_start)) AS label,
+  const rows = await session.rows(
+    `SELECT 'week' AS grain, period_start,
+            CAST(extract(isoyear FROM period_start) AS INTEGER) AS iso_year,
+            CAST(extract(week FROM period_start) AS INTEGER) AS iso_week,
             human, ai, total, partial
-       FROM site_weekly WHERE project_id = $1
+       FROM site_weekly WHERE project_id = $1::VARCHAR
      UNION ALL
-     SELECT 'month', strftime(period_start, '%Y-%m-%d'), strftime(period_start, '%Y-%m'),
-            human, ai, total, partial
-       FROM site_monthly WHERE project_id = $1
+     SELECT 'month', period_start, NULL, NULL, human, ai, total, partial
+       FROM site_monthly WHERE project_id = $1::VARCHAR
      ORDER BY grain, period_start`,
     [projectId],
   );
@@ -291,7 +295,7 @@ export async function gatherUniques(
       const total = num(r, 'total');
       return {
         periodStart: start,
-        label: String(r['label']),
+        label: periodLabel(r),
         human: num(r, 'human'),
         ai: num(r, 'ai'),
         total,

@@ -1,6 +1,6 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
-import { queryRows } from '../load/sql.js';
+import type { Row, SqlSession } from '../load/session.js';
 import { addDays } from '../util/day.js';
+import { codePoint, utcStart } from './sql-dialect.js';
 import type {
   CallerDay,
   CallersSection,
@@ -17,8 +17,6 @@ import type {
  * read only when v_coverage has a row for that stream and project: a stream never synced gives no
  * section at all rather than one full of zeros that would read as "nobody searched".
  */
-
-type Row = Record<string, unknown>;
 
 /**
  * Fewest searches of a term in the last 28 days before its CTR is judged: below 20 one search
@@ -55,8 +53,10 @@ function strOrNull(row: Row, col: string): string | null {
 }
 
 /** The streams besides visitors that have at least one loaded day for the project. */
-export async function loadedStreams(conn: DuckDBConnection, projectId: string): Promise<Set<string>> {
-  const rows = await queryRows(conn, 'SELECT stream FROM v_coverage WHERE project_id = $1', [projectId]);
+export async function loadedStreams(session: SqlSession, projectId: string): Promise<Set<string>> {
+  const rows = await session.rows('SELECT stream FROM v_coverage WHERE project_id = $1::VARCHAR', [
+    projectId,
+  ]);
   return new Set(rows.map((r) => String(r['stream'])));
 }
 
@@ -64,20 +64,16 @@ export async function loadedStreams(conn: DuckDBConnection, projectId: string): 
  * Views per complete day of the report window, and the two 7-day periods to its last views day
  * (read from before the window too, so a 7-day report still compares whole weeks). One row a day.
  */
-export async function gatherViews(
-  conn: DuckDBConnection,
-  w: StreamWindow,
-): Promise<ViewsSection | undefined> {
-  const rows = await queryRows(
-    conn,
-    `SELECT strftime(v.day, '%Y-%m-%d') AS day, v.human, v.ai, v.total, v.total_7d_avg, v.avg_7d_full,
+export async function gatherViews(session: SqlSession, w: StreamWindow): Promise<ViewsSection | undefined> {
+  const rows = await session.rows(
+    `SELECT v.day, v.human, v.ai, v.total, v.total_7d_avg, v.avg_7d_full,
             v.views_per_visitor, s.total AS visitors,
-            (v.total - p.total)::DOUBLE / nullif(p.total, 0) AS wow_pct
+            CAST(v.total - p.total AS DOUBLE PRECISION) / nullif(p.total, 0) AS wow_pct
        FROM v_views_daily v
        LEFT JOIN v_views_daily p ON p.project_id = v.project_id AND p.day = v.day - 7 AND NOT p.partial
        LEFT JOIN site_daily s ON s.project_id = v.project_id AND s.day = v.day AND NOT s.partial
-      WHERE v.project_id = $1 AND NOT v.partial
-        AND v.day <= CAST($2 AS DATE)
+      WHERE v.project_id = $1::VARCHAR AND NOT v.partial
+        AND v.day <= $2::DATE
       ORDER BY v.day`,
     [w.projectId, w.to],
   );
@@ -102,7 +98,7 @@ export async function gatherViews(
     prev7: prev.p,
     last7Change: whole && prev.p.views > 0 ? (last.p.views - prev.p.views) / prev.p.views : null,
     viewsPerVisitor7d: both.length === 7 && visitorDays > 0 ? last.p.views / visitorDays : null,
-    topPages: await viewsPages(conn, w, to, whole),
+    topPages: await viewsPages(session, w, to, whole),
   };
 }
 
@@ -120,23 +116,22 @@ function toViewsDay(r: Row): ViewsDay {
 
 /** Pages by views over the 7 days to `to`, with the 7 before; partial days left out. */
 async function viewsPages(
-  conn: DuckDBConnection,
+  session: SqlSession,
   w: StreamWindow,
   to: string,
   whole: boolean,
 ): Promise<ViewsPage[]> {
-  const rows = await queryRows(
-    conn,
+  const rows = await session.rows(
     `WITH p AS (
        SELECT pv.path,
-              coalesce(sum(pv.total) FILTER (WHERE pv.day > CAST($2 AS DATE) - 7), 0) AS views_7d,
-              coalesce(sum(pv.total) FILTER (WHERE pv.day <= CAST($2 AS DATE) - 7), 0) AS views_prev_7d
+              coalesce(sum(pv.total) FILTER (WHERE pv.day > $2::DATE - 7), 0) AS views_7d,
+              coalesce(sum(pv.total) FILTER (WHERE pv.day <= $2::DATE - 7), 0) AS views_prev_7d
          FROM page_views_daily pv
          JOIN site_views_daily s ON s.project_id = pv.project_id AND s.day = pv.day AND NOT s.partial
-        WHERE pv.project_id = $1 AND pv.day > CAST($2 AS DATE) - 14 AND pv.day <= CAST($2 AS DATE)
+        WHERE pv.project_id = $1::VARCHAR AND pv.day > $2::DATE - 14 AND pv.day <= $2::DATE
         GROUP BY pv.path)
-     SELECT row_number() OVER (ORDER BY views_7d DESC, path) AS rank, * FROM p
-      WHERE views_7d > 0 ORDER BY rank LIMIT CAST($3 AS INTEGER)`,
+     SELECT row_number() OVER (ORDER BY views_7d DESC, ${codePoint(session.dialect, 'path')}) AS rank, p.* FROM p
+      WHERE views_7d > 0 ORDER BY rank LIMIT $3::INTEGER`,
     [w.projectId, to, w.topPages],
   );
   return rows.map((r) => {
@@ -157,11 +152,11 @@ const SEARCH_DAYS = `
   days AS (
     SELECT t.day, t.total_searches,
            t.truncated OR coalesce(w.truncated, false) AS truncated,
-           coalesce(w.fetched_at < w.window_end::TIMESTAMPTZ, false) AS partial
+           coalesce(w.fetched_at < ${utcStart('w.window_end')}, false) AS partial
       FROM search_totals_daily t
       LEFT JOIN sync_windows w ON w.project_id = t.project_id AND w.stream = 'searches'
        AND w.window_start = t.day AND w.status = 'loaded'
-     WHERE t.project_id = $1),
+     WHERE t.project_id = $1::VARCHAR),
   l AS (SELECT max(day) AS last_day FROM days WHERE NOT partial),
   d AS (SELECT days.*, l.last_day FROM days, l
          WHERE NOT days.partial AND days.day > l.last_day - 28 AND days.day <= l.last_day)`;
@@ -172,13 +167,12 @@ const SEARCH_DAYS = `
  * half a day's searches as a fall.
  */
 export async function gatherSearches(
-  conn: DuckDBConnection,
+  session: SqlSession,
   w: StreamWindow,
 ): Promise<SearchSection | undefined> {
-  const [meta] = await queryRows(
-    conn,
+  const [meta] = await session.rows(
     `WITH ${SEARCH_DAYS}
-     SELECT strftime(max(last_day), '%Y-%m-%d') AS last_day,
+     SELECT max(last_day) AS last_day,
             count(*) FILTER (WHERE day > last_day - 7) AS days_7d,
             count(*) FILTER (WHERE day > last_day - 7 AND NOT truncated) AS full_7d,
             count(*) FILTER (WHERE day <= last_day - 7 AND day > last_day - 14) AS days_prev_7d,
@@ -187,13 +181,13 @@ export async function gatherSearches(
             count(*) FILTER (WHERE truncated) AS truncated_28d,
             coalesce(sum(total_searches) FILTER (WHERE day > last_day - 7), 0) AS searches_7d,
             (SELECT sum(s.hits * s.ctr) / nullif(sum(s.hits), 0)
-               FROM search_daily s JOIN d d2 ON d2.day = s.day WHERE s.project_id = $1) AS ctr_28d
+               FROM search_daily s JOIN d d2 ON d2.day = s.day WHERE s.project_id = $1::VARCHAR) AS ctr_28d
        FROM d`,
     [w.projectId],
   );
   if (!meta || meta['last_day'] === null || meta['last_day'] === undefined) return undefined;
   const comparable = num(meta, 'full_7d') === 7 && num(meta, 'full_prev_7d') === 7;
-  const terms = await searchTerms(conn, w);
+  const terms = await searchTerms(session, w);
   const toTerm = (r: Row): SearchTerm => {
     const now = num(r, 'hits_7d');
     const before = num(r, 'hits_prev_7d');
@@ -224,9 +218,9 @@ export async function gatherSearches(
 }
 
 /** One pass over the 28 days feeds both lists (1: top of the last 7 days, 2: the gaps). */
-async function searchTerms(conn: DuckDBConnection, w: StreamWindow): Promise<Row[]> {
-  return queryRows(
-    conn,
+async function searchTerms(session: SqlSession, w: StreamWindow): Promise<Row[]> {
+  const query = codePoint(session.dialect, 'query');
+  return session.rows(
     `WITH ${SEARCH_DAYS},
      t AS (
        SELECT s.query,
@@ -236,35 +230,37 @@ async function searchTerms(conn: DuckDBConnection, w: StreamWindow): Promise<Row
                 / nullif(sum(s.hits) FILTER (WHERE s.day > d.last_day - 7), 0) AS ctr_7d,
               sum(s.hits) AS hits_28d,
               sum(s.hits * s.ctr) / nullif(sum(s.hits), 0) AS ctr_28d,
-              coalesce(sum(s.hits) FILTER (WHERE s.ctr = 0), 0)::DOUBLE / nullif(sum(s.hits), 0) AS zero_click_28d,
-              arg_max(s.top_clicked_path, (s.hits, s.day)) FILTER (WHERE s.top_clicked_path IS NOT NULL) AS top_path
+              CAST(coalesce(sum(s.hits) FILTER (WHERE s.ctr = 0), 0) AS DOUBLE PRECISION)
+                / nullif(sum(s.hits), 0) AS zero_click_28d,
+              -- The path of the term's most searched day, the later day on a tie (arg_max on DuckDB).
+              (array_agg(s.top_clicked_path ORDER BY s.hits DESC, s.day DESC)
+                FILTER (WHERE s.top_clicked_path IS NOT NULL))[1] AS top_path
          FROM search_daily s JOIN d ON d.day = s.day
-        WHERE s.project_id = $1
+        WHERE s.project_id = $1::VARCHAR
         GROUP BY s.query),
      lists AS (
-       SELECT 1 AS list, row_number() OVER (ORDER BY hits_7d DESC, query) AS ord, * FROM t WHERE hits_7d > 0
+       SELECT 1 AS list, row_number() OVER (ORDER BY hits_7d DESC, ${query}) AS ord, t.* FROM t WHERE hits_7d > 0
        UNION ALL
-       SELECT 2, row_number() OVER (ORDER BY ctr_28d ASC, zero_click_28d DESC, hits_28d DESC, query), *
+       SELECT 2, row_number() OVER (ORDER BY ctr_28d ASC, zero_click_28d DESC, hits_28d DESC, ${query}), t.*
          FROM t
-        WHERE hits_28d >= CAST($3 AS INTEGER)
+        WHERE hits_28d >= $3::INTEGER
           -- Below the site's own average: a term clicked as often as most is no gap, however low.
           AND ctr_28d < (SELECT sum(hits_28d * ctr_28d) / nullif(sum(hits_28d), 0) FROM t))
-     SELECT * FROM lists WHERE ord <= CAST($2 AS INTEGER) ORDER BY list, ord`,
+     SELECT * FROM lists WHERE ord <= $2::INTEGER ORDER BY list, ord`,
     [w.projectId, w.topTerms, GAP_MIN_HITS],
   );
 }
 
 /** Assistant queries by caller per complete day of the report window, and the 7 days to its last. */
 export async function gatherCallers(
-  conn: DuckDBConnection,
+  session: SqlSession,
   w: StreamWindow,
 ): Promise<CallersSection | undefined> {
-  const rows = await queryRows(
-    conn,
-    `SELECT strftime(day, '%Y-%m-%d') AS day, web, api, other, total
+  const rows = await session.rows(
+    `SELECT day, web, api, other, total
        FROM v_assistant_callers_daily
-      WHERE project_id = $1 AND NOT partial
-        AND day <= CAST($2 AS DATE)
+      WHERE project_id = $1::VARCHAR AND NOT partial
+        AND day <= $2::DATE
       ORDER BY day`,
     [w.projectId, w.to],
   );

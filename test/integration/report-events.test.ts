@@ -1,6 +1,7 @@
 import { JSDOM } from 'jsdom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/load/database.js';
+import { duckSession } from '../../src/load/duckdb/session.js';
 import { gatherReport, type GatherOptions } from '../../src/report/data.js';
 import { renderHtml } from '../../src/report/html.js';
 import type { ProjectReport, ReportData } from '../../src/report/model.js';
@@ -50,7 +51,7 @@ async function fixture(opts: FixtureOptions, sql: readonly string[] = []): Promi
 async function gather(file: string, opts: Partial<GatherOptions> = {}): Promise<ReportData> {
   const db = await openDatabase(file, { readOnly: true });
   try {
-    return await gatherReport(db.connection, { days: 28, now: NOW, ...opts });
+    return await gatherReport(duckSession(db.connection), { days: 28, now: NOW, ...opts });
   } finally {
     db.close();
   }

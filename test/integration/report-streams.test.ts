@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/load/database.js';
+import { duckSession } from '../../src/load/duckdb/session.js';
 import { gatherReport } from '../../src/report/data.js';
 import type { ProjectReport } from '../../src/report/model.js';
 import { renderTerminal } from '../../src/report/terminal.js';
@@ -27,7 +28,7 @@ async function project(opts: FixtureOptions, days = 28): Promise<ProjectReport> 
   await buildReportFixture(file, opts);
   const db = await openDatabase(file, { readOnly: true });
   try {
-    const p = (await gatherReport(db.connection, { days })).projects[0];
+    const p = (await gatherReport(duckSession(db.connection), { days })).projects[0];
     if (!p) throw new Error('no project');
     return p;
   } finally {

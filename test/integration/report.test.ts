@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/load/database.js';
+import { duckSession } from '../../src/load/duckdb/session.js';
 import { gatherReport, listProjects } from '../../src/report/data.js';
 import type { ReportData } from '../../src/report/model.js';
 import { renderTerminal } from '../../src/report/terminal.js';
@@ -25,7 +26,7 @@ afterAll(() => tmp.cleanup());
 async function report(file: string, days = 28): Promise<ReportData> {
   const db = await openDatabase(file, { readOnly: true });
   try {
-    return await gatherReport(db.connection, { days });
+    return await gatherReport(duckSession(db.connection), { days });
   } finally {
     db.close();
   }
@@ -239,8 +240,8 @@ describe('an empty database', () => {
     await buildEmptyDatabase(file);
     const db = await openDatabase(file, { readOnly: true });
     try {
-      expect(await listProjects(db.connection)).toEqual([]);
-      expect((await gatherReport(db.connection, { days: 28 })).projects).toEqual([]);
+      expect(await listProjects(duckSession(db.connection))).toEqual([]);
+      expect((await gatherReport(duckSession(db.connection), { days: 28 })).projects).toEqual([]);
     } finally {
       db.close();
     }

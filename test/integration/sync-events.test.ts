@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { openDatabase } from '../../src/load/database.js';
+import { duckSession } from '../../src/load/duckdb/session.js';
 import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
 import { gatherReport } from '../../src/report/data.js';
 import { renderTerminal } from '../../src/report/terminal.js';
@@ -143,7 +144,7 @@ describe('the event streams', () => {
     await runSync(options(emu, db, { streams: parseStreams('feedback') }));
     const file = await openDatabase(db, { readOnly: true });
     try {
-      const data = await gatherReport(file.connection, { days: 28 });
+      const data = await gatherReport(duckSession(file.connection), { days: 28 });
       expect(data.withoutVisitors).toEqual(['feedback']);
       expect(renderTerminal(data, { color: false })).toMatch(
         /^No visitors days loaded yet \(the report is built around them; loaded: feedback\): sync with visitors in --streams/,
