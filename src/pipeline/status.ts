@@ -121,6 +121,8 @@ export interface StatusOptions {
   readonly now?: number;
   /** Runs shown per project (default 5). */
   readonly runs?: number;
+  /** Count only this budget scope's requests (and older rows without one); default every request. */
+  readonly budgetScope?: string | undefined;
 }
 
 /** Runs looked at when picking each project's last few: plenty for any realistic history. */
@@ -300,8 +302,12 @@ async function budgetStatus(
   spec: RateLimitSpec,
   limitSource: 'flag' | 'default',
   now: number,
+  budgetScope: string | undefined,
 ): Promise<BudgetStatus> {
-  const spent = await readLedgerSince(db, now - spec.windowMs, { endpoints: ANALYTICS_ENDPOINTS });
+  const spent = await readLedgerSince(db, now - spec.windowMs, {
+    endpoints: ANALYTICS_ENDPOINTS,
+    ...(budgetScope !== undefined ? { budgetScope } : {}),
+  });
   const budget = new RequestBudget(spec, { spent, now: () => now });
   const inWindow = budget.spentInWindow(now);
   const wait = budget.waitTimeMs(now);
@@ -347,7 +353,7 @@ export async function gatherStatus(db: Database, opts: StatusOptions): Promise<S
   return {
     db: db.path,
     now: new Date(now).toISOString(),
-    budget: await budgetStatus(db, opts.rateLimit, opts.limitSource ?? 'flag', now),
+    budget: await budgetStatus(db, opts.rateLimit, opts.limitSource ?? 'flag', now, opts.budgetScope),
     projects,
   };
 }
