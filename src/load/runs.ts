@@ -177,8 +177,23 @@ export async function finishRun(target: SessionLike, f: RunFinish): Promise<void
   );
 }
 
-/** Runs left 'running' by a process that died. Call it while holding the sync lock (then no run is really running). */
-export async function markStaleRuns(target: SessionLike): Promise<number> {
+/**
+ * Runs left 'running' by a process that died. Call it while holding the sync lock: on DuckDB the
+ * file's lock (then no run is really running: mark them all); on PostgreSQL the locks of the run's
+ * projects, and pass them as `projectIds`: only the runs that share a project with them are
+ * surely dead (a live run would hold its lock); runs of other projects may be going right now.
+ */
+export async function markStaleRuns(
+  target: SessionLike,
+  opts: { projectIds?: readonly string[] } = {},
+): Promise<number> {
+  const params: SqlParam[] = [STALE_RUN_ERROR];
+  let ours = '';
+  if (opts.projectIds !== undefined) {
+    params.push([...opts.projectIds]);
+    ours = `AND EXISTS (SELECT 1 FROM (SELECT unnest(project_ids) AS id) p
+                      WHERE p.id IN (SELECT unnest($2::VARCHAR[])))`;
+  }
   // The counters of a killed run stopped where its last progress update left them: what it
   // really loaded is in sync_windows, under its run id.
   return sessionOf(target).run(
@@ -187,8 +202,8 @@ export async function markStaleRuns(target: SessionLike): Promise<number> {
          WHERE w.run_id = sync_runs.run_id AND w.status = 'loaded')),
        rows_loaded = greatest(rows_loaded, (SELECT coalesce(sum(w.rows), 0) FROM sync_windows w
          WHERE w.run_id = sync_runs.run_id AND w.status = 'loaded'))
-     WHERE status = 'running'`,
-    [STALE_RUN_ERROR],
+     WHERE status = 'running' ${ours}`,
+    params,
   );
 }
 

@@ -3,7 +3,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DatabaseInUseError } from '../../src/errors.js';
 import { UNANSWERED_MS } from '../../src/load/ledger-journal.js';
 import { PENDING_SEQ_BASE, PgRequestLedger } from '../../src/load/postgres/ledger.js';
-import { acquireProjectLocks, projectLockKey, type ProjectLock } from '../../src/load/postgres/lock.js';
+import {
+  acquireProjectLocks,
+  heldProjects,
+  projectLockKey,
+  type ProjectLock,
+} from '../../src/load/postgres/lock.js';
 import { migratePostgres } from '../../src/load/postgres/migrate.js';
 import { PLAIN_TYPES, pgSession } from '../../src/load/postgres/session.js';
 import { readLedgerSince, readRecentRuns, startRun, type LedgerRow } from '../../src/load/runs.js';
@@ -128,6 +133,15 @@ describe.skipIf(!PG)('advisory locks per project', () => {
     // Its connection was closed: nothing of the refused run stays on the server.
     await expect(refusedClient.query('SELECT 1')).rejects.toThrow();
     await expect(lock(['docs-a'])).resolves.toBeDefined();
+  });
+
+  it('tells which projects a run is syncing now, for status', async () => {
+    await lock(['docs-a', 'docs-b']);
+    await lock(['docs-a'], 'other_schema');
+    expect(await heldProjects(admin, SCHEMA, ['docs-a', 'docs-b', 'docs-c'])).toEqual(
+      new Set(['docs-a', 'docs-b']),
+    );
+    expect(await heldProjects(admin, 'other_schema', ['docs-a', 'docs-b'])).toEqual(new Set(['docs-a']));
   });
 
   it('frees the projects on release (twice is harmless)', async () => {

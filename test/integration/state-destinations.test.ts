@@ -246,6 +246,22 @@ describe.each(['duckdb', 'postgres'])('state on %s', (dest) => {
       expect(runs.get('done')).toMatchObject({ status: 'succeeded', error: null, windowsLoaded: 28 });
     });
 
+    it('marks as stale only the runs sharing a project with the ones locked, when told which', async () => {
+      await startRun(s, { ...START, runId: 'ours', projectIds: ['a', 'b'], startedAt: new Date(T0) });
+      await startRun(s, { ...START, runId: 'overlap', projectIds: ['b', 'x'], startedAt: new Date(T0) });
+      await startRun(s, { ...START, runId: 'theirs', projectIds: ['x', 'y'], startedAt: new Date(T0) });
+      await startRun(s, { ...START, runId: 'none', projectIds: [], startedAt: new Date(T0) });
+      expect(await markStaleRuns(s, { projectIds: ['a', 'b'] })).toBe(2);
+      const status = new Map((await readRecentRuns(s, 10)).map((r) => [r.runId, r.status]));
+      expect(Object.fromEntries(status)).toEqual({
+        ours: 'failed',
+        overlap: 'failed',
+        theirs: 'running',
+        none: 'running',
+      });
+      expect(await markStaleRuns(s, { projectIds: [] })).toBe(0);
+    });
+
     it('recounts the requests of the runs named from the ledger, never downwards', async () => {
       await startRun(s, { ...START, runId: 'r1', startedAt: new Date(T0) });
       await startRun(s, { ...START, runId: 'r2', startedAt: new Date(T0) });

@@ -58,8 +58,6 @@ interface Holder {
 }
 
 async function holderOf(client: pg.Client, key: bigint): Promise<Holder | undefined> {
-  // pg_locks splits a bigint key into classid (high 32 bits) and objid (low), objsubid 1.
-  const unsigned = BigInt.asUintN(64, key);
   const result = await client.query<Holder>(
     `SELECT l.pid, a.application_name AS application, host(a.client_addr) AS client,
             a.backend_start::text AS since
@@ -68,9 +66,40 @@ async function holderOf(client: pg.Client, key: bigint): Promise<Holder | undefi
        AND l.classid = $1::bigint::oid AND l.objid = $2::bigint::oid
        AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
      LIMIT 1`,
-    [(unsigned >> 32n).toString(), (unsigned & 0xffffffffn).toString()],
+    lockParts(key),
   );
   return result.rows[0];
+}
+
+/**
+ * The projects whose sync lock some session holds now (this one's included): what `status` needs
+ * to tell a run that is going from one whose process died. Reads only.
+ */
+export async function heldProjects(
+  client: pg.ClientBase,
+  schema: string,
+  projectIds: readonly string[],
+): Promise<Set<string>> {
+  const rows = (
+    await client.query<{ classid: string; objid: string }>(
+      `SELECT classid::text AS classid, objid::text AS objid FROM pg_locks
+       WHERE locktype = 'advisory' AND granted AND objsubid = 1
+         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    )
+  ).rows;
+  const held = new Set(rows.map((r) => `${r.classid}/${r.objid}`));
+  return new Set(
+    projectIds.filter((p) => {
+      const [high, low] = lockParts(projectLockKey(schema, p));
+      return held.has(`${high}/${low}`);
+    }),
+  );
+}
+
+/** pg_locks shows a bigint key as classid (its high 32 bits) and objid (its low 32 bits), unsigned. */
+function lockParts(key: bigint): [string, string] {
+  const unsigned = BigInt.asUintN(64, key);
+  return [(unsigned >> 32n).toString(), (unsigned & 0xffffffffn).toString()];
 }
 
 function inUse(opts: ProjectLockOptions, projectId: string, holder: Holder | undefined): DatabaseInUseError {
