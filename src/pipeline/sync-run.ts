@@ -132,7 +132,7 @@ export class SyncRun {
       rows: 0,
       waitingUntil: undefined,
     };
-    this.#journal = new LedgerJournal(opts.dbPath, { budgetScope: opts.budgetScope });
+    this.#journal = new LedgerJournal(opts.dbPath);
     const limits = { maxRequests: opts.maxRequests, deadline: this.#deadline() };
     this.#budget = new RunBudget(opts.rateLimit, limits, {
       spent: state.ledger,
@@ -281,7 +281,6 @@ export class SyncRun {
           status: e.status,
           durationMs: Math.round(e.durationMs),
           runId: this.#runId,
-          budgetScope: this.#opts.budgetScope ?? null,
         });
         this.#p.etaMs = this.#eta();
         this.#progress.update(this.#p);

@@ -64,12 +64,6 @@ export interface SyncOptions {
   readonly refresh?: boolean;
   readonly dbPath: string;
   readonly rateLimit: RateLimitSpec;
-  /**
-   * The budget scope requests are counted in (src/api/budget-scope.ts resolveBudgetScope): the
-   * ledger rows written carry it, and the ledger read counts only it and rows without one.
-   * Undefined: rows without a scope, and every row counted (as before scopes).
-   */
-  readonly budgetScope?: string | undefined;
   readonly maxRequests?: number | undefined;
   readonly maxDurationMs?: number | undefined;
   readonly maxWaitMs: number;
@@ -264,7 +258,6 @@ async function readState(db: Database, opts: SyncOptions, nowMs: number): Promis
   // Agent calls have their own limit at the service; every analytics endpoint shares this one.
   const ledger = await readLedgerSince(db, nowMs - opts.rateLimit.windowMs, {
     endpoints: ANALYTICS_ENDPOINTS,
-    ...(opts.budgetScope !== undefined ? { budgetScope: opts.budgetScope } : {}),
   });
   return { plans, ledger, pagesPerWindow, pagesOfWindow, range: rangeOf(plans) };
 }
@@ -353,10 +346,7 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
       state.plans.push(...(await latePlans(db, opts)));
       state.range = rangeOf(state.plans);
       // A killed run's unrecorded requests count against the budget the real run will meet.
-      const lost = await lostRequests(db, new LedgerJournal(opts.dbPath).path, {
-        now: now(),
-        budgetScope: opts.budgetScope,
-      });
+      const lost = await lostRequests(db, new LedgerJournal(opts.dbPath).path, { now: now() });
       state.ledger.push(...lost.map((r) => r.at + r.durationMs));
     } finally {
       db.close();
