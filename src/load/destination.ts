@@ -1,3 +1,4 @@
+import type { LedgerRow } from './runs.js';
 import type { Dialect, SqlSession } from './session.js';
 import type { BatchLoadOptions, PreparedWindow } from './window-batch.js';
 import type { WindowFailure } from './window-loader.js';
@@ -51,4 +52,23 @@ export interface Place {
   /** The run's lock over these projects: one sync per project at a time. */
   lock(projects: readonly string[]): Promise<RunLock>;
   open(purpose: OpenPurpose): Promise<Destination>;
+  /** Where a run's requests are recorded as they happen, so that a kill never loses one. */
+  requestLedger(opts: { readonly runId: string; readonly budgetScope?: string | undefined }): Promise<RunRequestLedger>;
+}
+
+/**
+ * A run's requests as they happen. The budget calls `granted` before a request is sent (awaited:
+ * a request whose grant cannot be recorded does not go) and `refunded` when it never reached the
+ * server. DuckDB commits ledger rows with the writer's batches, so its `answered` leaves the row to
+ * the writer (false) and a journal file covers a kill; PostgreSQL records it at once (true).
+ */
+export interface RunRequestLedger {
+  granted(at: number): void | Promise<void>;
+  refunded(at: number): void;
+  /** Whether the row is recorded now; false: the caller hands it to the writer. */
+  answered(row: LedgerRow): boolean;
+  /** Every row recorded (and the DuckDB journal removed): call once the run's records are written. */
+  finish(): Promise<void>;
+  /** Lets go of what it holds without finishing (a run that failed): safe after finish, and twice. */
+  close(): Promise<void>;
 }

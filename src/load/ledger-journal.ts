@@ -1,10 +1,8 @@
-import { LIST, VARCHAR, listValue } from '@duckdb/node-api';
 import { appendFileSync, closeSync, rmSync } from 'node:fs';
 import { openRegularForWriteSync, readRegularFileSync } from '../util/regular-file.js';
-import type { Database } from './database.js';
 import { realDbPath } from './lock.js';
 import { appendLedger, recountRunRequests, type LedgerRow } from './runs.js';
-import { plainValue } from './sql.js';
+import { sessionOf, type SessionLike } from './session-of.js';
 
 /**
  * The request ledger reaches the database with the writer's commits, so a process killed with
@@ -17,10 +15,13 @@ import { plainValue } from './sql.js';
 export class LedgerJournal {
   readonly path: string;
   #fd: number | undefined;
+  /** Written on each line, so that a recovered request counts against the budget it spent. */
+  readonly #scope: string | undefined;
 
-  constructor(dbPath: string) {
+  constructor(dbPath: string, opts: { budgetScope?: string | undefined } = {}) {
     // Beside the real file, like the lock: a run through another name of the database must find it.
     this.path = `${realDbPath(dbPath)}.requests.jsonl`;
+    this.#scope = opts.budgetScope;
   }
 
   /** Starts an empty journal for a run (the previous one must have been recovered first). */
@@ -31,13 +32,19 @@ export class LedgerJournal {
   /** Records one granted request. Synchronous on purpose: it must be written before the request is sent. */
   record(runId: string, at: number): void {
     if (this.#fd === undefined) return;
-    appendFileSync(this.#fd, `${JSON.stringify({ runId, at })}\n`);
+    appendFileSync(this.#fd, `${JSON.stringify({ runId, at, scope: this.#scope })}\n`);
   }
 
   /** A granted request never reached the server: the next run must not count it either. */
   refund(runId: string, at: number): void {
     if (this.#fd === undefined) return;
     appendFileSync(this.#fd, `${JSON.stringify({ runId, at, refund: true })}\n`);
+  }
+
+  /** Lets go of the file, which stays for the next run to recover (the run did not finish). */
+  close(): void {
+    if (this.#fd !== undefined) closeSync(this.#fd);
+    this.#fd = undefined;
   }
 
   /** The run recorded its ledger in the database: the journal has nothing left to tell. */
@@ -64,11 +71,18 @@ export interface JournalOptions {
   now?: number;
 }
 
+/** `lostRequests` for one budget: the lost requests of this scope and those journaled without one. */
+export interface LostRequestOptions extends JournalOptions {
+  budgetScope?: string | undefined;
+}
+
 type SkipReason = 'future' | 'early' | 'garbled';
 
 interface JournalRead {
   /** Grant times by run id, in file order. */
   byRun: Map<string, number[]>;
+  /** The budget scope each run's lines name (none in journals written before scopes). */
+  scopes: Map<string, string>;
   skipped: Record<SkipReason, number>;
   firstSkippedLine: number | undefined;
 }
@@ -82,6 +96,7 @@ interface JournalRead {
 function readJournal(text: string, nowMs: number): JournalRead {
   const read: JournalRead = {
     byRun: new Map(),
+    scopes: new Map(),
     skipped: { future: 0, early: 0, garbled: 0 },
     firstSkippedLine: undefined,
   };
@@ -97,6 +112,7 @@ function readJournal(text: string, nowMs: number): JournalRead {
       read.firstSkippedLine ??= i + 1;
       return;
     }
+    if (entry.scope !== undefined && !entry.refund) read.scopes.set(entry.runId, entry.scope);
     const into = entry.refund ? refunds : read.byRun;
     const times = into.get(entry.runId);
     if (times) times.push(entry.at);
@@ -121,7 +137,14 @@ function withoutRefunds(times: readonly number[], refunded: readonly number[]): 
   });
 }
 
-function classify(raw: string, latest: number): SkipReason | { runId: string; at: number; refund: boolean } {
+interface JournalEntry {
+  runId: string;
+  at: number;
+  refund: boolean;
+  scope: string | undefined;
+}
+
+function classify(raw: string, latest: number): SkipReason | JournalEntry {
   let entry: unknown;
   try {
     entry = JSON.parse(raw);
@@ -129,11 +152,16 @@ function classify(raw: string, latest: number): SkipReason | { runId: string; at
     return 'garbled';
   }
   if (typeof entry !== 'object' || entry === null) return 'garbled';
-  const { runId, at, refund } = entry as { runId?: unknown; at?: unknown; refund?: unknown };
+  const { runId, at, refund, scope } = entry as {
+    runId?: unknown;
+    at?: unknown;
+    refund?: unknown;
+    scope?: unknown;
+  };
   if (typeof runId !== 'string' || typeof at !== 'number' || Number.isNaN(at)) return 'garbled';
   if (at > latest) return 'future';
   if (at < EARLIEST_MS) return 'early';
-  return { runId, at, refund: refund === true };
+  return { runId, at, refund: refund === true, scope: typeof scope === 'string' ? scope : undefined };
 }
 
 function skippedMessage(path: string, read: JournalRead, nowMs: number): string | undefined {
@@ -151,16 +179,15 @@ function skippedMessage(path: string, read: JournalRead, nowMs: number): string 
 }
 
 /** Ledger rows per run id, in one statement whatever the number of runs. */
-async function recordedByRun(db: Database, runIds: readonly string[]): Promise<Map<string, number>> {
+async function recordedByRun(db: SessionLike, runIds: readonly string[]): Promise<Map<string, number>> {
   if (runIds.length === 0) return new Map();
-  const reader = await db.connection.runAndReadAll(
+  const rows = await sessionOf(db).rows(
     `SELECT a.run_id, count(*) AS n
      FROM api_requests a JOIN (SELECT unnest($1::VARCHAR[]) AS run_id) j ON a.run_id = j.run_id
      GROUP BY a.run_id`,
-    [listValue([...runIds])],
-    [LIST(VARCHAR)],
+    [[...runIds]],
   );
-  return new Map(reader.convertRowObjects(plainValue).map((r) => [String(r['run_id']), Number(r['n'])]));
+  return new Map(rows.map((r) => [String(r['run_id']), Number(r['n'])]));
 }
 
 export interface JournalLosses {
@@ -179,7 +206,7 @@ export interface JournalLosses {
  * guess: the server counts a request when it arrives, which we never saw). Reads only.
  */
 export async function journalLosses(
-  db: Database,
+  db: SessionLike,
   journalPath: string,
   opts: JournalOptions = {},
 ): Promise<JournalLosses> {
@@ -201,6 +228,7 @@ export async function journalLosses(
         status: null,
         durationMs: UNANSWERED_MS,
         runId,
+        budgetScope: read.scopes.get(runId) ?? null,
       }),
     );
   }
@@ -208,13 +236,18 @@ export async function journalLosses(
   return { rows, skipped: future + early + garbled, skippedMessage: skippedMessage(journalPath, read, now) };
 }
 
-/** `journalLosses` without the report of skipped lines (the dry run only needs the rows). */
+/**
+ * `journalLosses` without the report of skipped lines (the dry run only needs the rows); with a
+ * budget scope, only the rows that count against it (its own, and those journaled without one).
+ */
 export async function lostRequests(
-  db: Database,
+  db: SessionLike,
   journalPath: string,
-  opts: JournalOptions = {},
+  opts: LostRequestOptions = {},
 ): Promise<LedgerRow[]> {
-  return (await journalLosses(db, journalPath, opts)).rows;
+  const { rows } = await journalLosses(db, journalPath, opts);
+  const scope = opts.budgetScope;
+  return scope === undefined ? rows : rows.filter((r) => r.budgetScope == null || r.budgetScope === scope);
 }
 
 export interface JournalRecovery {
@@ -230,7 +263,7 @@ export interface JournalRecovery {
  * included: they can never become valid). Call it while holding the sync lock.
  */
 export async function recoverJournalReport(
-  db: Database,
+  db: SessionLike,
   journalPath: string,
   opts: JournalOptions = {},
 ): Promise<JournalRecovery> {

@@ -1,17 +1,12 @@
-import {
-  BIGINT,
-  INTEGER,
-  LIST,
-  TIMESTAMPTZ,
-  VARCHAR,
-  listValue,
-  type DuckDBType,
-  type DuckDBValue,
-} from '@duckdb/node-api';
-import { appendColumns, withAppender } from './append.js';
-import type { Database } from './database.js';
-import { exclusive, plainValue, queryRows, toTimestampValue, type Row, type SqlParams } from './sql.js';
+import { isoTime, type Row, type SqlParam, type SqlSession } from './session.js';
+import { sessionOf, type SessionLike } from './session-of.js';
+import { dayNumber } from './sql.js';
 import { safeLine } from '../util/safe-text.js';
+
+/*
+ * Run records, the request ledger and the sync state, in the SQL both destinations share: every
+ * function takes a SqlSession (or, for callers written before sessions, an open DuckDB database).
+ */
 
 export type RunStatus = 'running' | 'succeeded' | 'incomplete' | 'failed';
 
@@ -81,6 +76,12 @@ export interface LedgerRow {
   status: number | null;
   durationMs: number;
   runId: string | null;
+  /**
+   * Whose budget the request spent (src/api/budget-scope.ts): requests are counted per scope. Null
+   * or absent for rows written before scopes and for callers that know none: those count against
+   * every scope, which errs on the side of waiting.
+   */
+  budgetScope?: string | null;
 }
 
 export interface SyncState {
@@ -102,44 +103,29 @@ export interface SyncState {
 
 export const STALE_RUN_ERROR = 'process ended without finishing (killed?)';
 
-function read(db: Database, sql: string, params?: SqlParams): Promise<Row[]> {
-  return exclusive(db.connection, () => queryRows(db.connection, sql, params));
-}
-
-async function write(
-  db: Database,
-  sql: string,
-  params: DuckDBValue[],
-  types?: DuckDBType[],
-): Promise<number> {
-  const conn = db.connection;
-  return exclusive(conn, async () => (await conn.run(sql, params, types)).rowsChanged);
-}
-
-function varcharList(values: readonly string[]): DuckDBValue {
-  return listValue([...values]);
-}
-
 function days(rows: Row[], column = 'day'): string[] {
   return rows.map((r) => String(r[column]));
 }
 
-export async function startRun(db: Database, r: RunStart): Promise<void> {
-  await write(
-    db,
+/** A time both destinations hand out as an ISO string, as epoch ms. */
+function epochMs(v: unknown): number {
+  return Date.parse(String(v));
+}
+
+export async function startRun(target: SessionLike, r: RunStart): Promise<void> {
+  await sessionOf(target).run(
     `INSERT INTO sync_runs (run_id, project_ids, started_at, status, date_from, date_to, windows_planned, deferred_days, streams)
-     VALUES ($1, $2::VARCHAR[], $3, 'running', $4::DATE, $5::DATE, $6, $7::VARCHAR[], $8::VARCHAR[])`,
+     VALUES ($1, $2::VARCHAR[], $3::TIMESTAMPTZ, 'running', $4::DATE, $5::DATE, $6::INTEGER, $7::VARCHAR[], $8::VARCHAR[])`,
     [
       r.runId,
-      varcharList(r.projectIds),
-      toTimestampValue(r.startedAt),
+      [...r.projectIds],
+      isoTime(r.startedAt),
       r.dateFrom,
       r.dateTo,
       r.windowsPlanned,
-      varcharList(r.plannedDays),
-      varcharList(r.streams ?? ['visitors']),
+      [...r.plannedDays],
+      [...(r.streams ?? ['visitors'])],
     ],
-    [VARCHAR, LIST(VARCHAR), TIMESTAMPTZ, VARCHAR, VARCHAR, INTEGER, LIST(VARCHAR), LIST(VARCHAR)],
   );
 }
 
@@ -154,30 +140,30 @@ const COUNTER_COLUMNS: Record<keyof RunCounters | 'windowsPlanned', string> = {
   warnings: 'warnings',
 };
 
-export async function updateRun(db: Database, u: RunProgress): Promise<void> {
+export async function updateRun(target: SessionLike, u: RunProgress): Promise<void> {
   const sets: string[] = [];
-  const params: DuckDBValue[] = [u.runId];
+  const params: SqlParam[] = [u.runId];
   for (const [key, column] of Object.entries(COUNTER_COLUMNS)) {
     const value = u[key as keyof typeof COUNTER_COLUMNS];
     if (value === undefined) continue;
     params.push(value);
-    sets.push(`${column} = $${params.length}`);
+    sets.push(`${column} = $${params.length}::BIGINT`);
   }
   if (sets.length === 0) return;
-  await write(db, `UPDATE sync_runs SET ${sets.join(', ')} WHERE run_id = $1`, params);
+  await sessionOf(target).run(`UPDATE sync_runs SET ${sets.join(', ')} WHERE run_id = $1`, params);
 }
 
-export async function finishRun(db: Database, f: RunFinish): Promise<void> {
-  await write(
-    db,
-    `UPDATE sync_runs SET status = $2, finished_at = $3, windows_loaded = $4, windows_failed = $5,
-       windows_deferred = $6, requests = $7, retries = $8, rows_loaded = $9, warnings = $10, error = $11,
+export async function finishRun(target: SessionLike, f: RunFinish): Promise<void> {
+  await sessionOf(target).run(
+    `UPDATE sync_runs SET status = $2, finished_at = $3::TIMESTAMPTZ, windows_loaded = $4::INTEGER,
+       windows_failed = $5::INTEGER, windows_deferred = $6::INTEGER, requests = $7::INTEGER,
+       retries = $8::INTEGER, rows_loaded = $9::BIGINT, warnings = $10::INTEGER, error = $11,
        deferred_days = $12::VARCHAR[]
      WHERE run_id = $1`,
     [
       f.runId,
       f.status,
-      toTimestampValue(f.finishedAt),
+      isoTime(f.finishedAt),
       f.windowsLoaded,
       f.windowsFailed,
       f.windowsDeferred,
@@ -186,136 +172,146 @@ export async function finishRun(db: Database, f: RunFinish): Promise<void> {
       f.rowsLoaded,
       f.warnings,
       f.error === null ? null : safeLine(f.error),
-      varcharList(f.deferredDays),
-    ],
-    [
-      VARCHAR,
-      VARCHAR,
-      TIMESTAMPTZ,
-      INTEGER,
-      INTEGER,
-      INTEGER,
-      INTEGER,
-      INTEGER,
-      BIGINT,
-      INTEGER,
-      VARCHAR,
-      LIST(VARCHAR),
+      [...f.deferredDays],
     ],
   );
 }
 
-/** Runs left 'running' by a process that died. Call it while holding the sync lock (then no run is really running). */
-export async function markStaleRuns(db: Database): Promise<number> {
+/**
+ * Runs left 'running' by a process that died. Call it while holding the sync lock: on DuckDB the
+ * file's lock (then no run is really running: mark them all); on PostgreSQL the locks of the run's
+ * projects, and pass them as `projectIds`: only the runs that share a project with them are
+ * surely dead (a live run would hold its lock); runs of other projects may be going right now.
+ */
+export async function markStaleRuns(
+  target: SessionLike,
+  opts: { projectIds?: readonly string[] } = {},
+): Promise<number> {
+  const params: SqlParam[] = [STALE_RUN_ERROR];
+  let ours = '';
+  if (opts.projectIds !== undefined) {
+    params.push([...opts.projectIds]);
+    ours = `AND EXISTS (SELECT 1 FROM (SELECT unnest(project_ids) AS id) p
+                      WHERE p.id IN (SELECT unnest($2::VARCHAR[])))`;
+  }
   // The counters of a killed run stopped where its last progress update left them: what it
   // really loaded is in sync_windows, under its run id.
-  return write(
-    db,
+  return sessionOf(target).run(
     `UPDATE sync_runs SET status = 'failed', finished_at = now(), error = $1,
        windows_loaded = greatest(windows_loaded, (SELECT count(*) FROM sync_windows w
          WHERE w.run_id = sync_runs.run_id AND w.status = 'loaded')),
        rows_loaded = greatest(rows_loaded, (SELECT coalesce(sum(w.rows), 0) FROM sync_windows w
          WHERE w.run_id = sync_runs.run_id AND w.status = 'loaded'))
-     WHERE status = 'running'`,
-    [STALE_RUN_ERROR],
+     WHERE status = 'running' ${ours}`,
+    params,
   );
 }
 
 /** Sets a run's request count to what the ledger holds for it (after a killed run's journal is recovered). */
-export async function recountRunRequests(db: Database, runIds: readonly string[]): Promise<void> {
+export async function recountRunRequests(target: SessionLike, runIds: readonly string[]): Promise<void> {
   if (runIds.length === 0) return;
-  await write(
-    db,
+  await sessionOf(target).run(
     `UPDATE sync_runs SET requests = greatest(requests, (SELECT count(*) FROM api_requests a
        WHERE a.run_id = sync_runs.run_id))
-     WHERE list_contains($1::VARCHAR[], run_id)`,
-    [varcharList(runIds)],
-    [LIST(VARCHAR)],
-  );
-}
-
-const LEDGER_COLUMNS = [TIMESTAMPTZ, BIGINT, VARCHAR, VARCHAR, INTEGER, INTEGER, VARCHAR];
-
-/** Records requests in the ledger in bulk (one appender, committed on its own). */
-export async function appendLedger(db: Database, rows: readonly LedgerRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  const conn = db.connection;
-  await exclusive(conn, () =>
-    withAppender(conn, 'api_requests', (appender) =>
-      appendColumns(appender, LEDGER_COLUMNS, rows.length, (start, end) => {
-        const part = rows.slice(start, end);
-        return [
-          part.map((r) => toTimestampValue(r.at)),
-          part.map((r) => BigInt(r.seq)),
-          part.map((r) => r.endpoint),
-          part.map((r) => r.projectId),
-          part.map((r) => r.status),
-          part.map((r) => Math.round(r.durationMs)),
-          part.map((r) => r.runId),
-        ];
-      }),
-    ),
+     WHERE run_id IN (SELECT unnest($1::VARCHAR[]))`,
+    [[...runIds]],
   );
 }
 
 /**
+ * Records requests in the ledger in bulk: one statement, each column one array parameter unnested
+ * side by side (both dialects zip several unnests of one SELECT list), committed on its own
+ * unless the session is in a transaction.
+ */
+export async function appendLedger(target: SessionLike, rows: readonly LedgerRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await sessionOf(target).run(
+    `INSERT INTO api_requests (requested_at, seq, endpoint, project_id, status, duration_ms, run_id, budget_scope)
+     SELECT unnest($1::TIMESTAMPTZ[]), unnest($2::BIGINT[]), unnest($3::VARCHAR[]), unnest($4::VARCHAR[]),
+            unnest($5::INTEGER[]), unnest($6::INTEGER[]), unnest($7::VARCHAR[]), unnest($8::VARCHAR[])`,
+    [
+      rows.map((r) => isoTime(r.at)),
+      rows.map((r) => r.seq),
+      rows.map((r) => r.endpoint),
+      rows.map((r) => r.projectId),
+      rows.map((r) => r.status),
+      rows.map((r) => Math.round(r.durationMs)),
+      rows.map((r) => r.runId),
+      rows.map((r) => r.budgetScope ?? null),
+    ],
+  );
+}
+
+export interface LedgerReadOptions {
+  /** Only the calls that share one limit (the analytics endpoints); default every endpoint. */
+  readonly endpoints?: readonly string[];
+  /**
+   * Only the requests of this budget scope, and those recorded without one (older rows: they may
+   * have been anybody's, so they count for everybody). Default: every request, whatever its scope.
+   */
+  readonly budgetScope?: string;
+}
+
+/** The WHERE conditions (after the first) and parameters (from $2) the ledger options ask for. */
+export function ledgerFilter(opts: LedgerReadOptions, params: SqlParam[]): string {
+  let sql = '';
+  if (opts.endpoints) {
+    params.push([...opts.endpoints]);
+    sql += ` AND endpoint IN (SELECT unnest($${params.length}::VARCHAR[]))`;
+  }
+  if (opts.budgetScope !== undefined) {
+    params.push(opts.budgetScope);
+    sql += ` AND (budget_scope = $${params.length} OR budget_scope IS NULL)`;
+  }
+  return sql;
+}
+
+/**
  * Epoch ms of the requests sent at or after `sinceEpochMs`, ascending: what the request budget
- * needs to know about earlier runs. `endpoints` limits it to the calls that share one limit.
+ * needs to know about earlier runs. Each counts from its answer (sent + duration): the server
+ * counts a request somewhere in between, and the answer is never too early.
  */
 export async function readLedgerSince(
-  db: Database,
+  target: SessionLike,
   sinceEpochMs: number,
-  opts: { endpoints?: readonly string[] } = {},
+  opts: LedgerReadOptions = {},
 ): Promise<number[]> {
-  const filter = opts.endpoints ? 'AND list_contains($2, endpoint)' : '';
-  const params: DuckDBValue[] = [toTimestampValue(sinceEpochMs)];
-  const types: DuckDBType[] = [TIMESTAMPTZ];
-  if (opts.endpoints) {
-    params.push(varcharList(opts.endpoints));
-    types.push(LIST(VARCHAR));
-  }
-  const conn = db.connection;
-  const rows = await exclusive(conn, async () =>
-    (
-      await conn.runAndReadAll(
-        `SELECT epoch_ms(requested_at) + duration_ms AS ms FROM api_requests WHERE requested_at + to_milliseconds(duration_ms) >= $1 ${filter} ORDER BY ms, seq`,
-        params,
-        types,
-      )
-    ).convertRowObjects(plainValue),
+  const params: SqlParam[] = [isoTime(sinceEpochMs)];
+  const filter = ledgerFilter(opts, params);
+  const done = `requested_at + duration_ms * INTERVAL '1 millisecond'`;
+  const rows = await sessionOf(target).rows(
+    `SELECT ${done} AS done_at FROM api_requests WHERE ${done} >= $1::TIMESTAMPTZ${filter} ORDER BY done_at, seq`,
+    params,
   );
-  return rows.map((r) => Number(r['ms']));
+  return rows.map((r) => epochMs(r['done_at']));
 }
 
 export async function readSyncState(
-  db: Database,
+  target: SessionLike,
   projectId: string,
   stream = 'visitors',
 ): Promise<SyncState> {
+  const session = sessionOf(target);
   const [loaded, partial, failed, truncated] = [
-    await read(
-      db,
-      `SELECT window_start AS day, window_end AS day_end, epoch_ms(fetched_at) AS fetched_ms,
+    await session.rows(
+      `SELECT window_start AS day, window_end AS day_end, fetched_at,
               rows = 0 AND coalesce(api_totals_total, 0) > 0 AS rowless FROM sync_windows
        WHERE project_id = $1 AND stream = $2 AND status = 'loaded' ORDER BY window_start`,
       [projectId, stream],
     ),
     // Partial: loaded before the window was over (--include-today), whatever the stream's tables.
-    await read(
-      db,
+    await session.rows(
       `SELECT window_start AS day FROM sync_windows
-       WHERE project_id = $1 AND stream = $2 AND status = 'loaded' AND fetched_at < window_end::TIMESTAMPTZ
+       WHERE project_id = $1 AND stream = $2 AND status = 'loaded' AND fetched_at < CAST(window_end AS TIMESTAMPTZ)
        ORDER BY window_start`,
       [projectId, stream],
     ),
-    await read(
-      db,
+    await session.rows(
       `SELECT window_start AS day FROM sync_windows
        WHERE project_id = $1 AND stream = $2 AND status = 'failed' ORDER BY window_start`,
       [projectId, stream],
     ),
-    await read(
-      db,
+    await session.rows(
       `SELECT window_start AS day FROM sync_windows
        WHERE project_id = $1 AND stream = $2 AND status = 'loaded' AND truncated ORDER BY window_start`,
       [projectId, stream],
@@ -326,10 +322,28 @@ export async function readSyncState(
     partialDays: days(partial),
     failedDays: days(failed),
     truncatedDays: days(truncated),
-    fetchedAt: new Map(loaded.map((r) => [String(r['day']), Number(r['fetched_ms'])])),
+    fetchedAt: new Map(loaded.map((r) => [String(r['day']), epochMs(r['fetched_at'])])),
     windowEnds: new Map(loaded.map((r) => [String(r['day']), String(r['day_end'])])),
     rowlessDays: loaded.filter((r) => r['rowless'] === true).map((r) => String(r['day'])),
   };
+}
+
+/**
+ * A DATE column as 'YYYY-MM-DD' text on either dialect, whatever PostgreSQL's DateStyle: deferred
+ * days are compared as text, so that an entry whose tail is no real day matches nothing instead
+ * of failing the cast (PostgreSQL has no TRY_CAST).
+ */
+function dayText(session: SqlSession, column: string): string {
+  return session.dialect === 'postgres' ? `to_char(${column}, 'YYYY-MM-DD')` : `CAST(${column} AS VARCHAR)`;
+}
+
+function isDay(text: string): boolean {
+  try {
+    dayNumber(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -339,29 +353,29 @@ export async function readSyncState(
  * one) or died before finishing still tells which days it never loaded.
  */
 export async function readDeferredDays(
-  db: Database,
+  target: SessionLike,
   projectId: string,
   stream = 'visitors',
 ): Promise<string[]> {
-  const rows = await read(
-    db,
+  const session = sessionOf(target);
+  const rows = await session.rows(
     `WITH deferred AS (
-       SELECT r.started_at, TRY_CAST(right(d.entry, 10) AS DATE) AS day
+       SELECT r.started_at, right(d.entry, 10) AS day
        FROM sync_runs r, unnest(r.deferred_days) AS d(entry)
        WHERE r.status IN ('incomplete', 'failed')
-         AND (d.entry = $1 || ':' || $2 || ':' || right(d.entry, 10)
-              OR ($2 = 'visitors' AND d.entry = $1 || ':' || right(d.entry, 10)))
+         AND (d.entry = $1::VARCHAR || ':' || $2::VARCHAR || ':' || right(d.entry, 10)
+              OR ($2::VARCHAR = 'visitors' AND d.entry = $1::VARCHAR || ':' || right(d.entry, 10)))
      )
      SELECT DISTINCT d.day FROM deferred d
-     WHERE d.day IS NOT NULL AND NOT EXISTS (
+     WHERE NOT EXISTS (
        SELECT 1 FROM sync_windows w
-       WHERE w.project_id = $1 AND w.stream = $2 AND w.window_start = d.day AND w.status = 'loaded'
-         AND w.fetched_at >= d.started_at
+       WHERE w.project_id = $1 AND w.stream = $2 AND ${dayText(session, 'w.window_start')} = d.day
+         AND w.status = 'loaded' AND w.fetched_at >= d.started_at
      )
      ORDER BY d.day`,
     [projectId, stream],
   );
-  return days(rows);
+  return days(rows).filter(isDay);
 }
 
 function toRunRecord(r: Row): RunRecord {
@@ -391,22 +405,21 @@ function toRunRecord(r: Row): RunRecord {
   };
 }
 
-/** The latest runs first. */
 /**
  * The most recent runs, newest first, with their counters recounted from what they left behind:
  * a killed run's row stopped at its last progress update, but its loaded windows are in
  * sync_windows and its requests in the ledger under its run id (greatest: a window loaded again
  * by a later run no longer carries this one's id).
  */
-export async function readRecentRuns(db: Database, limit: number): Promise<RunRecord[]> {
-  const rows = await read(
-    db,
-    `SELECT r.* REPLACE (
-       greatest(r.windows_loaded, coalesce(w.loaded, 0))::INTEGER AS windows_loaded,
-       greatest(r.rows_loaded, coalesce(w.rows, 0))::BIGINT AS rows_loaded,
-       greatest(r.requests, coalesce(l.n, 0))::INTEGER AS requests)
-     FROM (SELECT * FROM sync_runs ORDER BY started_at DESC, run_id DESC LIMIT $1) r
-     LEFT JOIN (SELECT run_id, count(*) AS loaded, sum(rows) AS rows FROM sync_windows
+export async function readRecentRuns(target: SessionLike, limit: number): Promise<RunRecord[]> {
+  const rows = await sessionOf(target).rows(
+    `SELECT r.run_id, r.project_ids, r.started_at, r.finished_at, r.status, r.date_from, r.date_to,
+       r.windows_planned, r.windows_failed, r.windows_deferred, r.retries, r.warnings, r.error, r.deferred_days,
+       greatest(r.windows_loaded, coalesce(w.loaded, 0)) AS windows_loaded,
+       greatest(r.rows_loaded, coalesce(w.loaded_rows, 0)) AS rows_loaded,
+       greatest(r.requests, coalesce(l.n, 0)) AS requests
+     FROM (SELECT * FROM sync_runs ORDER BY started_at DESC, run_id DESC LIMIT $1::INTEGER) r
+     LEFT JOIN (SELECT run_id, count(*) AS loaded, sum(rows) AS loaded_rows FROM sync_windows
                 WHERE status = 'loaded' GROUP BY run_id) w ON w.run_id = r.run_id
      LEFT JOIN (SELECT run_id, count(*) AS n FROM api_requests GROUP BY run_id) l ON l.run_id = r.run_id
      ORDER BY r.started_at DESC, r.run_id DESC`,
@@ -420,12 +433,11 @@ export async function readRecentRuns(db: Database, limit: number): Promise<RunRe
  * re-read of that window costs (a month of feedback costs its own pages, not the stream's average).
  */
 export async function pagesByWindow(
-  db: Database,
+  target: SessionLike,
   projectId: string,
   stream: string,
 ): Promise<Map<string, number>> {
-  const rows = await read(
-    db,
+  const rows = await sessionOf(target).rows(
     `SELECT window_start AS day, pages FROM sync_windows WHERE project_id = $1 AND stream = $2 AND status = 'loaded'`,
     [projectId, stream],
   );
@@ -434,15 +446,15 @@ export async function pagesByWindow(
 
 /** Average API pages per loaded window over the project's 30 most recent loaded days (for the ETA). */
 export async function averagePagesPerWindow(
-  db: Database,
+  target: SessionLike,
   projectId: string,
   stream = 'visitors',
 ): Promise<number | undefined> {
-  const rows = await read(
-    db,
+  const rows = await sessionOf(target).rows(
     `SELECT avg(pages) AS pages FROM (
-       SELECT pages FROM sync_windows WHERE project_id = $1 AND stream = $2 AND status = 'loaded' ORDER BY window_start DESC LIMIT 30
-     )`,
+       SELECT pages FROM sync_windows WHERE project_id = $1 AND stream = $2 AND status = 'loaded'
+       ORDER BY window_start DESC LIMIT 30
+     ) recent`,
     [projectId, stream],
   );
   const v = rows[0]?.['pages'];

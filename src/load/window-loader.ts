@@ -1,6 +1,8 @@
 import { loadWindowBatch, type BatchLoadOptions, type BatchStep } from './batch-loader.js';
 import type { Database } from './database.js';
-import { dayNumber, exclusive, toTimestampValue } from './sql.js';
+import { isoTime } from './session.js';
+import { sessionOf, type SessionLike } from './session-of.js';
+import { dayNumber } from './sql.js';
 import { safeLine } from '../util/safe-text.js';
 import type { WindowLoad } from './window-load.js';
 
@@ -45,28 +47,25 @@ export interface WindowFailure {
  * Records a window that failed after retries, unless the day already holds loaded data: a failed
  * re-fetch (lookback) never downgrades a good day. Returns whether a row was written.
  */
-export async function markWindowFailed(db: Database, f: WindowFailure): Promise<boolean> {
+export async function markWindowFailed(target: SessionLike, f: WindowFailure): Promise<boolean> {
   dayNumber(f.day);
-  const conn = db.connection;
-  return exclusive(conn, async () => {
-    const result = await conn.run(
-      `INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows, api_totals_total, attempts, fetched_at, run_id, error)
-       VALUES ($1, $7, $2::DATE, coalesce($8::DATE, $2::DATE + 1), 'failed', 0, 0, NULL, $3, $4, $5, $6)
-       ON CONFLICT (project_id, stream, window_start) DO UPDATE SET
-         attempts = excluded.attempts, fetched_at = excluded.fetched_at, run_id = excluded.run_id, error = excluded.error
-       WHERE sync_windows.status <> 'loaded'`,
-      [
-        f.projectId,
-        f.day,
-        f.attempts,
-        toTimestampValue(f.fetchedAt),
-        f.runId,
-        // Made safe like any output: the message may quote a server's answer.
-        safeLine(f.error),
-        f.stream ?? 'visitors',
-        f.dateTo ?? null,
-      ],
-    );
-    return result.rowsChanged > 0;
-  });
+  const changed = await sessionOf(target).run(
+    `INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows, api_totals_total, attempts, fetched_at, run_id, error)
+     VALUES ($1, $7, $2::DATE, coalesce($8::DATE, $2::DATE + 1), 'failed', 0, 0, NULL, $3::INTEGER, $4::TIMESTAMPTZ, $5, $6)
+     ON CONFLICT (project_id, stream, window_start) DO UPDATE SET
+       attempts = excluded.attempts, fetched_at = excluded.fetched_at, run_id = excluded.run_id, error = excluded.error
+     WHERE sync_windows.status <> 'loaded'`,
+    [
+      f.projectId,
+      f.day,
+      f.attempts,
+      isoTime(f.fetchedAt),
+      f.runId,
+      // Made safe like any output: the message may quote a server's answer.
+      safeLine(f.error),
+      f.stream ?? 'visitors',
+      f.dateTo ?? null,
+    ],
+  );
+  return changed > 0;
 }

@@ -22,6 +22,12 @@ export interface CheckOptions {
   readonly apiKey: ApiKey;
   readonly dbPath: string;
   readonly rateLimit: RateLimitSpec;
+  /**
+   * The budget scope requests are counted in (src/api/budget-scope.ts resolveBudgetScope): the
+   * ledger rows written carry it, and the ledger read counts only it and rows without one.
+   * Undefined: rows without a scope, and every row counted (as before scopes).
+   */
+  readonly budgetScope?: string | undefined;
   readonly now?: () => number;
 }
 
@@ -80,7 +86,13 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
       backoff: { minMs: 500, maxMs: 1_000 },
       onRequest: (e) => {
         if (e.reached)
-          rows.push({ ...e, seq: rows.length, runId: null, durationMs: Math.round(e.durationMs) });
+          rows.push({
+            ...e,
+            seq: rows.length,
+            runId: null,
+            durationMs: Math.round(e.durationMs),
+            budgetScope: opts.budgetScope ?? null,
+          });
       },
     });
     const projects: ProjectCheck[] = [];
@@ -198,7 +210,10 @@ function budgetSpent(e: unknown, nowMs: number): string | undefined {
 async function ledger(opts: CheckOptions, nowMs: number): Promise<number[]> {
   const db = await openReadable(opts.dbPath);
   try {
-    return await readLedgerSince(db, nowMs - opts.rateLimit.windowMs, { endpoints: ANALYTICS_ENDPOINTS });
+    return await readLedgerSince(db, nowMs - opts.rateLimit.windowMs, {
+      endpoints: ANALYTICS_ENDPOINTS,
+      ...(opts.budgetScope !== undefined ? { budgetScope: opts.budgetScope } : {}),
+    });
   } finally {
     db.close();
   }

@@ -35,8 +35,11 @@ export class RunBudget extends RequestBudget {
       spent?: readonly number[];
       now?: () => number;
       sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-      /** Called synchronously with each grant, before the request can be sent (the ledger journal). */
-      onGrant?: (at: number) => void;
+      /**
+       * Called with each grant, before the request can be sent (the request ledger): a returned
+       * promise is awaited, and a rejection keeps the request from going.
+       */
+      onGrant?: (at: number) => void | Promise<void>;
       /** Called when a granted request turns out never to have reached the server. */
       onRefund?: (at: number) => void;
     } = {},
@@ -48,7 +51,7 @@ export class RunBudget extends RequestBudget {
     this.#onRefund = opts.onRefund;
   }
 
-  readonly #onGrant: ((at: number) => void) | undefined;
+  readonly #onGrant: ((at: number) => void | Promise<void>) | undefined;
   readonly #onRefund: ((at: number) => void) | undefined;
 
   /** A request that never left counts against neither the budget nor --max-requests. */
@@ -89,7 +92,14 @@ export class RunBudget extends RequestBudget {
       this.#granted--;
       throw e;
     }
-    this.#onGrant?.(at);
+    try {
+      await this.#onGrant?.(at);
+    } catch (e) {
+      // Not recorded, so not sent: the slot goes back as if it had never been granted.
+      super.refund(at);
+      this.#granted = Math.max(0, this.#granted - 1);
+      throw e;
+    }
     return at;
   }
 }

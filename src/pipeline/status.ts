@@ -124,6 +124,8 @@ export interface StatusOptions {
   readonly now?: number;
   /** Runs shown per project (default 5). */
   readonly runs?: number;
+  /** Count only this budget scope's requests (and older rows without one); default every request. */
+  readonly budgetScope?: string | undefined;
 }
 
 /** Runs looked at when picking each project's last few: plenty for any realistic history. */
@@ -160,7 +162,8 @@ export interface StatusRuns {
   syncState(projectId: string, stream: string): Promise<SyncState>;
   deferredDays(projectId: string, stream: string): Promise<Day[]>;
   /** Epoch ms of the analytics requests that still count at `sinceMs` (readLedgerSince). */
-  ledgerSince(sinceMs: number): Promise<number[]>;
+  /** Requests since then, of this budget scope (and rows without one), or of every scope. */
+  ledgerSince(sinceMs: number, budgetScope?: string): Promise<number[]>;
   recentRuns(limit: number): Promise<RunRecord[]>;
 }
 
@@ -176,16 +179,30 @@ export interface StatusSource {
 
 /** A DuckDB file as status reads it: its SQL through a session, its runs through runs.ts, its lock file. */
 export function duckStatusSource(db: Database): StatusSource {
+  return sessionStatusSource(duckSession(db.connection), db.path, async () => (await syncHolder(db.path)) !== undefined);
+}
+
+/** Any destination as status reads it, given how to tell whether a sync holds it now. */
+export function sessionStatusSource(
+  session: SqlSession,
+  label: string,
+  syncRunning: () => Promise<boolean>,
+): StatusSource {
+  const db = session;
   return {
-    session: duckSession(db.connection),
-    label: db.path,
+    session,
+    label,
+    syncRunning,
     runs: {
       syncState: (projectId, stream) => readSyncState(db, projectId, stream),
       deferredDays: (projectId, stream) => readDeferredDays(db, projectId, stream),
-      ledgerSince: (sinceMs) => readLedgerSince(db, sinceMs, { endpoints: ANALYTICS_ENDPOINTS }),
+      ledgerSince: (sinceMs, budgetScope) =>
+        readLedgerSince(db, sinceMs, {
+          endpoints: ANALYTICS_ENDPOINTS,
+          ...(budgetScope !== undefined ? { budgetScope } : {}),
+        }),
       recentRuns: (limit) => readRecentRuns(db, limit),
     },
-    syncRunning: async () => (await syncHolder(db.path)) !== undefined,
   };
 }
 
@@ -344,8 +361,9 @@ async function budgetStatus(
   spec: RateLimitSpec,
   limitSource: 'flag' | 'default',
   now: number,
+  budgetScope: string | undefined,
 ): Promise<BudgetStatus> {
-  const spent = await src.runs.ledgerSince(now - spec.windowMs);
+  const spent = await src.runs.ledgerSince(now - spec.windowMs, budgetScope);
   const budget = new RequestBudget(spec, { spent, now: () => now });
   const inWindow = budget.spentInWindow(now);
   const wait = budget.waitTimeMs(now);
@@ -394,7 +412,7 @@ export async function gatherStatus(
   return {
     db: src.label,
     now: new Date(now).toISOString(),
-    budget: await budgetStatus(src, opts.rateLimit, opts.limitSource ?? 'flag', now),
+    budget: await budgetStatus(src, opts.rateLimit, opts.limitSource ?? 'flag', now, opts.budgetScope),
     projects,
   };
 }

@@ -34,6 +34,11 @@ export interface SyncOptions {
   readonly dbPath: string;
   /** The destination (default: the DuckDB file at dbPath). */
   readonly place?: Place;
+  /**
+   * Whose requests count against this run's budget (src/api/budget-scope.ts): recorded on every
+   * request; default, every request in the ledger counts.
+   */
+  readonly budgetScope?: string | undefined;
   readonly rateLimit: RateLimitSpec;
   readonly maxRequests?: number | undefined;
   readonly maxDurationMs?: number | undefined;

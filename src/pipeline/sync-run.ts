@@ -21,8 +21,7 @@ import { addDays, type Day } from '../util/day.js';
 import type { QualityKind } from '../extract/quality.js';
 import type { Place } from '../load/destination.js';
 import { placeOrFile } from '../load/duckdb/place.js';
-import { legacyDatabase } from '../load/legacy.js';
-import { LedgerJournal } from '../load/ledger-journal.js';
+import type { RunRequestLedger } from '../load/destination.js';
 import { finishRun, type LedgerRow } from '../load/runs.js';
 import { formatDuration } from '../util/duration.js';
 import { untrusted } from '../util/safe-text.js';
@@ -87,8 +86,8 @@ export class SyncRun {
   readonly #progress: ProgressSink;
   readonly #windows: PlannedWindow[];
   readonly #order: Map<PlannedWindow, number>;
-  /** DuckDB only: the destination commits requests with its batches (see LedgerJournal). */
-  readonly #journal: LedgerJournal | undefined;
+  /** Where requests are recorded as they happen (opened when the run starts). */
+  #requests: RunRequestLedger | undefined;
   readonly #place: Place;
   readonly #budget: RunBudget;
   readonly #client: MintlifyClient;
@@ -148,13 +147,12 @@ export class SyncRun {
       waitingUntil: undefined,
     };
     this.#place = placeOrFile(opts);
-    this.#journal = this.#place.kind === 'duckdb' ? new LedgerJournal(opts.dbPath) : undefined;
     const limits = { maxRequests: opts.maxRequests, deadline: this.#deadline() };
     this.#budget = new RunBudget(opts.rateLimit, limits, {
       spent: state.ledger,
       now: this.#now,
-      onGrant: (at) => this.#journal?.record(runId, at),
-      onRefund: (at) => this.#journal?.refund(runId, at),
+      onGrant: (at) => this.#requests?.granted(at),
+      onRefund: (at) => this.#requests?.refunded(at),
     });
     this.#spentBefore = this.#budget.spentInWindow();
     this.#client = this.#makeClient();
@@ -182,7 +180,19 @@ export class SyncRun {
   }
 
   async execute(): Promise<SyncSummary> {
-    this.#journal?.open();
+    const requests = await this.#place.requestLedger({
+      runId: this.#runId,
+      budgetScope: this.#opts.budgetScope,
+    });
+    this.#requests = requests;
+    try {
+      return await this.#execute(requests);
+    } finally {
+      await requests.close();
+    }
+  }
+
+  async #execute(requests: RunRequestLedger): Promise<SyncSummary> {
     this.#progress.start(this.#p);
     // The budget does not announce its waits; sampling it keeps the bar's "waiting" honest.
     const ticker = setInterval(() => {
@@ -210,7 +220,7 @@ export class SyncRun {
     }
     await this.#record();
     // Every request is in the database now (the writer drained the ledger when it closed).
-    this.#journal?.remove();
+    await requests.finish();
     if (this.#fatal) throw this.#fatal;
     if (this.#stopReason && this.#stopReason !== 'unreachable' && this.#stopReason !== 'unresponsive') {
       this.#log.info(
@@ -289,7 +299,7 @@ export class SyncRun {
         }
         this.#p.requests++;
         this.#requestMs += e.durationMs;
-        this.#ledger.push({
+        const row: LedgerRow = {
           at: e.at,
           seq: this.#seq++,
           endpoint: e.endpoint,
@@ -297,7 +307,9 @@ export class SyncRun {
           status: e.status,
           durationMs: Math.round(e.durationMs),
           runId: this.#runId,
-        });
+          budgetScope: this.#opts.budgetScope ?? null,
+        };
+        if (this.#requests?.answered(row) !== true) this.#ledger.push(row);
         this.#p.etaMs = this.#eta();
         this.#progress.update(this.#p);
       },
@@ -585,7 +597,7 @@ export class SyncRun {
   async #record(): Promise<void> {
     const dest = await this.#place.open('write');
     try {
-      await finishRun(legacyDatabase(dest), {
+      await finishRun(dest.session, {
         runId: this.#runId,
         status: this.#status(),
         windowsLoaded: this.#loaded,

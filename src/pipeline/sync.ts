@@ -10,7 +10,6 @@ import {
 } from '../extract/plan.js';
 import type { Destination } from '../load/destination.js';
 import { placeOrFile } from '../load/duckdb/place.js';
-import { legacyDatabase } from '../load/legacy.js';
 import { LedgerJournal, lostRequests, recoverJournalReport } from '../load/ledger-journal.js';
 import {
   averagePagesPerWindow,
@@ -61,16 +60,20 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
   try {
     const runId = opts.runId ?? randomUUID();
     const dest = await place.open('write');
-    const db = legacyDatabase(dest);
+    const db = dest.session;
     let state: StateRead;
     try {
-      const stale = await markStaleRuns(db);
+      // On a shared warehouse only this run's projects: another project's run may be live.
+      const stale = await markStaleRuns(db, dest.kind === 'postgres' ? { projectIds: opts.projects } : {});
       if (stale > 0)
         log.warn(
           `${stale} earlier run(s) ended without finishing (killed?); their unloaded days are planned again`,
         );
       if (dest.kind === 'duckdb') {
-        const recovery = await recoverJournalReport(db, new LedgerJournal(opts.dbPath).path, { now: now() });
+        const recovery = await recoverJournalReport(db, new LedgerJournal(opts.dbPath).path, {
+          now: now(),
+          ...scopeOf(opts),
+        });
         if (recovery.skippedMessage !== undefined) log.warn(recovery.skippedMessage);
         if (recovery.added > 0)
           log.info(
@@ -102,6 +105,10 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
   }
 }
 
+function scopeOf(opts: SyncOptions): { budgetScope?: string } {
+  return opts.budgetScope !== undefined ? { budgetScope: opts.budgetScope } : {};
+}
+
 function planOptions(opts: SyncOptions, nowMs: number): PlanOptions {
   return {
     today: todayUtc(nowMs),
@@ -117,7 +124,7 @@ function planOptions(opts: SyncOptions, nowMs: number): PlanOptions {
 
 /** Each project and stream is planned on its own: the incremental rule applies per stream. */
 async function readState(dest: Destination, opts: SyncOptions, nowMs: number): Promise<StateRead> {
-  const db = legacyDatabase(dest);
+  const db = dest.session;
   const plans: ProjectPlan[] = [];
   const pagesPerWindow = new Map<string, number | undefined>();
   const pagesOfWindow = new Map<string, number>();
@@ -136,6 +143,7 @@ async function readState(dest: Destination, opts: SyncOptions, nowMs: number): P
   // Agent calls have their own limit at the service; every analytics endpoint shares this one.
   const ledger = await readLedgerSince(db, nowMs - opts.rateLimit.windowMs, {
     endpoints: ANALYTICS_ENDPOINTS,
+    ...scopeOf(opts),
   });
   return { plans, ledger, pagesPerWindow, pagesOfWindow, range: rangeOf(plans) };
 }
@@ -200,8 +208,9 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
       state.range = rangeOf(state.plans);
       // A killed run's unrecorded requests count against the budget the real run will meet.
       if (db.kind === 'duckdb') {
-        const lost = await lostRequests(legacyDatabase(db), new LedgerJournal(opts.dbPath).path, {
+        const lost = await lostRequests(db.session, new LedgerJournal(opts.dbPath).path, {
           now: now(),
+          ...scopeOf(opts),
         });
         state.ledger.push(...lost.map((r) => r.at + r.durationMs));
       }

@@ -4,7 +4,6 @@ import { duckPlace } from '../load/duckdb/place.js';
 import { appendLedger, updateRun, type LedgerRow, type RunProgress } from '../load/runs.js';
 import { prepareWindow, type PreparedWindow } from '../load/batch-loader.js';
 import type { WindowLoad } from '../load/window-loader.js';
-import { legacyDatabase } from '../load/legacy.js';
 
 export interface FailedWindowRecord {
   readonly projectId: string;
@@ -169,7 +168,7 @@ export class WindowWriter {
     const rows = this.#opts.drainLedger();
     if (rows.length > 0) {
       const db = await this.#open();
-      await appendLedger(legacyDatabase(db), rows);
+      await appendLedger(db.session, rows);
     }
     await this.#closeDb();
   }
@@ -305,9 +304,9 @@ export class WindowWriter {
   /** The ledger rows gathered so far and the run's counters: bookkeeping that follows each commit. */
   async #writeLedger(db: Destination): Promise<void> {
     const rows = this.#opts.drainLedger();
-    if (rows.length > 0) await appendLedger(legacyDatabase(db), rows);
+    if (rows.length > 0) await appendLedger(db.session, rows);
     const progress = this.#opts.runProgress?.({ ...this.#committed });
-    if (progress) await updateRun(legacyDatabase(db), progress);
+    if (progress) await updateRun(db.session, progress);
   }
 
   /** Hands the file over between batches once it has been held for a while (see `holdMs`). */

@@ -11,7 +11,7 @@ beforeAll(async () => {
   const handle = await openDatabase(db);
   try {
     await handle.connection.run(
-      `INSERT INTO api_requests SELECT now() - INTERVAL 10 MINUTE + i * INTERVAL 1 SECOND, i, 'visitors', 'docs', 200, 0, 'r1' FROM range(151) t(i)`,
+      `INSERT INTO api_requests (requested_at, seq, endpoint, project_id, status, duration_ms, run_id) SELECT now() - INTERVAL 10 MINUTE + i * INTERVAL 1 SECOND, i, 'visitors', 'docs', 200, 0, 'r1' FROM range(151) t(i)`,
     );
   } finally {
     handle.close();

@@ -157,6 +157,36 @@ describe('recoverJournal', () => {
   );
 });
 
+describe('budget scopes in the journal', () => {
+  it("recovers a killed run's requests under the scope its lines name; lines without one count for every scope", async () => {
+    const j = new LedgerJournal(db.path, { budgetScope: 'acme' });
+    j.open();
+    j.record('r1', T0);
+    j.record('r1', T0 + 1_000);
+    // A line of a journal written before scopes.
+    writeFileSync(journal, line('r0', T0 + 2_000), { flag: 'a' });
+    expect((await lostRequests(db, journal, { now: NOW, budgetScope: 'acme' })).map((r) => r.at)).toEqual([
+      T0,
+      T0 + 1_000,
+      T0 + 2_000,
+    ]);
+    expect((await lostRequests(db, journal, { now: NOW, budgetScope: 'other' })).map((r) => r.at)).toEqual([
+      T0 + 2_000,
+    ]);
+    await recoverJournalReport(db, journal, { now: NOW });
+    expect(await readLedgerSince(db, 0, { budgetScope: 'other' })).toEqual([T0 + 2_000 + UNANSWERED_MS]);
+    expect(await readLedgerSince(db, 0, { budgetScope: 'acme' })).toHaveLength(3);
+    expect(
+      await queryRows(db.connection, 'SELECT run_id, budget_scope FROM api_requests ORDER BY requested_at'),
+    ).toEqual([
+      { run_id: 'r1', budget_scope: 'acme' },
+      { run_id: 'r1', budget_scope: 'acme' },
+      { run_id: 'r0', budget_scope: null },
+    ]);
+    j.remove();
+  });
+});
+
 describe('LedgerJournal', () => {
   it('sits beside the real database file, so a run through a symlinked name leaves it where the next run looks', () => {
     const alias = join(dir, 'alias.duckdb');

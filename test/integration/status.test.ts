@@ -92,13 +92,13 @@ async function buildFixture(file: string): Promise<void> {
     // 37 requests in the last hour (13:03 to 13:39), 5 older ones that no longer count.
     for (let i = 0; i < 37; i++) {
       await run(
-        `INSERT INTO api_requests VALUES (epoch_ms($1::BIGINT)::TIMESTAMPTZ, $2, 'visitors', 'docs-a', 200, 0, 'r6')`,
+        `INSERT INTO api_requests (requested_at, seq, endpoint, project_id, status, duration_ms, run_id) VALUES (epoch_ms($1::BIGINT)::TIMESTAMPTZ, $2, 'visitors', 'docs-a', 200, 0, 'r6')`,
         [NOW - 50 * MIN + i * MIN, i],
       );
     }
     for (let i = 0; i < 5; i++) {
       await run(
-        `INSERT INTO api_requests VALUES (epoch_ms($1::BIGINT)::TIMESTAMPTZ, $2, 'visitors', 'docs-a', 200, 0, 'r5')`,
+        `INSERT INTO api_requests (requested_at, seq, endpoint, project_id, status, duration_ms, run_id) VALUES (epoch_ms($1::BIGINT)::TIMESTAMPTZ, $2, 'visitors', 'docs-a', 200, 0, 'r5')`,
         [NOW - 120 * MIN + i * MIN, 100 + i],
       );
     }

@@ -4,6 +4,7 @@ import { makeFolder } from '../../util/file-errors.js';
 import { checkDbPath, openDatabase, type Database, type OpenOptions } from '../database.js';
 import type { Destination, Place } from '../destination.js';
 import { acquireLock } from '../lock.js';
+import { LedgerJournal } from '../ledger-journal.js';
 import { openReadable, type ReadableOptions } from '../readable.js';
 import { loadPreparedBatch } from '../window-batch.js';
 import { markWindowFailed } from '../window-loader.js';
@@ -53,6 +54,23 @@ export function duckPlace(path: string, opts: DuckPlaceOptions = {}): Place {
       checkDbPath(path);
       makeFolder(dirname(resolve(path)), `--db ${path}`);
       return acquireLock(path);
+    },
+    requestLedger({ runId, budgetScope }) {
+      const journal = new LedgerJournal(path, { budgetScope });
+      journal.open();
+      return Promise.resolve({
+        granted: (at) => journal.record(runId, at),
+        refunded: (at) => journal.refund(runId, at),
+        answered: () => false,
+        finish: () => {
+          journal.remove();
+          return Promise.resolve();
+        },
+        close: () => {
+          journal.close();
+          return Promise.resolve();
+        },
+      });
     },
     async open(purpose) {
       if (purpose === 'read') return duckDestination(await openReadable(path, opts.read ?? {}));

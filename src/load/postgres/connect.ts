@@ -110,6 +110,9 @@ export async function openPostgres(target: PgTarget, opts: PgOpenOptions = {}): 
   const client = newClient(target, opts);
   try {
     await client.connect();
+    // The value parsers read dates and times in ISO form, in UTC (see PLAIN_TYPES).
+    await client.query("SET DateStyle TO 'ISO, YMD'");
+    await client.query("SET TimeZone TO 'UTC'");
     if (opts.migrate === true)
       await migratePostgres(client, {
         schema: target.schema,

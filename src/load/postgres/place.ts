@@ -1,11 +1,19 @@
+import { hostname } from 'node:os';
+import type pg from 'pg';
 import { InternalError } from '../../errors.js';
 import type { Destination, Place, RunLock } from '../destination.js';
-import { openPostgres, type PgDatabase, type PgOpenOptions, type PgTarget } from './connect.js';
+import { PgRequestLedger } from './ledger.js';
+import {
+  destinationError,
+  newClient,
+  openPostgres,
+  type PgDatabase,
+  type PgOpenOptions,
+  type PgTarget,
+} from './connect.js';
+import { acquireProjectLocks } from './lock.js';
 
-export interface PgPlaceOptions extends PgOpenOptions {
-  /** Takes the run's advisory locks (see ./lock.ts). */
-  readonly lock?: (target: PgTarget, projects: readonly string[]) => Promise<RunLock>;
-}
+export type PgPlaceOptions = PgOpenOptions;
 
 /** An open PostgreSQL schema as a Destination. */
 export function pgDestination(db: PgDatabase): Destination & { readonly pg: PgDatabase } {
@@ -39,9 +47,35 @@ export function pgPlace(target: PgTarget, opts: PgPlaceOptions = {}): Place {
         return false;
       }
     },
-    async lock(projects) {
-      if (!opts.lock) throw new InternalError('PostgreSQL run locks are not wired yet');
-      return opts.lock(target, projects);
+    lock(projects): Promise<RunLock> {
+      return acquireProjectLocks({
+        connect: () => connectForLock(target),
+        schema: target.schema,
+        projectIds: projects,
+        label: target.label,
+      });
+    },
+    async requestLedger({ runId, budgetScope }) {
+      // Its own connection in autocommit: on the writer's, a row would wait for the window
+      // transaction in progress and vanish with its rollback.
+      const db = await openPostgres(target, opts);
+      const ledger = new PgRequestLedger(db.session, { runId, budgetScope });
+      return {
+        granted: (at) => ledger.granted(at),
+        refunded: (at) => ledger.refunded(at),
+        answered: (row) => {
+          ledger.answered(row);
+          return true;
+        },
+        finish: async () => {
+          try {
+            await ledger.flush();
+          } finally {
+            await db.close();
+          }
+        },
+        close: () => db.close(),
+      };
     },
     async open(purpose) {
       const migrate = purpose !== 'read' && !migrated;
@@ -50,4 +84,16 @@ export function pgPlace(target: PgTarget, opts: PgPlaceOptions = {}): Place {
       return pgDestination(db);
     },
   };
+}
+
+/** The lock's own connection, named so that the message a second run gets says who holds it. */
+async function connectForLock(target: PgTarget): Promise<pg.Client> {
+  const client = newClient(target, { applicationName: `mintlify-etl sync pid ${process.pid} on ${hostname()}` });
+  try {
+    await client.connect();
+    return client;
+  } catch (e) {
+    await client.end().catch(() => undefined);
+    throw destinationError(e, target) ?? e;
+  }
 }
