@@ -1,18 +1,30 @@
 import type { Command } from 'commander';
 import { loadApiKey } from '../api/key.js';
-import { checkDbPath } from '../load/database.js';
 import { runCheck, type CheckResult } from '../pipeline/check.js';
 
 import { parseRateLimit } from '../util/duration.js';
 import { safeText } from '../util/safe-text.js';
 import { clockFromEnv } from './clock.js';
-import { apiUrl, collect, dbPath, projectIds, selectedStreams } from './options.js';
+import { apiUrl, collect, projectIds, selectedStreams } from './options.js';
 import type { CommandResult } from './result.js';
+import {
+  BUDGET_SCOPE_FLAG,
+  BUDGET_SCOPE_HELP,
+  DB_FLAG,
+  SCHEMA_FLAG,
+  SCHEMA_HELP,
+  dbHelp,
+  dbTargetOf,
+  placeOf,
+} from './destination-flags.js';
+import { resolveBudgetScope } from '../api/budget-scope.js';
 
 interface CheckFlags {
   project?: string[];
   streams?: string;
   db?: string;
+  schema?: string;
+  budgetScope?: string;
   rateLimit: string;
   apiKeyFile?: string;
   apiUrl?: string;
@@ -38,7 +50,9 @@ export function registerCheck(
       '--streams <list>',
       'streams to check, comma-separated (env MINTLIFY_ETL_STREAMS; default: the sync default)',
     )
-    .option('--db <path>', 'DuckDB file whose request ledger counts the budget (env MINTLIFY_ETL_DB)')
+    .option(DB_FLAG, dbHelp('the database whose request ledger counts the budget'))
+    .option(SCHEMA_FLAG, SCHEMA_HELP)
+    .option(BUDGET_SCOPE_FLAG, BUDGET_SCOPE_HELP)
     .option('--rate-limit <N/DURATION>', 'the budget to report against', '100/1h')
     .option('--api-key-file <path>', 'read the admin API key from this file instead of MINTLIFY_API_KEY')
     .option('--api-url <url>', 'API base URL (env MINTLIFY_API_URL; default https://api.mintlify.com)')
@@ -69,16 +83,21 @@ async function checkCommand(flags: CheckFlags): Promise<CommandResult> {
   const streams = selectedStreams(flags.streams);
   const rateLimit = parseRateLimit(flags.rateLimit);
   const url = apiUrl(flags.apiUrl);
-  const db = dbPath(flags.db);
-  checkDbPath(db);
+  const target = dbTargetOf(flags);
+  const place = placeOf(target);
+  place.check();
+  const db = target.label;
   const apiKey = await loadApiKey({ apiKeyFile: flags.apiKeyFile });
+  const budgetScope = resolveBudgetScope({ name: flags.budgetScope, apiKey });
   const now = clockFromEnv();
   const result = await runCheck({
     projects,
     streams,
     apiUrl: url,
     apiKey,
-    dbPath: db,
+    dbPath: target.kind === 'duckdb' ? target.path : '',
+    place,
+    budgetScope,
     rateLimit,
     ...(now ? { now } : {}),
   });

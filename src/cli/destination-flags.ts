@@ -20,6 +20,9 @@ export function addDbOptions(cmd: Command, what = 'the database'): Command {
 }
 
 export const DB_FLAG = '--db <path|url>';
+export const BUDGET_SCOPE_FLAG = '--budget-scope <name>';
+export const BUDGET_SCOPE_HELP =
+  "whose requests count against the budget: one organization's name when it syncs with several keys (env MINTLIFY_ETL_BUDGET_SCOPE; default: a one-way fingerprint of the API key)";
 export const SCHEMA_FLAG = '--schema <name>';
 export const SCHEMA_HELP =
   'PostgreSQL only: the schema of the tables and views (env MINTLIFY_ETL_SCHEMA; default mintlify)';

@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
 import { formatStatus } from '../pipeline/status-format.js';
-import { duckStatusSource, gatherStatus, type StatusReport } from '../pipeline/status.js';
+import { gatherStatus, statusSourceOf, type StatusReport } from '../pipeline/status.js';
+import { resolveBudgetScope } from '../api/budget-scope.js';
+import { BUDGET_SCOPE_FLAG, BUDGET_SCOPE_HELP } from './destination-flags.js';
 import { parseRateLimit } from '../util/duration.js';
 import { safeText } from '../util/safe-text.js';
 import { clockFromEnv } from './clock.js';
 import { openToRead } from './open-readonly.js';
 import { addDbOptions, dbTargetOf } from './destination-flags.js';
-import { legacyDatabase } from '../load/legacy.js';
 import type { CommandResult } from './result.js';
 
 /** The service's own limit, which status judges by unless told the limit the runs used. */
@@ -15,6 +16,7 @@ const SERVICE_RATE_LIMIT = '100/1h';
 interface StatusFlags {
   db?: string;
   schema?: string;
+  budgetScope?: string;
   json?: boolean;
   rateLimit?: string;
 }
@@ -33,6 +35,10 @@ export function registerStatus(
     );
   addDbOptions(cmd);
   cmd
+    .option(
+      BUDGET_SCOPE_FLAG,
+      `${BUDGET_SCOPE_HELP}; without a key or a name, every request in the ledger counts`,
+    )
     .option(
       '--rate-limit <N/DURATION>',
       `the budget to judge the request ledger against (as given to sync; default ${SERVICE_RATE_LIMIT})`,
@@ -56,7 +62,14 @@ async function statusCommand(flags: StatusFlags): Promise<CommandResult> {
   let report: StatusReport;
   try {
     const now = clockFromEnv();
-    report = await gatherStatus(duckStatusSource(legacyDatabase(db)), {
+    // The key is not needed to read, but when it is set its scope is the one sync counts in.
+    const key = process.env['MINTLIFY_API_KEY']?.trim();
+    const budgetScope = resolveBudgetScope({
+      name: flags.budgetScope,
+      ...(key !== undefined && key !== '' ? { apiKey: key } : {}),
+    });
+    report = await gatherStatus(statusSourceOf(db), {
+      budgetScope,
       rateLimit,
       limitSource,
       ...(now ? { now: now() } : {}),

@@ -24,7 +24,14 @@ import { FEEDBACK_LOOKBACK_DAYS } from '../streams/feedback.js';
 import { clockFromEnv } from './clock.js';
 import { createProgress } from './progress-bar.js';
 import { apiUrl, collect, intFlag, projectIds, selectedStreams } from './options.js';
-import { addDbOptions, dbTargetOf, placeOf } from './destination-flags.js';
+import {
+  BUDGET_SCOPE_FLAG,
+  BUDGET_SCOPE_HELP,
+  addDbOptions,
+  dbTargetOf,
+  placeOf,
+} from './destination-flags.js';
+import { resolveBudgetScope } from '../api/budget-scope.js';
 import type { CommandResult } from './result.js';
 
 interface SyncFlags {
@@ -40,6 +47,7 @@ interface SyncFlags {
   refresh?: boolean;
   db?: string;
   schema?: string;
+  budgetScope?: string;
   rateLimit: string;
   maxRequests?: number;
   maxDuration: string;
@@ -115,6 +123,7 @@ export function registerSync(
       'fetch windows again even when settled (loaded >= --lookback days after they ended), every loaded feedback month and every assistant thread too; the service has re-classified traffic before',
     );
   addDbOptions(cmd, 'where to load');
+  cmd.option(BUDGET_SCOPE_FLAG, BUDGET_SCOPE_HELP);
   cmd
     .option('--rate-limit <N/DURATION>', 'request budget shared by all projects of the run', '100/1h')
     .option(
@@ -235,6 +244,7 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
       runId,
       dbPath: db,
       place,
+      budgetScope: resolveBudgetScope({ name: flags.budgetScope, apiKey }),
       rateLimit,
       maxRequests: flags.maxRequests,
       maxDurationMs,

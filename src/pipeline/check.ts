@@ -1,18 +1,16 @@
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { RequestBudget } from '../api/budget.js';
 import { MintlifyClient } from '../api/client.js';
 import type { ApiKey } from '../api/key.js';
 import { EXIT, HttpStatusError, isEtlError, RateLimitError, UnreachableError } from '../errors.js';
-import { openDatabase } from '../load/database.js';
-import { openReadable } from '../load/readable.js';
-import { acquireLock } from '../load/lock.js';
 import { appendLedger, readLedgerSince, type LedgerRow } from '../load/runs.js';
 import { addDays, todayUtc } from '../util/day.js';
 import { formatDuration, type RateLimitSpec } from '../util/duration.js';
 import { ANALYTICS_ENDPOINTS, type StreamDefinition } from '../streams/index.js';
 import { explainNotFound } from './not-found.js';
+import type { Place } from '../load/destination.js';
+import { placeOrFile } from '../load/duckdb/place.js';
 
 export interface CheckOptions {
   readonly projects: readonly string[];
@@ -20,7 +18,10 @@ export interface CheckOptions {
   readonly streams: readonly StreamDefinition[];
   readonly apiUrl: string;
   readonly apiKey: ApiKey;
+  /** The DuckDB file, when `place` names no other destination. */
   readonly dbPath: string;
+  /** The destination whose ledger counts the budget (default: the DuckDB file at dbPath). */
+  readonly place?: Place;
   readonly rateLimit: RateLimitSpec;
   /**
    * The budget scope requests are counted in (src/api/budget-scope.ts resolveBudgetScope): the
@@ -69,10 +70,13 @@ const NOT_COUNTED = new Set([401, 403, 404]);
  */
 export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   const now = opts.now ?? Date.now;
-  const hasDb = existsSync(opts.dbPath);
-  const lock = hasDb ? await acquireLock(opts.dbPath) : undefined;
+  const place = placeOrFile(opts);
+  place.check();
+  const hasDb = await place.exists();
+  // A sync of these projects is spending the same budget: its ledger is not written yet.
+  const lock = hasDb || place.kind === 'postgres' ? await place.lock(opts.projects) : undefined;
   try {
-    const spent = hasDb ? await ledger(opts, now()) : [];
+    const spent = hasDb ? await ledger(place, opts, now()) : [];
     const budget = new RequestBudget(opts.rateLimit, { spent, now });
     const rows: LedgerRow[] = [];
     const client = new MintlifyClient({
@@ -113,8 +117,8 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
     // Without a database the requests would be forgotten and the first sync would overspend the
     // hour: the database is created for them, unless the service counted none (a refused key).
     const createdDb = !hasDb && rows.some((r) => r.status === null || !NOT_COUNTED.has(r.status));
-    if (createdDb) await mkdir(dirname(resolve(opts.dbPath)), { recursive: true });
-    if ((hasDb || createdDb) && rows.length > 0) await record(opts.dbPath, rows);
+    if (createdDb && place.kind === 'duckdb') await mkdir(dirname(resolve(opts.dbPath)), { recursive: true });
+    if ((hasDb || createdDb) && rows.length > 0) await record(place, rows);
     const inWindow = budget.spentInWindow();
     return {
       exitCode,
@@ -207,23 +211,23 @@ function budgetSpent(e: unknown, nowMs: number): string | undefined {
   return undefined;
 }
 
-async function ledger(opts: CheckOptions, nowMs: number): Promise<number[]> {
-  const db = await openReadable(opts.dbPath);
+async function ledger(place: Place, opts: CheckOptions, nowMs: number): Promise<number[]> {
+  const db = await place.open('read');
   try {
-    return await readLedgerSince(db, nowMs - opts.rateLimit.windowMs, {
+    return await readLedgerSince(db.session, nowMs - opts.rateLimit.windowMs, {
       endpoints: ANALYTICS_ENDPOINTS,
       ...(opts.budgetScope !== undefined ? { budgetScope: opts.budgetScope } : {}),
     });
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
-async function record(dbPath: string, rows: readonly LedgerRow[]): Promise<void> {
-  const db = await openDatabase(dbPath);
+async function record(place: Place, rows: readonly LedgerRow[]): Promise<void> {
+  const db = await place.open('write');
   try {
-    await appendLedger(db, rows);
+    await appendLedger(db.session, rows);
   } finally {
-    db.close();
+    await db.close();
   }
 }

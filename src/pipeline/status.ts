@@ -1,5 +1,9 @@
 import { RequestBudget } from '../api/budget.js';
 import type { Database } from '../load/database.js';
+import type { Destination } from '../load/destination.js';
+import { legacyDatabase } from '../load/legacy.js';
+import type { PgDatabase } from '../load/postgres/connect.js';
+import { heldProjects } from '../load/postgres/lock.js';
 import { duckSession } from '../load/duckdb/session.js';
 import { syncHolder } from '../load/lock.js';
 import type { Row, SqlParam, SqlSession } from '../load/session.js';
@@ -179,7 +183,23 @@ export interface StatusSource {
 
 /** A DuckDB file as status reads it: its SQL through a session, its runs through runs.ts, its lock file. */
 export function duckStatusSource(db: Database): StatusSource {
-  return sessionStatusSource(duckSession(db.connection), db.path, async () => (await syncHolder(db.path)) !== undefined);
+  return sessionStatusSource(
+    duckSession(db.connection),
+    db.path,
+    async () => (await syncHolder(db.path)) !== undefined,
+  );
+}
+
+/** An open destination as status reads it: a sync holds a DuckDB file's lock, a schema's advisory locks. */
+export function statusSourceOf(dest: Destination): StatusSource {
+  if (dest.kind === 'duckdb') return duckStatusSource(legacyDatabase(dest));
+  const { client, target } = (dest as Destination & { readonly pg: PgDatabase }).pg;
+  return sessionStatusSource(dest.session, dest.label, async () => {
+    const projects = (await dest.session.rows('SELECT DISTINCT project_id FROM sync_windows')).map((r) =>
+      String(r['project_id']),
+    );
+    return (await heldProjects(client, target.schema, projects)).size > 0;
+  });
 }
 
 /** Any destination as status reads it, given how to tell whether a sync holds it now. */
