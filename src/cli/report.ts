@@ -4,16 +4,15 @@ import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { duckSession } from '../load/duckdb/session.js';
 import { gatherReport, hasReportViews, listProjects } from '../report/data.js';
 import { REPORT_MARKER, REPORT_MARKER_WITHIN_BYTES } from '../report/marker.js';
 import type { ReportData } from '../report/model.js';
 import { renderTerminal, shouldColor, terminalColumns } from '../report/terminal.js';
 import { clockFromEnv } from './clock.js';
-import { openExistingReadOnly } from './open-readonly.js';
-import { dbPath, intFlag, projectIds } from './options.js';
+import { openToRead } from './open-readonly.js';
+import { intFlag, projectIds } from './options.js';
 import type { CommandResult } from './result.js';
-import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp } from './destination-flags.js';
+import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp, dbTargetOf } from './destination-flags.js';
 import { databaseFiles, realTarget } from './target-path.js';
 import { makeFolder, onFile, userFileError } from '../util/file-errors.js';
 import { specialKind } from '../util/regular-file.js';
@@ -102,23 +101,26 @@ Examples:
 
 async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
   const only = flags.project !== undefined ? projectIds([flags.project]) : undefined;
+  const target = dbTargetOf(flags);
   const htmlFile =
-    flags.html !== undefined ? htmlTarget(flags.html, dbPath(flags.db), flags.force === true) : undefined;
-  const db = await openExistingReadOnly(dbPath(flags.db));
+    flags.html !== undefined
+      ? htmlTarget(flags.html, target.kind === 'duckdb' ? target.path : undefined, flags.force === true)
+      : undefined;
+  const db = await openToRead(target);
   let data: ReportData;
   try {
-    const session = duckSession(db.connection);
+    const session = db.session;
     if (!(await hasReportViews(session))) {
       throw new UsageError(
-        `${db.path} has no mintlify-etl views (is it a mintlify-etl database?): run \`mintlify-etl sync\` on it first`,
-        { path: db.path },
+        `${db.label} has no mintlify-etl views (is it a mintlify-etl database?): run \`mintlify-etl sync\` on it first`,
+        { path: db.label },
       );
     }
     const known = await listProjects(session);
     const missing = (only ?? []).filter((p) => !known.includes(p));
     if (missing.length > 0 && known.length > 0) {
       throw new UsageError(
-        `no data for project ${missing.map((p) => `"${p}"`).join(', ')} in ${db.path}; it holds: ${known.join(', ')}`,
+        `no data for project ${missing.map((p) => `"${p}"`).join(', ')} in ${db.label}; it holds: ${known.join(', ')}`,
         { missing, known },
       );
     }
@@ -130,7 +132,7 @@ async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
       ...(now ? { now: new Date(now()) } : {}),
     });
   } finally {
-    db.close();
+    await db.close();
   }
 
   if (htmlFile !== undefined) {
@@ -152,7 +154,7 @@ async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
 }
 
 /** The real path --html would write, refused up front when no page can be written there. */
-function htmlTarget(file: string, db: string, force: boolean): string {
+function htmlTarget(file: string, db: string | undefined, force: boolean): string {
   const real = realTarget(file, '--html');
   const existing = onFile(`--html ${file}`, 'read', real, () => lstatSync(real, { throwIfNoEntry: false }));
   const kind = existing === undefined ? undefined : specialKind(existing);
@@ -168,7 +170,7 @@ function htmlTarget(file: string, db: string, force: boolean): string {
     );
   }
   // The page replaces whatever file is there: never the database or a file it depends on.
-  const what = databaseFiles(db).get(real);
+  const what = db === undefined ? undefined : databaseFiles(db).get(real);
   if (what !== undefined) {
     throw new UsageError(
       `--html ${file} is ${what} (${db}): give the page its own file name, e.g. report.html`,
