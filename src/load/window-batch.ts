@@ -13,6 +13,7 @@ import { EtlError, InternalError, ValueTooLargeError } from '../errors.js';
 import { appendColumns, withAppender } from './append.js';
 import { formatSize, withMemoryFor, type LargestValue } from './large-values.js';
 import type { Database } from './database.js';
+import type { TableSpec } from './table-spec.js';
 import { inTransaction, toDateValue, toTimestampValue } from './sql.js';
 
 /** What every window of every stream records in sync_windows, whatever its tables hold. */
@@ -70,8 +71,10 @@ export interface PreparedWindow {
 
 /** A stream's tables: how a batch of its windows replaces their rows. */
 export interface TableLoader {
+  /** What the tables are and how a window replaces its rows: what a destination other than DuckDB reads. */
+  readonly spec: TableSpec;
   /**
-   * Inside the batch's transaction: deletes every row of these windows from the stream's tables
+   * DuckDB's way. Inside the batch's transaction: deletes every row of these windows from the stream's tables
    * and inserts the new ones (each window replaced as a set). Calls `onStep` after its deletes
    * ('delete') and after each table it fills.
    */
