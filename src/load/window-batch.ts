@@ -9,9 +9,9 @@ import {
   type DuckDBConnection,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import { EtlError, InternalError, ValueTooLargeError } from '../errors.js';
 import { appendColumns, withAppender } from './append.js';
-import { formatSize, withMemoryFor, type LargestValue } from './large-values.js';
+import { batchFailure, lastPerWindow } from './batch-rules.js';
+import { withMemoryFor, type LargestValue } from './large-values.js';
 import type { Database } from './database.js';
 import type { TableSpec } from './table-spec.js';
 import { inTransaction, toDateValue, toTimestampValue } from './sql.js';
@@ -106,17 +106,6 @@ const DELETE_WINDOWS = `DELETE FROM sync_windows USING (
   SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::VARCHAR[]) AS stream, unnest($3::DATE[]) AS day) AS k
 WHERE sync_windows.project_id = k.project_id AND sync_windows.stream = k.stream AND sync_windows.window_start = k.day`;
 
-/** The last window of a (project, stream, day) wins, as if the windows had been loaded one by one. */
-export function lastPerWindow(windows: readonly PreparedWindow[]): PreparedWindow[] {
-  const byKey = new Map<string, PreparedWindow>();
-  for (const p of windows) {
-    const key = `${p.w.projectId}\u0000${p.w.stream}\u0000${p.w.item?.id ?? p.w.day}`;
-    byKey.delete(key);
-    byKey.set(key, p);
-  }
-  return [...byKey.values()];
-}
-
 async function appendWindowRecords(conn: DuckDBConnection, batch: readonly PreparedWindow[]): Promise<void> {
   await withAppender(conn, 'sync_windows', (a) =>
     appendColumns(a, WINDOW_COLUMNS, batch.length, (s, e) => {
@@ -192,40 +181,4 @@ export async function loadPreparedBatch(
   } catch (e) {
     throw batchFailure(e, windows, db.path);
   }
-}
-
-/**
- * The one-line error of a batch that failed to load (its transaction rolled back), naming the
- * window (or the batch's first) and the destination `into`; an EtlError passes as it is.
- */
-export function batchFailure(e: unknown, windows: readonly PreparedWindow[], into: string): EtlError {
-  if (e instanceof EtlError) return e;
-  const first = (windows[0] as PreparedWindow).w;
-  const name = `${first.projectId} ${first.stream === 'visitors' ? '' : `${first.stream} `}${first.day}`;
-  // DuckDB's messages run to several lines of advice; the log and the window record take one.
-  const said = firstLine((e as Error).message);
-  if (windows.length === 1) {
-    const big = (windows[0] as PreparedWindow).largest;
-    if (big !== undefined && /out of memory/i.test(said)) {
-      return new ValueTooLargeError(
-        `${name}: ${big.what} could not be loaded (${formatSize(big.chars)} of JSON; ${said}); the window keeps its previous data`,
-        { projectId: first.projectId, stream: first.stream, day: first.day, chars: big.chars },
-        { cause: e },
-      );
-    }
-    return new InternalError(
-      `loading ${name} into ${into} failed (the day keeps its previous data): ${said}`,
-      { projectId: first.projectId, stream: first.stream, day: first.day, path: into },
-      { cause: e },
-    );
-  }
-  return new InternalError(
-    `loading a batch of ${windows.length} window(s) (first ${name}) into ${into} failed (every day of it keeps its previous data): ${said}`,
-    { windows: windows.length, path: into },
-    { cause: e },
-  );
-}
-
-function firstLine(message: string): string {
-  return message.split('\n', 1)[0]?.trim() ?? '';
 }

@@ -45,7 +45,8 @@ export async function copyRows(
   if (sent === 0) return;
   const names = [...prefixColumns, ...columns.map((c) => c.name)].map(quoteIdent).join(', ');
   const sink = client.query(copyFrom(`COPY ${table} (${names}) FROM STDIN`));
-  await pipeline(Readable.from(pieces(sources, columns, byColumn)), sink);
+  // highWaterMark 1: the next chunk is made when the last has gone to the socket, not 16 ahead.
+  await pipeline(Readable.from(pieces(sources, columns, byColumn), { highWaterMark: 1 }), sink);
   if (sink.rowCount !== sent) {
     throw new InternalError(
       `${table} rows did not round-trip: sent ${sent}, PostgreSQL read ${sink.rowCount}`,

@@ -70,7 +70,8 @@ export const PLAIN_TYPES: pg.CustomTypesConfig = {
 
 function pgParam(p: SqlParam): unknown {
   if (typeof p === 'bigint') return p.toString();
-  if (Array.isArray(p)) return (p as readonly unknown[]).map((v) => (typeof v === 'bigint' ? v.toString() : v));
+  if (Array.isArray(p))
+    return (p as readonly unknown[]).map((v) => (typeof v === 'bigint' ? v.toString() : v));
   return p;
 }
 

@@ -45,14 +45,24 @@ function columnsOf(t: JsonTable): CopyColumn[] {
   return t.columns.map(([name, type]) => ({ name, type }));
 }
 
-/** (project, day) keys as two arrays zipped by unnest. */
-function dayKeys(batch: readonly PreparedWindow[]): [string[], string[]] {
-  return [batch.map((b) => b.w.projectId), batch.map((b) => b.w.day)];
+/**
+ * (project, day) keys as two arrays zipped by unnest, and the batch's first and last day. The day
+ * range in front filters the table's scan before the join (no index serves these deletes): without
+ * it PostgreSQL sorted or hashed every row of the table to join them with a few keys.
+ */
+function dayKeys(batch: readonly PreparedWindow[]): [string[], string[], string, string] {
+  const days = batch.map((b) => b.w.day).sort();
+  return [
+    batch.map((b) => b.w.projectId),
+    batch.map((b) => b.w.day),
+    days[0] as string,
+    days.at(-1) as string,
+  ];
 }
 
 function deleteDays(table: string, day: string): string {
   return `DELETE FROM ${table} USING unnest($1::text[], $2::date[]) AS k(project_id, day)
-WHERE ${table}.project_id = k.project_id AND ${table}.${day} = k.day`;
+WHERE ${table}.${day} BETWEEN $3::date AND $4::date AND ${table}.project_id = k.project_id AND ${table}.${day} = k.day`;
 }
 
 function daySources(
@@ -75,7 +85,8 @@ const sitePages: Loader<Extract<TableSpec, { kind: 'site-pages' }>> = async (cli
     `INSERT INTO ${spec.siteTable} (project_id, ${day}, human, ai, total, partial, loaded_at, run_id)
 SELECT * FROM unnest($1::text[], $2::date[], $3::bigint[], $4::bigint[], $5::bigint[], $6::boolean[], $7::timestamptz[], $8::text[])`,
     [
-      ...keys,
+      keys[0],
+      keys[1],
       site.map((s) => bigintText(s.human)),
       site.map((s) => bigintText(s.ai)),
       site.map((s) => bigintText(s.total)),

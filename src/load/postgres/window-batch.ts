@@ -2,13 +2,8 @@ import type pg from 'pg';
 import { safeLine } from '../../util/safe-text.js';
 import { dayNumber } from '../sql.js';
 import type { WindowFailure } from '../window-loader.js';
-import {
-  batchFailure,
-  lastPerWindow,
-  type BatchStep,
-  type PreparedWindow,
-  type TableLoader,
-} from '../window-batch.js';
+import { batchFailure, lastPerWindow } from '../batch-rules.js';
+import type { BatchStep, PreparedWindow, TableLoader } from '../window-batch.js';
 import { bigintText } from './copy-text.js';
 import { replacePostgres } from './table-loaders.js';
 
