@@ -13,10 +13,13 @@ import { copyRows, type CopySource } from './copy-in.js';
 import { bigintText, linePrefix, type CopyColumn } from './copy-text.js';
 
 /*
- * PostgreSQL's side of each TableSpec, inside the batch's transaction. Rows go by COPY into a
- * TEMP staging table (dropped at commit or rollback), then the windows' old rows are deleted and
- * the staged ones inserted: the same table contents as DuckDB's loaders give, step for step
- * (`onStep` after the same steps).
+ * PostgreSQL's side of each TableSpec, inside the batch's transaction: the same table contents as
+ * DuckDB's loaders give, step for step (`onStep` after the same steps). Rows go in by COPY FROM
+ * STDIN. Tables replaced as a set per window (days, a thread's messages) take the COPY straight
+ * after the windows' rows are deleted: the transaction already makes the swap atomic, and a TEMP
+ * staging table and an INSERT ... SELECT from it cost a second pass over every row (measured,
+ * benchmark 8: 2.3x a plain COPY staged, 1.6x straight). Event tables are upserted by key, which
+ * needs the rows in a TEMP staging table first (dropped at commit or rollback).
  */
 
 export interface PgLoadContext {
@@ -32,14 +35,8 @@ type Loader<S> = (
   ctx: PgLoadContext,
 ) => Promise<void>;
 
+/** Staging tables get a new name each: two event tables of one batch stage side by side. */
 let stages = 0;
-
-/** A TEMP table shaped like `table` (same columns, order and NOT NULLs), gone at the transaction's end. */
-async function stageLike(client: pg.ClientBase, table: string): Promise<string> {
-  const name = `etl_stage_${++stages}`;
-  await client.query(`CREATE TEMP TABLE ${name} (LIKE ${table}) ON COMMIT DROP`);
-  return name;
-}
 
 function columnsOf(t: JsonTable): CopyColumn[] {
   return t.columns.map(([name, type]) => ({ name, type }));
@@ -74,9 +71,7 @@ function daySources(
 
 const sitePages: Loader<Extract<TableSpec, { kind: 'site-pages' }>> = async (client, spec, batch, ctx) => {
   const day = spec.dayColumn;
-  const stage = await stageLike(client, spec.pageTable);
   const chunks = (b: PreparedWindow): SitePageData['chunks'] => (b.data as SitePageData).chunks;
-  await copyRows(client, stage, ['project_id', day], columnsOf(spec.pages), daySources(batch, chunks), true);
   const keys = dayKeys(batch);
   for (const t of [spec.siteTable, spec.pageTable]) await client.query(deleteDays(t, day), keys);
   await ctx.onStep('delete');
@@ -96,31 +91,33 @@ SELECT * FROM unnest($1::text[], $2::date[], $3::bigint[], $4::bigint[], $5::big
     ],
   );
   await ctx.onStep('site');
-  await client.query(`INSERT INTO ${spec.pageTable} SELECT * FROM ${stage}`);
+  await copyRows(
+    client,
+    spec.pageTable,
+    ['project_id', day],
+    columnsOf(spec.pages),
+    daySources(batch, chunks),
+    spec.pages.byColumn === true,
+  );
   await ctx.onStep('pages');
 };
 
 const jsonDays: Loader<Extract<TableSpec, { kind: 'json-days' }>> = async (client, spec, batch, ctx) => {
-  const staged: string[] = [];
+  const keys = dayKeys(batch);
+  for (const t of spec.tables) await client.query(deleteDays(t.table, t.dayColumn ?? 'day'), keys);
+  await ctx.onStep('delete');
   for (const t of spec.tables) {
-    const stage = await stageLike(client, t.table);
     const chunks = (b: PreparedWindow): CopySource['chunks'] => (b.data as JsonTablesData)[t.table] ?? [];
     const day = t.dayColumn ?? 'day';
     await copyRows(
       client,
-      stage,
+      t.table,
       ['project_id', day],
       columnsOf(t),
       daySources(batch, chunks),
       t.byColumn === true,
     );
-    staged.push(stage);
   }
-  const keys = dayKeys(batch);
-  for (const t of spec.tables) await client.query(deleteDays(t.table, t.dayColumn ?? 'day'), keys);
-  await ctx.onStep('delete');
-  for (const [i, t] of spec.tables.entries())
-    await client.query(`INSERT INTO ${t.table} SELECT * FROM ${staged[i] as string}`);
   await ctx.onStep('pages');
 };
 
@@ -188,12 +185,6 @@ SELECT DISTINCT ON (${keys}) project_id, ${names}, window_start, ${values} FROM 
 
 /** Each thread replaced as a set: its messages, and its record of what was fetched when. */
 const threads: Loader<Extract<TableSpec, { kind: 'threads' }>> = async (client, spec, batch, ctx) => {
-  const stage = await stageLike(client, spec.messages.table);
-  const sources = batch.map((b) => ({
-    prefix: linePrefix([b.w.projectId]),
-    chunks: (b.data as ThreadData).chunks,
-  }));
-  await copyRows(client, stage, ['project_id'], columnsOf(spec.messages), sources);
   const keys = [batch.map((b) => b.w.projectId), batch.map((b) => b.w.item?.id ?? '')];
   for (const t of [spec.messages.table, 'assistant_threads'])
     await client.query(
@@ -202,7 +193,11 @@ WHERE ${t}.project_id = k.project_id AND ${t}.thread_id = k.thread_id`,
       keys,
     );
   await ctx.onStep('delete');
-  await client.query(`INSERT INTO ${spec.messages.table} SELECT * FROM ${stage}`);
+  const sources = batch.map((b) => ({
+    prefix: linePrefix([b.w.projectId]),
+    chunks: (b.data as ThreadData).chunks,
+  }));
+  await copyRows(client, spec.messages.table, ['project_id'], columnsOf(spec.messages), sources);
   const data = batch.map((b) => b.data as ThreadData);
   await client.query(
     `INSERT INTO assistant_threads (project_id, thread_id, status, created_at, turns, messages, fetched_at, run_id)
