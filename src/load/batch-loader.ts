@@ -3,13 +3,8 @@ import { DataShiftError, InternalError, type EtlError } from '../errors.js';
 import { addDays } from '../util/day.js';
 import { appendColumns, withAppender } from './append.js';
 import type { Database } from './database.js';
-import {
-  insertJsonChunks,
-  jsonChunkBuilder,
-  jsonChunks,
-  type JsonChunk,
-  type JsonTable,
-} from './json-tables.js';
+import { insertJsonChunks, jsonChunkBuilder, jsonChunks } from './json-tables.js';
+import type { JsonChunk, JsonTable, SitePageData } from './table-spec.js';
 import { HashedStringSet } from '../util/hashed-string-set.js';
 import { dayNumber, toDateValue } from './sql.js';
 import {
@@ -29,17 +24,6 @@ export {
 } from './window-batch.js';
 
 const SITE_COLUMNS = [VARCHAR, DATE, BIGINT, BIGINT, BIGINT, BOOLEAN, TIMESTAMPTZ, VARCHAR];
-
-/** A day stream with a site table and a page table of (human, ai, total) counts: visitors, views. */
-interface SitePageData {
-  readonly site: { readonly human: number; readonly ai: number; readonly total: number };
-  /**
-   * The page rows as JSON chunks: DuckDB parses one string in one allocation, and a 55,000-row
-   * day as one string no longer fit the writer's 32 MB memory limit (every night, at hundreds of
-   * requests per attempt).
-   */
-  readonly chunks: readonly JsonChunk[];
-}
 
 /** The columns of page_daily and page_views_daily besides (project_id, day). */
 const PAGE_COLUMNS: JsonTable['columns'] = [
@@ -261,6 +245,7 @@ WHERE ${table}.${day} BETWEEN $3::DATE AND $4::DATE AND ${table}.project_id = k.
 export function siteAndPageTables(siteTable: string, pageTable: string, dayColumn = 'day'): TableLoader {
   const deletes = [deleteKeysSql(siteTable, dayColumn), deleteKeysSql(pageTable, dayColumn)];
   return {
+    spec: { kind: 'site-pages', siteTable, pageTable, dayColumn, pages: PAGE_TABLE },
     async replace(conn, batch, { loadedAt, onStep }) {
       const days = batch.map((b) => b.w.day).sort();
       const keys: DuckDBValue[] = [

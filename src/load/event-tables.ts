@@ -1,37 +1,10 @@
 import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { InternalError } from '../errors.js';
-import type { JsonChunk } from './json-tables.js';
+import type { EventTable, EventTableData, JsonChunk } from './table-spec.js';
 import { toDateValue, toTimestampValue } from './sql.js';
 import type { PreparedWindow, TableLoader } from './window-batch.js';
 
-/** A column filled from the JSON rows: its name (= the JSON field), SQL type and JSON shape. */
-export interface EventColumn {
-  readonly name: string;
-  readonly type: string;
-  /** How DuckDB's JSON reader reads it, when not simply `type` (a LIST of STRUCT). */
-  readonly json?: string;
-}
-
-/**
- * A table of keyed event records loaded by range windows: after a window [start, end) is loaded,
- * the table holds exactly the window's rows among those whose `time` lies in the range. Rows whose
- * time is NULL belong to no range: they are upserted by key and never deleted by one.
- */
-export interface EventTable {
-  readonly table: string;
-  readonly columns: readonly EventColumn[];
-  /** The key besides project_id. */
-  readonly key: readonly string[];
-  /** The event-time column (TIMESTAMPTZ). */
-  readonly time: string;
-  /** `seen`: first_seen_at kept from the row's first load, last_seen_at the fetch; else loaded_at. */
-  readonly stamps: 'seen' | 'loaded';
-}
-
-/** What an event stream's `prepare` hands the loader: the window's rows as JSON chunks. */
-export interface EventTableData {
-  readonly chunks: readonly JsonChunk[];
-}
+export type { EventColumn, EventTable, EventTableData } from './table-spec.js';
 
 /** A window's rows as JSON chunks, and which row's text was longest (index into the rows). */
 export interface EventChunks {
@@ -133,6 +106,7 @@ export function eventTable(t: EventTable): TableLoader {
   const stampVals =
     t.stamps === 'seen' ? 'coalesce(first_seen, fetched_at), fetched_at, run_id' : '$1::TIMESTAMPTZ, run_id';
   return {
+    spec: { kind: 'events', table: t },
     async replace(conn, batch, { loadedAt, onStep }) {
       await fillStage(conn, t, batch);
       if (t.stamps === 'seen') {

@@ -1,31 +1,10 @@
 import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { InternalError } from '../errors.js';
 import { toDateValue } from './sql.js';
+import type { JsonChunk, JsonTable, JsonTablesData } from './table-spec.js';
 import type { PreparedWindow, TableLoader } from './window-batch.js';
 
-/** A day table of a stream: (project_id, day) plus these columns, filled from JSON rows. */
-export interface JsonTable {
-  readonly table: string;
-  /** Columns besides project_id and day, as [name, DuckDB type], named like the JSON fields. */
-  readonly columns: readonly (readonly [string, string])[];
-  /** The window's day column (default `day`; the period tables key on `period_start`). */
-  readonly dayColumn?: string;
-  /**
-   * Chunks hold one JSON array per column (`{"path":[...],"human":[...]}`) instead of one object
-   * per row: without the field names a page row's text is 40% shorter, which matters when a day
-   * of 600,000 rows waits as text for its commit (issue 19, item 15).
-   */
-  readonly byColumn?: boolean;
-}
-
-/** One window's rows for one table, as JSON text (a few thousand rows at most per chunk). */
-export interface JsonChunk {
-  readonly rows: number;
-  readonly body: string;
-}
-
-/** What a stream's `prepare` hands the loader: per table, the window's rows in chunks. */
-export type JsonTablesData = Readonly<Record<string, readonly JsonChunk[]>>;
+export type { JsonChunk, JsonTable, JsonTablesData } from './table-spec.js';
 
 /** Rows per JSON text: DuckDB parses one string in one allocation, so it stays small. */
 const CHUNK_ROWS = 20_000;
@@ -165,6 +144,7 @@ export async function insertJsonChunks(
  */
 export function jsonTables(tables: readonly JsonTable[]): TableLoader {
   return {
+    spec: { kind: 'json-days', tables },
     async replace(conn, batch, { onStep }) {
       const keys: DuckDBValue[] = [
         listValue(batch.map((b) => b.w.projectId)),

@@ -9,10 +9,11 @@ import {
   type DuckDBConnection,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import { EtlError, InternalError, ValueTooLargeError } from '../errors.js';
 import { appendColumns, withAppender } from './append.js';
-import { formatSize, withMemoryFor, type LargestValue } from './large-values.js';
+import { batchFailure, lastPerWindow } from './batch-rules.js';
+import { withMemoryFor, type LargestValue } from './large-values.js';
 import type { Database } from './database.js';
+import type { TableSpec } from './table-spec.js';
 import { inTransaction, toDateValue, toTimestampValue } from './sql.js';
 
 /** What every window of every stream records in sync_windows, whatever its tables hold. */
@@ -70,8 +71,10 @@ export interface PreparedWindow {
 
 /** A stream's tables: how a batch of its windows replaces their rows. */
 export interface TableLoader {
+  /** What the tables are and how a window replaces its rows: what a destination other than DuckDB reads. */
+  readonly spec: TableSpec;
   /**
-   * Inside the batch's transaction: deletes every row of these windows from the stream's tables
+   * DuckDB's way. Inside the batch's transaction: deletes every row of these windows from the stream's tables
    * and inserts the new ones (each window replaced as a set). Calls `onStep` after its deletes
    * ('delete') and after each table it fills.
    */
@@ -102,17 +105,6 @@ const WINDOW_COLUMNS = [
 const DELETE_WINDOWS = `DELETE FROM sync_windows USING (
   SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::VARCHAR[]) AS stream, unnest($3::DATE[]) AS day) AS k
 WHERE sync_windows.project_id = k.project_id AND sync_windows.stream = k.stream AND sync_windows.window_start = k.day`;
-
-/** The last window of a (project, stream, day) wins, as if the windows had been loaded one by one. */
-function lastPerWindow(windows: readonly PreparedWindow[]): PreparedWindow[] {
-  const byKey = new Map<string, PreparedWindow>();
-  for (const p of windows) {
-    const key = `${p.w.projectId}\u0000${p.w.stream}\u0000${p.w.item?.id ?? p.w.day}`;
-    byKey.delete(key);
-    byKey.set(key, p);
-  }
-  return [...byKey.values()];
-}
 
 async function appendWindowRecords(conn: DuckDBConnection, batch: readonly PreparedWindow[]): Promise<void> {
   await withAppender(conn, 'sync_windows', (a) =>
@@ -187,34 +179,6 @@ export async function loadPreparedBatch(
   try {
     await loadBatchInTransaction(db, lastPerWindow(windows), opts);
   } catch (e) {
-    if (e instanceof EtlError) throw e;
-    const first = (windows[0] as PreparedWindow).w;
-    const name = `${first.projectId} ${first.stream === 'visitors' ? '' : `${first.stream} `}${first.day}`;
-    // DuckDB's messages run to several lines of advice; the log and the window record take one.
-    const said = firstLine((e as Error).message);
-    if (windows.length === 1) {
-      const big = (windows[0] as PreparedWindow).largest;
-      if (big !== undefined && /out of memory/i.test(said)) {
-        throw new ValueTooLargeError(
-          `${name}: ${big.what} could not be loaded (${formatSize(big.chars)} of JSON; ${said}); the window keeps its previous data`,
-          { projectId: first.projectId, stream: first.stream, day: first.day, chars: big.chars },
-          { cause: e },
-        );
-      }
-      throw new InternalError(
-        `loading ${name} into ${db.path} failed (the day keeps its previous data): ${said}`,
-        { projectId: first.projectId, stream: first.stream, day: first.day, path: db.path },
-        { cause: e },
-      );
-    }
-    throw new InternalError(
-      `loading a batch of ${windows.length} window(s) (first ${name}) into ${db.path} failed (every day of it keeps its previous data): ${said}`,
-      { windows: windows.length, path: db.path },
-      { cause: e },
-    );
+    throw batchFailure(e, windows, db.path);
   }
-}
-
-function firstLine(message: string): string {
-  return message.split('\n', 1)[0]?.trim() ?? '';
 }

@@ -4,7 +4,7 @@ import { HttpStatusError } from '../errors.js';
 import type { PlannedWindow } from '../extract/plan.js';
 import { timeOutOfRange, type QualityWarning } from '../extract/quality.js';
 import { eventChunks } from '../load/event-tables.js';
-import type { JsonChunk, JsonTable } from '../load/json-tables.js';
+import type { JsonTable, ThreadData, ThreadStatus } from '../load/table-spec.js';
 import { largestField } from '../load/large-values.js';
 import { toTimestampValue } from '../load/sql.js';
 import type { PreparedWindow, TableLoader } from '../load/window-batch.js';
@@ -34,29 +34,11 @@ const MESSAGES: JsonTable = {
   ],
 };
 
-/**
- * `gone`: the service answered that it has no such thread (404 naming the thread); `refused`: it
- * refused the id (400); `failed`: every retry failed (asked again after the other threads).
- */
-type ThreadStatus = 'loaded' | 'gone' | 'refused' | 'failed';
-
-interface ThreadData {
-  readonly status: ThreadStatus;
-  /**
-   * Turns the thread is known to have: its user messages, or the turns planned if more. A thread
-   * still going when fetched holds turns the assistant stream loads only the next day; counting
-   * them here keeps that from looking like growth and paying for the thread twice.
-   */
-  readonly turns: number;
-  readonly createdAt: string | null;
-  readonly messages: number;
-  readonly chunks: readonly JsonChunk[];
-}
-
 const KEYS = `(SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::VARCHAR[]) AS thread_id) AS k`;
 
 /** Each thread replaced as a set: its messages, and its record of what was fetched when. */
 const LOADER: TableLoader = {
+  spec: { kind: 'threads', messages: MESSAGES },
   async replace(conn, batch, { onStep }) {
     const keys = [
       listValue(batch.map((b) => b.w.projectId)),

@@ -10,6 +10,7 @@ import { e2eBench } from './e2e.js';
 import { machine } from './env.js';
 import { loadBench } from './load.js';
 import { memoryBench } from './memory.js';
+import { postgresLoadBench } from './postgres-load.js';
 import { CHANGES } from './notes.js';
 import { requestsBench } from './requests.js';
 import { streamsBench } from './streams.js';
@@ -23,6 +24,7 @@ const BENCHES: readonly Bench[] = [
   memoryBench,
   streamsBench,
   commandsBench,
+  postgresLoadBench,
 ];
 
 const USAGE = `npm run bench [-- --quick] [-- --only ${BENCHES.map((b) => b.id).join(',')}] [-- --out FILE]

@@ -323,6 +323,7 @@ describe('a crash in the middle of a load', () => {
       'src/load/append.ts',
       'src/load/batch-loader.ts',
       'src/load/window-batch.ts',
+      'src/load/batch-rules.ts',
       'src/load/large-values.ts',
       'src/load/json-tables.ts',
       'src/load/window-loader.ts',

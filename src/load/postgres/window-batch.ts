@@ -1,0 +1,131 @@
+import type pg from 'pg';
+import { safeLine } from '../../util/safe-text.js';
+import { dayNumber } from '../sql.js';
+import type { WindowFailure } from '../window-loader.js';
+import { batchFailure, lastPerWindow } from '../batch-rules.js';
+import type { BatchStep, PreparedWindow, TableLoader } from '../window-batch.js';
+import { bigintText } from './copy-text.js';
+import { replacePostgres } from './table-loaders.js';
+
+export interface PgBatchOptions {
+  /**
+   * Fault-injection seam for tests: called inside the transaction after each step ('delete',
+   * 'site', 'pages' per stream, 'window' last), as on DuckDB.
+   */
+  onStep?: (step: BatchStep) => void | Promise<void>;
+  /** How errors name the destination (default: host:port/database of the client; never a password). */
+  destination?: string;
+}
+
+/** host:port/database as the client connected to it: what an error may show. */
+export function describeClient(client: pg.ClientBase): string {
+  const c = client as Partial<Pick<pg.Client, 'host' | 'port' | 'database'>>;
+  return `PostgreSQL ${c.host ?? '?'}:${c.port ?? '?'}/${c.database ?? '?'}`;
+}
+
+const DELETE_WINDOWS = `DELETE FROM sync_windows USING unnest($1::text[], $2::text[], $3::date[]) AS k(project_id, stream, day)
+WHERE sync_windows.project_id = k.project_id AND sync_windows.stream = k.stream AND sync_windows.window_start = k.day`;
+
+const INSERT_WINDOWS = `INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows,
+  truncated, api_totals_total, attempts, fetched_at, run_id, error)
+SELECT p, s, ws, we, 'loaded', pg, r, t, a, n, f, ru, NULL
+FROM unnest($1::text[], $2::text[], $3::date[], $4::date[], $5::integer[], $6::integer[], $7::boolean[],
+  $8::bigint[], $9::integer[], $10::timestamptz[], $11::text[]) AS k(p, s, ws, we, pg, r, t, a, n, f, ru)`;
+
+function windowRecords(ranges: readonly PreparedWindow[]): unknown[] {
+  return [
+    ranges.map((b) => b.w.projectId),
+    ranges.map((b) => b.w.stream),
+    ranges.map((b) => b.w.day),
+    ranges.map((b) => b.w.dateTo),
+    ranges.map((b) => b.w.pagesFetched),
+    ranges.map((b) => b.rows),
+    ranges.map((b) => b.w.truncated),
+    ranges.map((b) => bigintText(b.w.apiTotalsTotal)),
+    ranges.map((b) => b.w.attempts),
+    ranges.map((b) => b.w.fetchedAt.toISOString()),
+    ranges.map((b) => b.w.runId),
+  ];
+}
+
+async function loadInTransaction(
+  client: pg.ClientBase,
+  batch: readonly PreparedWindow[],
+  opts: PgBatchOptions,
+): Promise<void> {
+  // Milliseconds, as DuckDB's loader stamps them: both destinations hold the same loaded_at.
+  const loadedAt = new Date().toISOString();
+  const onStep = async (step: BatchStep): Promise<void> => {
+    await opts.onStep?.(step);
+  };
+  const byLoader = new Map<TableLoader, PreparedWindow[]>();
+  for (const p of batch) byLoader.set(p.tables, [...(byLoader.get(p.tables) ?? []), p]);
+  const ranges = batch.filter((b) => b.w.item === undefined);
+  await client.query('BEGIN');
+  try {
+    if (ranges.length > 0)
+      await client.query(DELETE_WINDOWS, [
+        ranges.map((b) => b.w.projectId),
+        ranges.map((b) => b.w.stream),
+        ranges.map((b) => b.w.day),
+      ]);
+    for (const [tables, windows] of byLoader)
+      await replacePostgres(client, tables.spec, windows, { loadedAt, onStep });
+    // The window record is the last write of the transaction: a day is marked loaded only
+    // together with its rows, never before and never without them.
+    if (ranges.length > 0) await client.query(INSERT_WINDOWS, windowRecords(ranges));
+    await onStep('window');
+    await client.query('COMMIT');
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  }
+}
+
+/**
+ * `loadPreparedBatch` for PostgreSQL: the windows of any streams in ONE transaction, the same
+ * table contents DuckDB's loader gives (the last window of a key wins), a failure or a kill
+ * leaving every window of the batch all-old. The client must be outside a transaction, its
+ * search_path at the destination's schema (as `migratePostgres` leaves it).
+ */
+export async function loadPreparedBatchPostgres(
+  client: pg.ClientBase,
+  windows: readonly PreparedWindow[],
+  opts: PgBatchOptions = {},
+): Promise<void> {
+  if (windows.length === 0) return;
+  try {
+    for (const p of windows) dayNumber(p.w.day);
+    await loadInTransaction(client, lastPerWindow(windows), opts);
+  } catch (e) {
+    throw batchFailure(e, windows, opts.destination ?? describeClient(client));
+  }
+}
+
+/**
+ * `markWindowFailed` for PostgreSQL: records a window that failed after retries, unless it
+ * already holds loaded data (a failed re-fetch never downgrades a good window). Returns whether
+ * a row was written.
+ */
+export async function markWindowFailedPostgres(client: pg.ClientBase, f: WindowFailure): Promise<boolean> {
+  dayNumber(f.day);
+  const result = await client.query(
+    `INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows, api_totals_total, attempts, fetched_at, run_id, error)
+     VALUES ($1, $7, $2::date, coalesce($8::date, $2::date + 1), 'failed', 0, 0, NULL, $3, $4::timestamptz, $5, $6)
+     ON CONFLICT (project_id, stream, window_start) DO UPDATE SET
+       attempts = excluded.attempts, fetched_at = excluded.fetched_at, run_id = excluded.run_id, error = excluded.error
+     WHERE sync_windows.status <> 'loaded'`,
+    [
+      f.projectId,
+      f.day,
+      f.attempts,
+      f.fetchedAt.toISOString(),
+      f.runId,
+      // Made safe like any output: the message may quote a server's answer.
+      safeLine(f.error),
+      f.stream ?? 'visitors',
+      f.dateTo ?? null,
+    ],
+  );
+  return (result.rowCount ?? 0) > 0;
+}
