@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import type pg from 'pg';
-import { InternalError } from '../../errors.js';
 import type { Destination, Place, RunLock } from '../destination.js';
 import { PgRequestLedger } from './ledger.js';
+import { loadPreparedBatchPostgres, markWindowFailedPostgres } from './window-batch.js';
 import {
   destinationError,
   newClient,
@@ -22,8 +22,14 @@ export function pgDestination(db: PgDatabase): Destination & { readonly pg: PgDa
     label: db.label,
     session: db.session,
     pg: db,
-    loadBatch: () => Promise.reject(new InternalError('PostgreSQL window loading is not wired yet')),
-    markWindowFailed: () => Promise.reject(new InternalError('PostgreSQL window loading is not wired yet')),
+    // The writer is the client's only user while it loads (its jobs run one at a time), so the
+    // loader's own BEGIN ... COMMIT on the client cannot take in another caller's statement.
+    loadBatch: (windows, o) =>
+      loadPreparedBatchPostgres(db.client, windows, {
+        ...(o?.onStep !== undefined ? { onStep: o.onStep } : {}),
+        destination: db.label,
+      }),
+    markWindowFailed: (f) => markWindowFailedPostgres(db.client, f),
     close: () => db.close(),
   };
 }
@@ -88,7 +94,9 @@ export function pgPlace(target: PgTarget, opts: PgPlaceOptions = {}): Place {
 
 /** The lock's own connection, named so that the message a second run gets says who holds it. */
 async function connectForLock(target: PgTarget): Promise<pg.Client> {
-  const client = newClient(target, { applicationName: `mintlify-etl sync pid ${process.pid} on ${hostname()}` });
+  const client = newClient(target, {
+    applicationName: `mintlify-etl sync pid ${process.pid} on ${hostname()}`,
+  });
   try {
     await client.connect();
     return client;
