@@ -6,8 +6,7 @@ import type { Emulator } from '../emulator/index.js';
 import { nextUtcDayMs } from '../emulator/agent.js';
 import { buildFixPrompt } from '../insights/fix-prompt.js';
 import { readGaps, readOutcomes, type Gap } from '../insights/gaps.js';
-import { openDatabase } from '../load/database.js';
-import { duckSession } from '../load/duckdb/session.js';
+import type { Place } from '../load/destination.js';
 import { addDays, todayUtc } from '../util/day.js';
 import { parseRateLimit } from '../util/duration.js';
 import type { Logger } from '../util/log.js';
@@ -26,7 +25,7 @@ export function demoAgentClock(): number {
 interface StoryContext {
   readonly emu: Emulator;
   readonly apiKey: ApiKey;
-  readonly dbPath: string;
+  readonly place: Place;
   readonly log: Logger;
   /** Reads the assistant weeks again from `from` (the fix changed them). */
   readonly resync: (from: string) => Promise<void>;
@@ -36,11 +35,12 @@ interface StoryContext {
  * A fresh emulator does not know the fixes an earlier demo made: told them before the sync, it
  * serves the same answered questions again, so running the demo twice tells the same story.
  */
-export async function replayFixes(emu: Emulator, dbPath: string): Promise<void> {
-  const db = await openDatabase(dbPath, { readOnly: true }).catch(() => undefined);
+export async function replayFixes(emu: Emulator, place: Place): Promise<void> {
+  if (!(await place.exists())) return;
+  const db = await place.open('read').catch(() => undefined);
   if (db === undefined) return;
   try {
-    const rows = await duckSession(db.connection)
+    const rows = await db.session
       .rows(
         `SELECT g.subject, j.completed_at FROM agent_job_gaps g JOIN agent_jobs j USING (project_id, job_id)
        WHERE g.kind = 'unanswered' AND j.status = 'completed' AND j.pr_link IS NOT NULL AND j.completed_at IS NOT NULL`,
@@ -49,7 +49,7 @@ export async function replayFixes(emu: Emulator, dbPath: string): Promise<void> 
     for (const r of rows)
       emu.fixQuestion(r['subject'] as string, nextUtcDayMs(Date.parse(r['completed_at'] as string)));
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
@@ -60,14 +60,14 @@ export async function replayFixes(emu: Emulator, dbPath: string): Promise<void> 
  */
 export async function fixStory(c: StoryContext): Promise<string[]> {
   const fixDay = todayUtc(demoAgentClock());
-  let gap = await topUnanswered(c.dbPath, c.emu.projectId, fixDay);
+  let gap = await topUnanswered(c.place, c.emu.projectId, fixDay);
   if (gap === undefined) return [];
   if (gap.fix === null) {
     await runFix(c, gap);
     await c.resync(addDays(fixDay, -1));
-    gap = (await topUnanswered(c.dbPath, c.emu.projectId, fixDay)) ?? gap;
+    gap = (await topUnanswered(c.place, c.emu.projectId, fixDay)) ?? gap;
   }
-  const outcome = (await outcomesOf(c.dbPath, c.emu.projectId)).find((o) => o.gapId === gap.gapId);
+  const outcome = (await outcomesOf(c.place, c.emu.projectId)).find((o) => o.gapId === gap.gapId);
   return [
     `Content gap: "${gap.subject}" went unanswered ${gap.currentCount} times in the 28 days to ${addDays(fixDay, -1)} (${gap.gapId}).`,
     `agent fix ${gap.gapId}: job ${gap.fix?.jobId ?? '(this run)'} opened ${outcome?.prLink ?? 'a pull request'} on ${fixDay} (the demo's agent works ${FIX_DAYS_AGO} days in the past).`,
@@ -78,22 +78,22 @@ export async function fixStory(c: StoryContext): Promise<string[]> {
   ];
 }
 
-async function topUnanswered(dbPath: string, projectId: string, fixDay: string): Promise<Gap | undefined> {
-  const db = await openDatabase(dbPath, { readOnly: true });
+async function topUnanswered(place: Place, projectId: string, fixDay: string): Promise<Gap | undefined> {
+  const db = await place.open('read');
   try {
-    const gaps = await readGaps(duckSession(db.connection), { days: 28, to: fixDay, projectId });
+    const gaps = await readGaps(db.session, { days: 28, to: fixDay, projectId });
     return gaps.find((g) => g.kind === 'unanswered');
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
-async function outcomesOf(dbPath: string, projectId: string) {
-  const db = await openDatabase(dbPath, { readOnly: true });
+async function outcomesOf(place: Place, projectId: string) {
+  const db = await place.open('read');
   try {
-    return await readOutcomes(duckSession(db.connection), projectId, 100);
+    return await readOutcomes(db.session, projectId, 100);
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
@@ -103,7 +103,11 @@ async function runFix(c: StoryContext, gap: Gap): Promise<void> {
     apiKey: c.apiKey,
     rateLimit: parseRateLimit('100/1h'),
   });
-  const recorder = new JobRecorder({ dbPath: c.dbPath, logger: c.log });
+  const recorder = new JobRecorder({
+    dbPath: c.place.label,
+    logger: c.log,
+    ...(c.place.kind === 'postgres' ? { connect: () => c.place.open('write') } : {}),
+  });
   const ctx: JobContext = {
     api,
     projectId: c.emu.projectId,

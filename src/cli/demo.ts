@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_STREAMS, streamByName } from '../streams/index.js';
@@ -7,8 +6,6 @@ import { DEFAULT_STREAMS, streamByName } from '../streams/index.js';
 const DEMO_STREAMS = [...DEFAULT_STREAMS, 'assistant_threads', 'visitors_weekly', 'visitors_monthly'];
 import { validateApiKey } from '../api/key.js';
 import { startEmulator } from '../emulator/index.js';
-import { checkDbPath } from '../load/database.js';
-import { duckSession } from '../load/duckdb/session.js';
 import { runSync } from '../pipeline/sync.js';
 import { gatherReport, listProjects } from '../report/data.js';
 import { renderTerminal, shouldColor, terminalColumns } from '../report/terminal.js';
@@ -16,7 +13,10 @@ import { addDays, todayUtc } from '../util/day.js';
 import { formatDuration, parseRateLimit } from '../util/duration.js';
 import { createLogger } from '../util/log.js';
 import { shellWord } from '../util/shell-word.js';
-import { openExistingReadOnly } from './open-readonly.js';
+import { openToRead } from './open-readonly.js';
+import { placeOf, SCHEMA_FLAG, SCHEMA_HELP } from './destination-flags.js';
+import { DEFAULT_PG_SCHEMA, parseDbTarget, type DbTarget } from '../load/target.js';
+import { maskPassword } from '../util/url-text.js';
 import { intFlag } from './options.js';
 import { createProgress } from './progress-bar.js';
 import { demoAgentClock, fixStory, replayFixes } from './demo-story.js';
@@ -25,6 +25,7 @@ import { selfCommand } from './self-command.js';
 
 interface DemoFlags {
   db: string;
+  schema?: string;
   days: number;
   seed: number;
 }
@@ -39,7 +40,12 @@ export function registerDemo(
     .description(
       'Starts the local API emulator in this process, syncs the last --days days into --db through the same pipeline a real sync uses (budget, retries, one transaction per day), prints the report, and shows the next commands to try. Needs no key and no network.',
     )
-    .option('--db <path>', 'database file to create or update', 'data/demo.duckdb')
+    .option(
+      '--db <path|url>',
+      'where to load: a DuckDB file to create or update, or postgresql://USER@HOST:5432/DATABASE',
+      'data/demo.duckdb',
+    )
+    .option(SCHEMA_FLAG, SCHEMA_HELP)
     .option('--days <n>', 'days to sync, ending yesterday (UTC)', intFlag('--days', 7, 730), 90)
     .option('--seed <n>', 'emulator data seed', intFlag('--seed', 0), 42)
     .action((flags: DemoFlags) => run(() => demoCommand(flags)));
@@ -49,7 +55,9 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
   const log = createLogger();
   // 600 paths gives days of 0, 250, 251 and 500 rows: every pagination case shows up.
   // A bad --db is a usage error before the emulator starts or anything is printed.
-  checkDbPath(flags.db);
+  const target = parseDbTarget(flags.db, flags.schema);
+  const place = placeOf(target);
+  place.check();
   const emu = await startEmulator({
     seed: flags.seed,
     days: flags.days + 7,
@@ -58,7 +66,7 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
     pollsToFinish: 2,
     agentClock: demoAgentClock,
   });
-  if (existsSync(flags.db)) await replayFixes(emu, flags.db);
+  await replayFixes(emu, place);
   log.info(
     `started the emulator at ${emu.url} (project ${emu.projectId}); syncing ${flags.days} days into ${flags.db}`,
   );
@@ -68,7 +76,8 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
     streams: DEMO_STREAMS.map(streamByName),
     from: addDays(todayUtc(), -flags.days),
     lookback: 3,
-    dbPath: flags.db,
+    dbPath: target.kind === 'duckdb' ? target.path : '',
+    place,
     // The real service allows 100/1h; a demo that took hours would teach nothing. Four streams of
     // 90 days are ~750 requests: at 600/1m a first look waited a whole minute for the budget.
     rateLimit: parseRateLimit('3000/1m'),
@@ -88,7 +97,7 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
     story = await fixStory({
       emu,
       apiKey,
-      dbPath: flags.db,
+      place,
       log,
       resync: async (from) => {
         await runSync({ ...options, streams: [streamByName('assistant')], from, refresh: true });
@@ -101,18 +110,18 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
     `synced ${flags.days} days of ${DEMO_STREAMS.join(', ')} (${summary.windows.loaded} windows, ${summary.rows} rows) with ${summary.requests} requests in ${formatDuration(summary.durationMs)}\n`,
   );
 
-  const db = await openExistingReadOnly(flags.db);
+  const db = await openToRead(target);
   try {
-    const session = duckSession(db.connection);
+    const session = db.session;
     const data = await gatherReport(session, { days: 28, projects: await listProjects(session) });
     process.stdout.write(
       renderTerminal(data, { color: shouldColor(process.stdout), width: terminalColumns(process.stdout) }),
     );
     process.stdout.write(`\n\n${story.join('\n')}`);
   } finally {
-    db.close();
+    await db.close();
   }
-  process.stdout.write(nextSteps(flags.db));
+  process.stdout.write(nextSteps(target));
   return { exitCode: summary.exitCode };
 }
 
@@ -120,11 +129,14 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
  * The commands to try next, runnable as printed from any folder: the CLI and every path in
  * them are absolute, since the demo's --db is relative to the folder it ran in.
  */
-function nextSteps(dbFlag: string): string {
+function nextSteps(target: DbTarget): string {
   const cli = selfCommand();
-  const db = resolve(dbFlag);
-  const dir = dirname(db);
-  const at = `--db ${shellWord(db)}`;
+  // A URL is repeated without its password (PGPASSWORD or ~/.pgpass supply it again).
+  const db = target.kind === 'duckdb' ? resolve(target.path) : maskPassword(target.url);
+  const dir = target.kind === 'duckdb' ? dirname(db) : resolve('.');
+  const schema =
+    target.kind === 'postgres' && target.schema !== DEFAULT_PG_SCHEMA ? ` --schema ${target.schema}` : '';
+  const at = `--db ${shellWord(db)}${schema}`;
   return `
 Next, try:
   ${cli} query ${at} "SELECT day, human, ai, total, total_7d_avg, total_wow_pct FROM v_site_daily ORDER BY day DESC LIMIT 7"

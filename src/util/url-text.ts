@@ -36,3 +36,15 @@ function safeDecode(s: string): string {
     return s;
   }
 }
+
+/** A URL with its password left out (the user kept): for a command line shown to the user. */
+export function maskPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password === '') return url;
+    u.password = '';
+    return u.toString();
+  } catch {
+    return maskUserinfo(url);
+  }
+}
