@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type pg from 'pg';
@@ -34,7 +35,10 @@ export interface MigrateOptions {
 export async function migratePostgres(client: pg.ClientBase, opts: MigrateOptions = {}): Promise<void> {
   const schema = opts.schema ?? DEFAULT_SCHEMA;
   const dir = opts.sqlDir ?? postgresSqlDir();
-  await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+  // CREATE SCHEMA IF NOT EXISTS asks for CREATE on the database even when the schema exists: a
+  // writer given a schema by a DBA, without that right, must not need it.
+  const found = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+  if (found.rowCount === 0) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
   await client.query(`SET search_path TO ${quoteIdent(schema)}`);
   await client.query("SET TimeZone TO 'UTC'");
   await client.query("SELECT pg_advisory_lock(hashtext('mintlify-etl migrate ' || $1))", [schema]);
@@ -75,23 +79,55 @@ async function applyMigrations(client: pg.ClientBase, schema: string, dir: strin
   }
 }
 
-const VIEW_NAME = /CREATE\s+OR\s+REPLACE\s+VIEW\s+([A-Za-z_][A-Za-z0-9_]*)/i;
+const VIEW_NAME = /CREATE\s+OR\s+REPLACE\s+VIEW\s+([A-Za-z_][A-Za-z0-9_]*)/gi;
+const VIEWS_TAG = 'mintlify-etl views sha256:';
 
 /**
- * Drops and creates every view in one transaction: CREATE OR REPLACE alone cannot rename or drop a
- * column of an existing view, which a new version of a view may do.
+ * The views as this version ships them: their names, and one hash of every file, written on each
+ * view as its comment, so that a later migration tells views that are current from old ones.
  */
-async function applyViews(client: pg.ClientBase, dir: string): Promise<void> {
+async function shippedViews(
+  dir: string,
+): Promise<{ texts: { f: SqlFile; sql: string }[]; names: string[]; tag: string }> {
   const files = await numberedSqlFiles(join(dir, 'views'));
   const texts = await Promise.all(files.map(async (f) => ({ f, sql: await readFile(f.file, 'utf8') })));
+  const hash = createHash('sha256');
+  for (const { f, sql } of texts) hash.update(`${f.name}\n${sql}\n`);
+  const names = texts.flatMap(({ sql }) => [...sql.matchAll(VIEW_NAME)].map((m) => m[1] as string));
+  return { texts, names, tag: `${VIEWS_TAG}${hash.digest('hex')}` };
+}
+
+/** Whether every shipped view is there with this version's tag: then nothing is touched. */
+async function viewsCurrent(client: pg.ClientBase, names: readonly string[], tag: string): Promise<boolean> {
+  const rows = await client.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
+     WHERE s.nspname = current_schema() AND c.relkind = 'v' AND c.relname = ANY($1::text[])
+       AND obj_description(c.oid, 'pg_class') = $2`,
+    [names, tag],
+  );
+  return rows.rows[0]?.n === new Set(names).size;
+}
+
+/**
+ * Drops and creates every view in one transaction when this version ships other views than the
+ * schema has: CREATE OR REPLACE alone cannot rename or drop a column of an existing view, which a
+ * new version of a view may do. When they are current, nothing is dropped: a DROP VIEW waits for
+ * every reader of the view (a BI dashboard's long query) and makes every later reader wait
+ * behind it, and it takes the grants a DBA gave on the view with it.
+ */
+async function applyViews(client: pg.ClientBase, dir: string): Promise<void> {
+  const { texts, names, tag } = await shippedViews(dir);
+  if (await viewsCurrent(client, names, tag)) return;
   await client.query('BEGIN');
   try {
     for (const { f, sql } of [...texts].reverse()) {
-      const name = VIEW_NAME.exec(sql)?.[1];
-      if (!name) throw new InternalError(`${f.file}: no CREATE OR REPLACE VIEW in it`, { file: f.file });
-      await client.query(`DROP VIEW IF EXISTS ${quoteIdent(name)}`);
+      const own = [...sql.matchAll(VIEW_NAME)].map((m) => m[1] as string);
+      if (own.length === 0)
+        throw new InternalError(`${f.file}: no CREATE OR REPLACE VIEW in it`, { file: f.file });
+      for (const name of own.reverse()) await client.query(`DROP VIEW IF EXISTS ${quoteIdent(name)}`);
     }
     for (const { f, sql } of texts) await runFile(client, f, sql);
+    for (const name of names) await client.query(`COMMENT ON VIEW ${quoteIdent(name)} IS '${tag}'`);
     await client.query('COMMIT');
   } catch (e) {
     await client.query('ROLLBACK');
