@@ -8,13 +8,23 @@ export const ENVIRONMENT: Readonly<Record<string, string>> = {
   MINTLIFY_API_KEY: 'admin API key (mint_...); or --api-key-file PATH',
   MINTLIFY_PROJECT_ID: 'project id(s), comma-separated',
   MINTLIFY_API_URL: 'API base URL (default https://api.mintlify.com)',
-  MINTLIFY_ETL_DB: 'database file (default data/analytics.duckdb)',
+  MINTLIFY_ETL_DB:
+    'a DuckDB file (default data/analytics.duckdb) or postgresql://USER@HOST:5432/DATABASE; or --db',
+  MINTLIFY_ETL_SCHEMA: 'PostgreSQL: the schema of the tables and views (default mintlify); or --schema',
+  MINTLIFY_ETL_BUDGET_SCOPE:
+    "sync, check, status: whose budget requests count against (default: the key's fingerprint); or --budget-scope",
   MINTLIFY_ETL_STREAMS: 'streams for sync and check when --streams is not given, comma-separated',
   MINTLIFY_ETL_DEBUG: 'set to 1: an internal error prints its stack, a failure its cause',
   MINTLIFY_ETL_NOW:
     'for tests only: an ISO 8601 instant the clock of sync, status, report and check starts at',
   MINTLIFY_ETL_WEBHOOK_URL:
     'alerts and digest: the webhook to POST to (a secret: never shown); or --webhook URL',
+  PGPASSWORD: 'PostgreSQL: the password when the --db URL has none (else ~/.pgpass); never shown',
+  PGHOST: 'PostgreSQL: the host when the --db URL has none (default localhost)',
+  PGPORT: 'PostgreSQL: the port when the --db URL has none (default 5432)',
+  PGUSER: 'PostgreSQL: the user when the --db URL has none (default $USER)',
+  PGDATABASE: 'PostgreSQL: the database when the --db URL has none (default: the user name)',
+  USER: 'PostgreSQL: the user when neither the --db URL nor PGUSER names one',
   NO_COLOR: 'set (not empty): no colour in the terminal report',
   TERM: 'dumb: no colour in the terminal report',
   CI: 'set: no progress bar, even on a terminal',
