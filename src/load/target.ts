@@ -55,7 +55,7 @@ export function parseDbTarget(
     url = new URL(value);
   } catch {
     throw new UsageError(
-      `--db ${maskUserinfo(value)} is not a valid PostgreSQL URL: write it as postgresql://USER@HOST:5432/DATABASE`,
+      `--db ${maskUserinfo(value)} is not a valid PostgreSQL URL: write it as postgresql:// then USER@HOST:5432/DATABASE (a password in it, or PGPASSWORD)`,
       {},
     );
   }

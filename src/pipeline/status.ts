@@ -177,8 +177,11 @@ export interface StatusSource {
   /** How the report names the destination (`db`): the DuckDB path, or a URL without its password. */
   readonly label: string;
   readonly runs: StatusRuns;
-  /** Whether a sync holds the destination now: a 'running' run without one was killed. */
-  syncRunning(): Promise<boolean>;
+  /**
+   * Whether a sync of these projects holds the destination now: a 'running' run without one was
+   * killed. (A DuckDB file has one lock for every project; a schema has one per project.)
+   */
+  syncRunning(projectIds: readonly string[]): Promise<boolean>;
 }
 
 /** A DuckDB file as status reads it: its SQL through a session, its runs through runs.ts, its lock file. */
@@ -194,19 +197,18 @@ export function duckStatusSource(db: Database): StatusSource {
 export function statusSourceOf(dest: Destination): StatusSource {
   if (dest.kind === 'duckdb') return duckStatusSource(legacyDatabase(dest));
   const { client, target } = (dest as Destination & { readonly pg: PgDatabase }).pg;
-  return sessionStatusSource(dest.session, dest.label, async () => {
-    const projects = (await dest.session.rows('SELECT DISTINCT project_id FROM sync_windows')).map((r) =>
-      String(r['project_id']),
-    );
-    return (await heldProjects(client, target.schema, projects)).size > 0;
-  });
+  return sessionStatusSource(
+    dest.session,
+    dest.label,
+    async (projects) => (await heldProjects(client, target.schema, projects)).size > 0,
+  );
 }
 
 /** Any destination as status reads it, given how to tell whether a sync holds it now. */
 export function sessionStatusSource(
   session: SqlSession,
   label: string,
-  syncRunning: () => Promise<boolean>,
+  syncRunning: (projectIds: readonly string[]) => Promise<boolean>,
 ): StatusSource {
   const db = session;
   return {
@@ -417,10 +419,11 @@ export async function gatherStatus(
   const perProject = opts.runs ?? 5;
   const coverage = await coverageByStream(src);
   // A run left 'running' by a process that died is shown as what it is, not as still going.
-  const live = await src.syncRunning();
-  const runs = (await src.runs.recentRuns(RUN_HISTORY)).map((r) =>
-    r.status === 'running' && !live ? { ...r, status: 'failed' as const, error: STALE_RUN_ERROR } : r,
-  );
+  const runs: RunRecord[] = [];
+  for (const r of await src.runs.recentRuns(RUN_HISTORY)) {
+    const dead = r.status === 'running' && !(await src.syncRunning(r.projectIds));
+    runs.push(dead ? { ...r, status: 'failed' as const, error: STALE_RUN_ERROR } : r);
+  }
   const projects: ProjectStatus[] = [];
   for (const projectId of await projectIds(src)) {
     const recent = runs

@@ -146,13 +146,30 @@ export async function openPostgres(target: PgTarget, opts: PgOpenOptions = {}): 
   };
 }
 
-/** A reader's session: the schema must exist and hold the tables (a sync made it), read in UTC. */
-async function enterSchema(client: pg.Client, target: PgTarget): Promise<void> {
+async function holdsTables(client: pg.ClientBase, schema: string): Promise<boolean> {
   const found = await client.query<{ n: number }>(
     "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'sync_windows'",
-    [target.schema],
+    [schema],
   );
-  if ((found.rows[0]?.n ?? 0) === 0) {
+  return (found.rows[0]?.n ?? 0) > 0;
+}
+
+/** Whether the target's schema holds mintlify-etl's tables; a server that cannot be used throws. */
+export async function schemaHasTables(target: PgTarget, opts: PgOpenOptions = {}): Promise<boolean> {
+  const client = newClient(target, opts);
+  try {
+    await client.connect();
+    return await holdsTables(client, target.schema);
+  } catch (e) {
+    throw destinationError(e, target) ?? e;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** A reader's session: the schema must exist and hold the tables (a sync made it), read in UTC. */
+async function enterSchema(client: pg.Client, target: PgTarget): Promise<void> {
+  if (!(await holdsTables(client, target.schema))) {
     throw new UsageError(
       `no mintlify-etl tables in schema ${target.schema} of ${target.label}: run \`mintlify-etl sync --db <the same URL>\` first, or pick the schema it used with --schema`,
       { ...target.where, schema: target.schema },

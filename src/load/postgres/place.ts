@@ -6,6 +6,7 @@ import { loadPreparedBatchPostgres, markWindowFailedPostgres } from './window-ba
 import {
   destinationError,
   newClient,
+  schemaHasTables,
   openPostgres,
   type PgDatabase,
   type PgOpenOptions,
@@ -45,14 +46,9 @@ export function pgPlace(target: PgTarget, opts: PgPlaceOptions = {}): Place {
     label: target.label,
     handsOver: false,
     check(): void {},
-    async exists() {
-      try {
-        await (await openPostgres(target, opts)).close();
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    // A schema without our tables is "no destination yet"; a server that cannot be used is an
+    // error to say, not an empty history (a dry run would otherwise plan as if nothing were loaded).
+    exists: () => schemaHasTables(target, opts),
     lock(projects): Promise<RunLock> {
       return acquireProjectLocks({
         connect: () => connectForLock(target),
