@@ -56,7 +56,11 @@ describe.skipIf(!hasPostgres())('syncing into PostgreSQL as a process', () => {
       expect((JSON.parse(first.stdout) as Summary).status).toBe('succeeded');
       await expectPgTruth(server.url, 'clean', emu, from, today);
       const firstRequests = emu.stats.requests;
-      const ledger = await pgRows<{ n: number }>(server.url, 'clean', 'SELECT count(*) AS n FROM api_requests');
+      const ledger = await pgRows<{ n: number }>(
+        server.url,
+        'clean',
+        'SELECT count(*) AS n FROM api_requests',
+      );
       expect(ledger[0]?.n).toBe(firstRequests);
 
       emu.resetStats();
@@ -83,7 +87,14 @@ describe.skipIf(!hasPostgres())('syncing into PostgreSQL as a process', () => {
   }, 120_000);
 
   it('converges on the truth through injected faults (resets, 5xx, 429s, slow answers)', async () => {
-    const emu = await startEmulator({ seed: 22, days: 40, paths: 300, latencyMs: 1, faults: 0.25 });
+    const emu = await startEmulator({
+      seed: 22,
+      days: 40,
+      paths: 300,
+      latencyMs: 1,
+      faults: 0.08,
+      slowMs: 20,
+    });
     try {
       const r = await sync(emu, 'faults', ['--json']);
       expect(r.code, r.stderr).toBe(0);

@@ -26,7 +26,7 @@ export async function pgRows<T = Record<string, unknown>>(
   }
 }
 
-const ms = (v: unknown): number | null => (v === null ? null : Date.parse(String(v)));
+const ms = (v: unknown): number | null => (typeof v === 'string' ? Date.parse(v) : null);
 
 /** site_daily and page_daily as db.ts readData gives them. */
 export async function pgData(url: string, schema: string): Promise<{ site: SiteRow[]; pages: PageDbRow[] }> {
@@ -35,7 +35,11 @@ export async function pgData(url: string, schema: string): Promise<{ site: SiteR
     schema,
     'SELECT project_id, day, human, ai, total FROM site_daily ORDER BY project_id, day',
   );
-  const pages = await pgRows<PageDbRow>(url, schema, 'SELECT project_id, day, path, human, ai, total FROM page_daily');
+  const pages = await pgRows<PageDbRow>(
+    url,
+    schema,
+    'SELECT project_id, day, path, human, ai, total FROM page_daily',
+  );
   return { site, pages: pages.sort(comparePages) };
 }
 
@@ -56,7 +60,9 @@ export async function pgStreamTables(url: string, schema: string) {
     searchTotals: await q(
       'SELECT project_id, day, total_searches, terms, truncated FROM search_totals_daily ORDER BY day',
     ),
-    callers: await q('SELECT project_id, day, web, api, other, total FROM assistant_callers_daily ORDER BY day'),
+    callers: await q(
+      'SELECT project_id, day, web, api, other, total FROM assistant_callers_daily ORDER BY day',
+    ),
   };
 }
 
@@ -97,7 +103,9 @@ export async function pgMessageRows(url: string, schema: string) {
     schema,
     'SELECT project_id, thread_id, message_id, seq, role, content, created_at FROM assistant_messages',
   );
-  return rows.map(({ created_at, ...r }) => ({ ...r, created_ms: ms(created_at) })).sort(byKey('thread_id', 'message_id'));
+  return rows
+    .map(({ created_at, ...r }) => ({ ...r, created_ms: ms(created_at) }))
+    .sort(byKey('thread_id', 'message_id'));
 }
 
 /** feedback_page_daily in the shape of the feedbackByPage truth (day, path, counts). */
@@ -112,7 +120,11 @@ export async function pgFeedbackByPage(url: string, schema: string) {
 
 /** site_weekly: one row a loaded ISO week. */
 export async function pgSiteWeekly(url: string, schema: string) {
-  return pgRows(url, schema, 'SELECT project_id, period_start, human, ai, total FROM site_weekly ORDER BY period_start');
+  return pgRows(
+    url,
+    schema,
+    'SELECT project_id, period_start, human, ai, total FROM site_weekly ORDER BY period_start',
+  );
 }
 
 /** The first window_start of each range stream, for the event truths' `from`. */

@@ -33,7 +33,8 @@ export const PG_STREAMS = [
 /** The complete ISO weeks from `from`'s week on that a 3-day lookback has settled by `today`. */
 function settledWeeks(from: string, today: string): string[] {
   const out: string[] = [];
-  for (let s = ISO_WEEKS.start(from); addDays(ISO_WEEKS.next(s), 3) <= today; s = ISO_WEEKS.next(s)) out.push(s);
+  for (let s = ISO_WEEKS.start(from); addDays(ISO_WEEKS.next(s), 3) <= today; s = ISO_WEEKS.next(s))
+    out.push(s);
   return out;
 }
 
@@ -66,9 +67,9 @@ export async function expectPgTruth(
   expect(await pgTurnRows(url, schema), 'assistant_turns').toEqual(
     turnsTruth(ds, project, start('assistant'), today),
   );
-  const threads = (await pgRows<{ id: string }>(url, schema, 'SELECT thread_id AS id FROM assistant_threads')).map(
-    (r) => r.id,
-  );
+  const threads = (
+    await pgRows<{ id: string }>(url, schema, 'SELECT thread_id AS id FROM assistant_threads')
+  ).map((r) => r.id);
   expect(threads.length, 'assistant_threads').toBeGreaterThan(0);
   expect(await pgMessageRows(url, schema), 'assistant_messages').toEqual(messagesTruth(ds, project, threads));
 
