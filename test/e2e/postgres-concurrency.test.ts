@@ -8,6 +8,7 @@ import { addDays, dayRange, todayUtc } from '../../src/util/day.js';
 import { runCli } from '../helpers/cli.js';
 import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { pgData, pgRows } from '../helpers/postgres-rows.js';
+import { fetchedDays } from '../helpers/postgres-truth.js';
 import { expectedRows } from '../helpers/truth.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -34,15 +35,6 @@ function envOf(emu: Emulator, over: Record<string, string> = {}): Record<string,
     MINTLIFY_ETL_STREAMS: 'visitors',
     ...over,
   };
-}
-
-/** The days (dateFrom) of the visitors requests in the emulator's log from entry `since` on. */
-function fetchedDays(emu: Emulator, since: number): string[] {
-  const days = emu.stats.log
-    .slice(since)
-    .filter((e) => e.path.endsWith('/visitors'))
-    .map((e) => new URLSearchParams(e.query).get('dateFrom') ?? '');
-  return [...new Set(days)].sort();
 }
 
 describe.skipIf(!hasPostgres())('a PostgreSQL destination shared between runs', () => {

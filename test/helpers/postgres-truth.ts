@@ -30,6 +30,15 @@ export const PG_STREAMS = [
   'visitors_weekly',
 ].join(',');
 
+/** The days (dateFrom) of the requests to `endpoint` (a path suffix) in the emulator's log from entry `since` on. */
+export function fetchedDays(emu: Emulator, since: number, endpoint = '/visitors'): string[] {
+  const days = emu.stats.log
+    .slice(since)
+    .filter((e) => e.path.endsWith(endpoint))
+    .map((e) => new URLSearchParams(e.query).get('dateFrom') ?? '');
+  return [...new Set(days)].sort();
+}
+
 /** The complete ISO weeks from `from`'s week on that a 3-day lookback has settled by `today`. */
 function settledWeeks(from: string, today: string): string[] {
   const out: string[] = [];
