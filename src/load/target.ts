@@ -25,6 +25,8 @@ export type DbTarget =
       readonly where: PgWhere;
       /** `postgresql://user@host:port/db (schema mintlify)`: how messages name it. */
       readonly label: string;
+      /** `postgresql://user@host:port/db`: the database alone. */
+      readonly database: string;
     };
 
 const PG_SCHEMES = /^postgres(ql)?:\/\//i;
@@ -73,6 +75,7 @@ export function parseDbTarget(
     schema: chosen,
     where,
     label: `postgresql://${where.user}@${where.host}:${where.port}/${where.database} (schema ${chosen})`,
+    database: `postgresql://${where.user}@${where.host}:${where.port}/${where.database}`,
   };
 }
 

@@ -4,7 +4,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { InternalError } from '../../src/errors.js';
 import { openDatabase, type Database } from '../../src/load/database.js';
 import { loadPreparedBatch } from '../../src/load/batch-loader.js';
-import type * as BatchLoader from '../../src/load/batch-loader.js';
+import type * as WindowBatch from '../../src/load/window-batch.js';
 import { migratePostgres } from '../../src/load/postgres/migrate.js';
 import { PLAIN_TYPES } from '../../src/load/postgres/session.js';
 import { loadPreparedBatchPostgres, markWindowFailedPostgres } from '../../src/load/postgres/window-batch.js';
@@ -29,15 +29,15 @@ import { emulatorSyncOptions } from '../helpers/sync-options.js';
 
 /*
  * The PostgreSQL loader gives exactly the table contents DuckDB's gives. Every batch an emulator
- * sync of every stream loads into DuckDB is recorded (the writer's loadPreparedBatch, wrapped),
+ * sync of every stream loads into DuckDB is recorded (the DuckDB destination's loadPreparedBatch, wrapped),
  * then loaded again into a fresh DuckDB file and into PostgreSQL, and every table compared row by
  * row; hand-made windows of every kind of table cover re-loads, faults and odd values.
  */
 
 const recorder = vi.hoisted(() => ({ on: true, batches: [] as PreparedWindow[][] }));
 const recorded = recorder.batches;
-vi.mock('../../src/load/batch-loader.js', async (importOriginal) => {
-  const orig = await importOriginal<typeof BatchLoader>();
+vi.mock('../../src/load/window-batch.js', async (importOriginal) => {
+  const orig = await importOriginal<typeof WindowBatch>();
   return {
     ...orig,
     loadPreparedBatch: async (...args: Parameters<typeof orig.loadPreparedBatch>): Promise<void> => {

@@ -54,7 +54,7 @@ export function pgPlace(target: PgTarget, opts: PgPlaceOptions = {}): Place {
         connect: () => connectForLock(target),
         schema: target.schema,
         projectIds: projects,
-        label: target.label,
+        label: target.database,
       });
     },
     async requestLedger({ runId, budgetScope }) {
