@@ -85,6 +85,26 @@ describe.skipIf(!hasPostgres())('migrating a PostgreSQL schema', () => {
     }
   });
 
+  it('refuses to upgrade views a user built on, naming the object, and drops nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mintlify-etl-sql-'));
+    try {
+      cpSync(postgresSqlDir(), dir, { recursive: true });
+      const admin = await connect();
+      await migratePostgres(admin, { schema: 'built_on', sqlDir: dir });
+      await admin.query('CREATE VIEW built_on.my_dashboard AS SELECT day FROM built_on.v_site_daily');
+      const file = readdirSync(join(dir, 'views')).sort()[0] as string;
+      const path = join(dir, 'views', file);
+      writeFileSync(path, `${readFileSync(path, 'utf8')}\n-- a new version\n`);
+      await expect(migratePostgres(admin, { schema: 'built_on', sqlDir: dir })).rejects.toThrow(
+        /changes the view v_site_daily, and another object depends on it \(.*my_dashboard.*\): drop that object/,
+      );
+      const still = await admin.query('SELECT count(*) FROM built_on.my_dashboard');
+      expect(still.rowCount).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('migrates a schema a DBA created for a writer that may not create schemas', async () => {
     const admin = await connect();
     await admin.query('CREATE ROLE etl_writer LOGIN');

@@ -124,7 +124,7 @@ async function applyViews(client: pg.ClientBase, dir: string): Promise<void> {
       const own = [...sql.matchAll(VIEW_NAME)].map((m) => m[1] as string);
       if (own.length === 0)
         throw new InternalError(`${f.file}: no CREATE OR REPLACE VIEW in it`, { file: f.file });
-      for (const name of own.reverse()) await client.query(`DROP VIEW IF EXISTS ${quoteIdent(name)}`);
+      for (const name of own.reverse()) await dropView(client, name);
     }
     for (const { f, sql } of texts) await runFile(client, f, sql);
     for (const name of names) await client.query(`COMMENT ON VIEW ${quoteIdent(name)} IS '${tag}'`);
@@ -132,6 +132,24 @@ async function applyViews(client: pg.ClientBase, dir: string): Promise<void> {
   } catch (e) {
     await client.query('ROLLBACK');
     throw e;
+  }
+}
+
+/**
+ * Drops one of our views. Never CASCADE: a user's own view built on ours would go with it. Such a
+ * view stops the upgrade instead, with one line saying which and what to do.
+ */
+async function dropView(client: pg.ClientBase, name: string): Promise<void> {
+  try {
+    await client.query(`DROP VIEW IF EXISTS ${quoteIdent(name)}`);
+  } catch (e) {
+    if ((e as { code?: string }).code !== '2BP01') throw e;
+    const detail = String((e as { detail?: string }).detail ?? '').split('\n', 1)[0];
+    throw new UsageError(
+      `this version of mintlify-etl changes the view ${name}, and another object depends on it (${detail}): drop that object (build it on the tables instead, which are never dropped), run the sync, then create it again`,
+      { view: name },
+      { cause: e },
+    );
   }
 }
 
