@@ -1,6 +1,6 @@
 import { EtlError, InternalError, ValueTooLargeError } from '../errors.js';
 import { formatSize } from './large-values.js';
-import type { PreparedWindow } from './window-batch.js';
+import type { PreparedWindow } from './prepared-window.js';
 
 /*
  * What every destination's batch loader does alike, whatever SQL it speaks: which window of a

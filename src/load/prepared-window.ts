@@ -1,0 +1,77 @@
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import type { LargestValue } from './large-values.js';
+import type { TableSpec } from './table-spec.js';
+
+/*
+ * A window as the writer receives it, prepared by its stream: types only, shared by the loaders of
+ * every destination and the rules they have in common (batch-rules.ts).
+ */
+
+/** What every window of every stream records in sync_windows, whatever its tables hold. */
+export interface WindowMeta {
+  readonly projectId: string;
+  readonly stream: string;
+  /** window_start: 'YYYY-MM-DD' (UTC). */
+  readonly day: string;
+  /** window_end, exclusive like the API's dateTo. */
+  readonly dateTo: string;
+  /** The window was not over when fetched (--include-today). */
+  readonly partial: boolean;
+  readonly pagesFetched: number;
+  readonly attempts: number;
+  readonly runId: string;
+  readonly fetchedAt: Date;
+  /** The API's own total for the window where it gives one (visitors: totals.total). */
+  readonly apiTotalsTotal: number | null;
+  /** A --max-pages cap cut the window short: loaded, but never counted as complete. */
+  readonly truncated: boolean;
+  /**
+   * A window of one keyed record (an assistant thread): its stream's own table records it, so it
+   * has no sync_windows row (whose key is a day).
+   */
+  readonly item?: { readonly id: string; readonly version: number } | undefined;
+}
+
+export type BatchStep = 'delete' | 'site' | 'pages' | 'window';
+
+export interface BatchLoadOptions {
+  /**
+   * Fault-injection seam for tests: called inside the transaction after each step. Throwing (or
+   * killing the process) here shows what a failure at that instant leaves behind.
+   */
+  onStep?: (step: BatchStep) => void | Promise<void>;
+  /** The most DuckDB's memory_limit is raised to for a window's huge value (default 512 MB). */
+  maxMemoryBytes?: number;
+}
+
+/**
+ * A window checked by its stream and turned into compact load data at once: a window may wait
+ * for the writer's next commit, and a few strings per window are a fraction of the memory (and
+ * of the garbage V8 must trace) that thousands of row objects are.
+ */
+export interface PreparedWindow {
+  readonly w: WindowMeta;
+  /** Rows the stream's tables receive (what sync_windows.rows records). */
+  readonly rows: number;
+  readonly tables: TableLoader;
+  /** The stream's own load data, read only by `tables`. */
+  readonly data: unknown;
+  /** The longest JSON text of the window (the memory a huge value needs, and its failure line). */
+  readonly largest?: LargestValue | undefined;
+}
+
+/** A stream's tables: how a batch of its windows replaces their rows. */
+export interface TableLoader {
+  /** What the tables are and how a window replaces its rows: what a destination other than DuckDB reads. */
+  readonly spec: TableSpec;
+  /**
+   * DuckDB's way. Inside the batch's transaction: deletes every row of these windows from the stream's tables
+   * and inserts the new ones (each window replaced as a set). Calls `onStep` after its deletes
+   * ('delete') and after each table it fills.
+   */
+  replace(
+    conn: DuckDBConnection,
+    windows: readonly PreparedWindow[],
+    ctx: { readonly loadedAt: DuckDBValue; readonly onStep: (step: BatchStep) => Promise<void> },
+  ): Promise<void>;
+}
