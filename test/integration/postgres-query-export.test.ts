@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -6,13 +6,14 @@ import { Writable } from 'node:stream';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportPostgres } from '../../src/cli/export.js';
 import { printRows, queryPostgres, type QueryFlags } from '../../src/cli/query.js';
 import { openExistingReadOnly } from '../../src/cli/open-readonly.js';
 import { createOutput } from '../../src/cli/output.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { SqlError } from '../../src/errors.js';
+import { SqlError, UsageError } from '../../src/errors.js';
 import { openDatabase, type Database } from '../../src/load/database.js';
-import { exportTables, type ExportOptions } from '../../src/load/export.js';
+import { exportTables, type ExportOptions, type ExportSummary } from '../../src/load/export.js';
 import { exportFromPostgres } from '../../src/load/postgres/export.js';
 import { migratePostgres } from '../../src/load/postgres/migrate.js';
 import { PLAIN_TYPES } from '../../src/load/postgres/session.js';
@@ -292,5 +293,18 @@ describe.skipIf(!runIf)('query and export on a PostgreSQL destination', () => {
     }
     const feedback = files.find((f) => f.startsWith('feedback/'));
     expect(readFileSync(join(post, feedback ?? ''), 'utf8')).not.toContain('contact');
+  });
+
+  it('export from PostgreSQL checks OUT and sums up as from DuckDB', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'mintlify-etl-export-cli-'));
+    const result = await exportPostgres(client, { out, format: 'parquet', json: true });
+    expect(result.exitCode).toBe(0);
+    const summary = result.json as ExportSummary;
+    expect(summary.tables.find((t) => t.table === 'page_daily')?.rows).toBe(await count('page_daily'));
+    expect(summary.skippedColumns).toEqual([{ table: 'feedback', columns: ['contact'], reason: 'personal' }]);
+    const foreign = await mkdtemp(join(tmpdir(), 'mintlify-etl-export-foreign-'));
+    writeFileSync(join(foreign, 'notes.txt'), 'mine');
+    await expect(exportPostgres(client, { out: foreign, format: 'csv' })).rejects.toBeInstanceOf(UsageError);
+    expect(readdirSync(foreign)).toEqual(['notes.txt']);
   });
 });

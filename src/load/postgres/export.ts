@@ -147,12 +147,18 @@ export function pgExportSource(
 /**
  * exportTables from the PostgreSQL schema `client` points at (search_path set): every chunk read in
  * one REPEATABLE READ READ ONLY transaction, so the files are one snapshot even while a sync loads.
+ * `duckSettings` (a bench seam) override the DuckDB instance's settings.
  */
-export async function exportFromPostgres(client: pg.ClientBase, opts: ExportOptions): Promise<ExportSummary> {
+export async function exportFromPostgres(
+  client: pg.ClientBase,
+  opts: ExportOptions,
+  duckSettings: Readonly<Record<string, string>> = {},
+): Promise<ExportSummary> {
   const instance = await DuckDBInstance.create(':memory:', {
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
     memory_limit: READER_MEMORY_LIMIT,
+    ...duckSettings,
   });
   const duck = await instance.connect();
   try {
