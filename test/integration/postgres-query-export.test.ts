@@ -54,6 +54,10 @@ async function makeAwkward(conn: DuckDBConnection): Promise<void> {
     `UPDATE feedback SET created_at = created_at + to_microseconds(7) WHERE minute(created_at) % 2 = 0`,
   );
   await conn.run(`UPDATE search_daily SET query = query || '${ODD}' WHERE hits % 3 = 0`);
+  // A row longer than export's CSV buffer from PostgreSQL (4 MiB): read again with a bigger one.
+  await conn.run(
+    `UPDATE feedback SET comment = repeat('long, "quoted"\n text ', 400000) WHERE id = (SELECT max(id) FROM feedback WHERE created_at IS NOT NULL)`,
+  );
 }
 
 /** A stdout that keeps what was written. */
@@ -158,7 +162,7 @@ describe.skipIf(!runIf)('query and export on a PostgreSQL destination', () => {
     // jsonb / LIST<STRUCT>, microsecond times
     'SELECT thread_id, ts, sources, response_type FROM assistant_turns ORDER BY ts, md5(thread_id)',
     // NULL beside empty strings, NULL times
-    'SELECT id, comment, helpful, created_at FROM feedback ORDER BY md5(id)',
+    'SELECT id, left(comment, 60) AS comment, helpful, created_at FROM feedback ORDER BY md5(id)',
     // more rows than one FETCH
     'SELECT day, path, total FROM page_daily ORDER BY day, md5(path)',
     // several statements: the last one is printed
