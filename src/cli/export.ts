@@ -79,9 +79,11 @@ Examples:
 }
 
 async function exportCommand(flags: ExportFlags): Promise<CommandResult> {
+  // OUT is checked before the database is opened: an OUT that would hold it is refused first.
+  const opts = exportOptions(flags, dbPath(flags.db));
   const db = await openExistingReadOnly(dbPath(flags.db));
   try {
-    return await runExport(flags, dbPath(flags.db), (opts) => exportTables(db.connection, opts));
+    return await runExport(flags, opts, () => exportTables(db.connection, opts));
   } finally {
     db.close();
   }
@@ -91,31 +93,36 @@ async function exportCommand(flags: ExportFlags): Promise<CommandResult> {
  * `export` from a PostgreSQL destination: `client` is connected (PLAIN_TYPES, search_path on the
  * schema); the same files, checks and summary as from a DuckDB file.
  */
-export function exportPostgres(client: pg.ClientBase, flags: ExportFlags): Promise<CommandResult> {
-  return runExport(flags, undefined, (opts) => exportFromPostgres(client, opts));
+export async function exportPostgres(client: pg.ClientBase, flags: ExportFlags): Promise<CommandResult> {
+  const opts = exportOptions(flags, undefined);
+  return runExport(flags, opts, () => exportFromPostgres(client, opts));
 }
 
-/** Checks the flags and OUT, exports through `exportWith`, prints the summary. `db`: the DuckDB file, if any. */
-async function runExport(
-  flags: ExportFlags,
-  db: string | undefined,
-  exportWith: (opts: ExportOptions) => Promise<ExportSummary>,
-): Promise<CommandResult> {
+/** The export the flags ask for, after checking them and OUT. `db`: the DuckDB file, if any. */
+function exportOptions(flags: ExportFlags, db: string | undefined): ExportOptions {
   const from = flags.from !== undefined ? parseDay(flags.from, '--from') : undefined;
   const to = flags.to !== undefined ? parseDay(flags.to, '--to') : undefined;
   if (from !== undefined && to !== undefined && from >= to) {
     throw new UsageError(`--from ${from} must be before --to ${to} (--to is exclusive)`, { from, to });
   }
-  const out = exportTarget(flags.out, db, flags.force === true);
-  const summary = await exportWith({
-    outDir: out,
+  return {
+    outDir: exportTarget(flags.out, db, flags.force === true),
     format: flags.format,
     from,
     to,
     includePersonalData: flags.includePersonalData ?? false,
-  }).catch((e: unknown) => {
+  };
+}
+
+/** Runs the export and prints its summary. */
+async function runExport(
+  flags: ExportFlags,
+  opts: ExportOptions,
+  exportWith: () => Promise<ExportSummary>,
+): Promise<CommandResult> {
+  const summary = await exportWith().catch((e: unknown) => {
     // A full disk, a read-only mount or a folder we may not write is the user's to fix.
-    throw userFileError(e, `--out ${flags.out}`, 'write the export in', out) ?? e;
+    throw userFileError(e, `--out ${flags.out}`, 'write the export in', opts.outDir) ?? e;
   });
   if (flags.json) return { exitCode: 0, json: summary };
   process.stdout.write(`${safeText(describeExport(summary))}\n`);
