@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { Option, type Command } from 'commander';
+import type pg from 'pg';
 import { UsageError } from '../errors.js';
 import {
   EXPORT_FORMATS,
@@ -8,10 +9,12 @@ import {
   exportTables,
   STAGING_PREFIX,
   type ExportFormat,
+  type ExportOptions,
   type ExportSummary,
   type SkipReason,
 } from '../load/export.js';
 import { refuseForeignFolder } from '../load/export-folder.js';
+import { exportFromPostgres } from '../load/postgres/export.js';
 import { parseDay } from '../util/day.js';
 import { userFileError } from '../util/file-errors.js';
 import { formatDuration } from '../util/duration.js';
@@ -22,7 +25,7 @@ import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp } from './destination-flags.j
 import { databaseFiles, isWithin, realTarget } from './target-path.js';
 import { safeText } from '../util/safe-text.js';
 
-interface ExportFlags {
+export interface ExportFlags {
   out: string;
   format: ExportFormat;
   from?: string;
@@ -79,28 +82,51 @@ Examples:
 }
 
 async function exportCommand(flags: ExportFlags): Promise<CommandResult> {
+  // OUT is checked before the database is opened: an OUT that would hold it is refused first.
+  const opts = exportOptions(flags, dbPath(flags.db));
+  const db = await openExistingReadOnly(dbPath(flags.db));
+  try {
+    return await runExport(flags, opts, () => exportTables(db.connection, opts));
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * `export` from a PostgreSQL destination: `client` is connected (PLAIN_TYPES, search_path on the
+ * schema); the same files, checks and summary as from a DuckDB file.
+ */
+export async function exportPostgres(client: pg.ClientBase, flags: ExportFlags): Promise<CommandResult> {
+  const opts = exportOptions(flags, undefined);
+  return runExport(flags, opts, () => exportFromPostgres(client, opts));
+}
+
+/** The export the flags ask for, after checking them and OUT. `db`: the DuckDB file, if any. */
+function exportOptions(flags: ExportFlags, db: string | undefined): ExportOptions {
   const from = flags.from !== undefined ? parseDay(flags.from, '--from') : undefined;
   const to = flags.to !== undefined ? parseDay(flags.to, '--to') : undefined;
   if (from !== undefined && to !== undefined && from >= to) {
     throw new UsageError(`--from ${from} must be before --to ${to} (--to is exclusive)`, { from, to });
   }
-  const out = exportTarget(flags.out, dbPath(flags.db), flags.force === true);
-  const db = await openExistingReadOnly(dbPath(flags.db));
-  let summary: ExportSummary;
-  try {
-    summary = await exportTables(db.connection, {
-      outDir: out,
-      format: flags.format,
-      from,
-      to,
-      includePersonalData: flags.includePersonalData ?? false,
-    }).catch((e: unknown) => {
-      // A full disk, a read-only mount or a folder we may not write is the user's to fix.
-      throw userFileError(e, `--out ${flags.out}`, 'write the export in', out) ?? e;
-    });
-  } finally {
-    db.close();
-  }
+  return {
+    outDir: exportTarget(flags.out, db, flags.force === true),
+    format: flags.format,
+    from,
+    to,
+    includePersonalData: flags.includePersonalData ?? false,
+  };
+}
+
+/** Runs the export and prints its summary. */
+async function runExport(
+  flags: ExportFlags,
+  opts: ExportOptions,
+  exportWith: () => Promise<ExportSummary>,
+): Promise<CommandResult> {
+  const summary = await exportWith().catch((e: unknown) => {
+    // A full disk, a read-only mount or a folder we may not write is the user's to fix.
+    throw userFileError(e, `--out ${flags.out}`, 'write the export in', opts.outDir) ?? e;
+  });
   if (flags.json) return { exitCode: 0, json: summary };
   process.stdout.write(`${safeText(describeExport(summary))}\n`);
   if (flags.includePersonalData === true) {
@@ -118,7 +144,7 @@ async function exportCommand(flags: ExportFlags): Promise<CommandResult> {
  * OUT/.export-* staging folders, so the database may sit in OUT itself (exports/ next to
  * analytics.duckdb) but never below one of those.
  */
-function exportTarget(given: string, db: string, force: boolean): string {
+function exportTarget(given: string, db: string | undefined, force: boolean): string {
   if (given.trim() === '') throw new UsageError('--out needs a folder');
   const out = realTarget(given, '--out');
   const existing = statSync(out, { throwIfNoEntry: false });
@@ -126,7 +152,9 @@ function exportTarget(given: string, db: string, force: boolean): string {
     throw new UsageError(`--out ${given} is a file, not a folder`, { out: given });
   }
   const managed = EXPORT_TABLES.map((t) => realTarget(join(out, t.table), '--out'));
-  for (const file of databaseFiles(db).keys()) {
+  // A PostgreSQL destination has no file here to protect.
+  const files = db !== undefined ? [...databaseFiles(db).keys()] : [];
+  for (const file of files) {
     const [first = ''] = relative(out, file).split(sep);
     if (
       managed.some((dir) => isWithin(file, dir)) ||
@@ -138,9 +166,7 @@ function exportTarget(given: string, db: string, force: boolean): string {
       );
     }
   }
-  const databaseEntries = new Set(
-    [...databaseFiles(db).keys()].filter((f) => dirname(f) === out).map((f) => basename(f)),
-  );
+  const databaseEntries = new Set(files.filter((f) => dirname(f) === out).map((f) => basename(f)));
   refuseForeignFolder(
     out,
     given,

@@ -10,7 +10,9 @@ import {
   type JsonValue,
   type OutputFormat,
 } from '../query/format.js';
-import { streamQuery } from '../query/run.js';
+import type pg from 'pg';
+import { DEFAULT_QUERY_TIMEOUT_MS, withPostgresQuery } from '../load/postgres/query.js';
+import { streamQuery, type QueryStream } from '../query/run.js';
 import { openExistingReadOnly } from './open-readonly.js';
 import { dbPath, intFlag } from './options.js';
 import { createOutput, OutputClosed, type Output } from './output.js';
@@ -20,11 +22,13 @@ import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp } from './destination-flags.j
 /** Rows a table shows at most: far more than a person reads, and a bounded amount of memory. */
 export const TABLE_MAX_ROWS = 10_000;
 
-interface QueryFlags {
+export interface QueryFlags {
   db?: string;
   schema?: string;
   format: OutputFormat;
   maxWidth?: number;
+  /** Seconds a statement may run on a PostgreSQL destination before it is cancelled. */
+  timeout?: number;
 }
 
 export function registerQuery(
@@ -47,6 +51,11 @@ export function registerQuery(
       '--max-width <n>',
       'table width in characters (default: the terminal width, 120 when piped)',
       intFlag('--max-width', 20, 10_000),
+    )
+    .option(
+      '--timeout <seconds>',
+      `PostgreSQL destination: seconds each statement may run before it is cancelled (default ${DEFAULT_QUERY_TIMEOUT_MS / 1000})`,
+      intFlag('--timeout', 1, 86_400),
     )
     .addHelpText(
       'after',
@@ -74,7 +83,7 @@ async function queryCommand(sqlArg: string, flags: QueryFlags): Promise<CommandR
   const db = await openExistingReadOnly(dbPath(flags.db), { sandbox: true });
   const out = createOutput(process.stdout);
   try {
-    await printQuery(db.connection, sql, flags, out);
+    await printRows(await streamQuery(db.connection, sql), flags, out);
   } catch (e) {
     if (!(e instanceof OutputClosed)) throw e;
   } finally {
@@ -83,13 +92,36 @@ async function queryCommand(sqlArg: string, flags: QueryFlags): Promise<CommandR
   return { exitCode: 0 };
 }
 
-async function printQuery(
-  conn: Parameters<typeof streamQuery>[0],
-  sql: string,
+/**
+ * `query` on a PostgreSQL destination: `client` is connected (PLAIN_TYPES, search_path on the
+ * schema); the SQL runs in a read-only transaction under --timeout and prints as on DuckDB.
+ */
+export async function queryPostgres(
+  client: pg.ClientBase,
+  sqlArg: string,
+  flags: QueryFlags,
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number } = process.stdout,
+): Promise<CommandResult> {
+  const sql = sqlArg === '-' ? await readStdin() : sqlArg;
+  if (sql.trim() === '') throw new UsageError('query: the SQL is empty');
+  const out = createOutput(stdout);
+  const timeoutMs = flags.timeout !== undefined ? flags.timeout * 1000 : DEFAULT_QUERY_TIMEOUT_MS;
+  try {
+    await withPostgresQuery(client, sql, { timeoutMs }, (stream) => printRows(stream, flags, out, stdout));
+  } catch (e) {
+    if (!(e instanceof OutputClosed)) throw e;
+  }
+  return { exitCode: 0 };
+}
+
+/** Prints a query's rows in --format (also the tests' way to print either destination's result). */
+export async function printRows(
+  stream: QueryStream,
   flags: QueryFlags,
   out: Output,
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number } = process.stdout,
 ): Promise<void> {
-  const { columns, batches } = await streamQuery(conn, sql);
+  const { columns, batches } = stream;
   switch (flags.format) {
     case 'table': {
       // Column widths need every row shown, so a table holds its rows in memory: at most
@@ -103,7 +135,7 @@ async function printQuery(
         }
         if (more) break;
       }
-      const maxWidth = flags.maxWidth ?? (process.stdout.isTTY ? process.stdout.columns : undefined) ?? 120;
+      const maxWidth = flags.maxWidth ?? (stdout.isTTY === true ? stdout.columns : undefined) ?? 120;
       await out.write(formatTable(columns, rows, { maxWidth, more }));
       return;
     }

@@ -395,8 +395,85 @@ export function monthChunks(
  */
 const PLAIN_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 
+/**
+ * Where an export reads: a DuckDB connection, or another destination that hands each chunk's rows
+ * to a DuckDB instance, so that every file is written by the same DuckDB COPY statements.
+ */
+export interface ExportSource {
+  /** The base tables the destination has (an older database lacks the newer streams' tables). */
+  tableNames(): Promise<ReadonlySet<string>>;
+  /** Streams with loaded windows (sync_windows.status = 'loaded'); called only when sync_windows exists. */
+  loadedStreams(): Promise<ReadonlySet<string>>;
+  hasRows(table: string): Promise<boolean>;
+  /**
+   * Rows per project and month of `day` (an SQL date expression both dialects read), `where` being
+   * a WHERE clause in the SQL both dialects share (or '').
+   */
+  monthCounts(
+    table: string,
+    day: string,
+    where: string,
+  ): Promise<{ project: string; month: Day; rows: number }[]>;
+  /**
+   * Runs one of export's DuckDB COPY statements, which reads `rows.columns` of `rows.table` where
+   * `rows.where` (same shared SQL); returns the rows it wrote. `rows.scratch` is a folder of the
+   * export's staging area this source may use for its own files.
+   */
+  copy(sql: string, rows: ChunkRows): Promise<number>;
+}
+
+/** The rows one COPY statement reads. */
+export interface ChunkRows {
+  readonly table: string;
+  /** project_id and the exported columns. */
+  readonly columns: readonly string[];
+  /** ' WHERE …' or ''. */
+  readonly where: string;
+  readonly scratch: string;
+}
+
+/** Export's reads of a DuckDB database. */
+export function duckExportSource(conn: DuckDBConnection): ExportSource {
+  return {
+    async tableNames() {
+      const existing = await conn.runAndReadAll(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main'",
+      );
+      return new Set(existing.getRows().map((r) => String(r[0])));
+    },
+    async loadedStreams() {
+      const loaded = await conn.runAndReadAll(
+        "SELECT DISTINCT stream FROM sync_windows WHERE status = 'loaded'",
+      );
+      return new Set(loaded.getRows().map((r) => String(r[0])));
+    },
+    async hasRows(table) {
+      return (await scalar(conn, `SELECT EXISTS (SELECT 1 FROM ${table})`)) === true;
+    },
+    async monthCounts(table, day, where) {
+      const perMonth = await conn.runAndReadAll(
+        `SELECT project_id, strftime(month, '%Y-%m-%d'), n FROM (
+          SELECT project_id, date_trunc('month', ${day})::DATE AS month, count(*) AS n
+          FROM ${table}${where} GROUP BY ALL)`,
+      );
+      return perMonth.getRows().map(([project, month, n]) => ({
+        project: String(project),
+        month: String(month),
+        rows: Number(n),
+      }));
+    },
+    copy: (sql) => runCopy(conn, sql),
+  };
+}
+
+/** Runs a DuckDB COPY statement; returns the rows it wrote. */
+export async function runCopy(conn: DuckDBConnection, sql: string): Promise<number> {
+  const counted = (await (await conn.run(sql)).getRows())[0]?.[0];
+  return typeof counted === 'bigint' || typeof counted === 'number' ? Number(counted) : 0;
+}
+
 async function stageTable(
-  conn: DuckDBConnection,
+  source: ExportSource,
   spec: TableSpec,
   opts: ExportOptions,
   range: ExportSummary['range'],
@@ -408,10 +485,11 @@ async function stageTable(
   if (range?.to) where.push(`${day} < DATE ${sqlString(range.to)}`);
   const stagedDir = join(staging, spec.table);
   await mkdir(stagedDir, { recursive: true });
+  const exported = exportedColumns(spec, opts.includePersonalData ?? false);
   const t: ChunkTarget = {
     spec,
     day,
-    columns: exportedColumns(spec, opts.includePersonalData ?? false).join(', '),
+    columns: exported.join(', '),
     stagedDir,
     format: opts.format === 'csv' ? 'FORMAT csv, HEADER true' : 'FORMAT parquet',
     ext: opts.format === 'csv' ? 'csv' : 'parquet',
@@ -420,30 +498,26 @@ async function stageTable(
       return all.length > 0 ? ` WHERE ${all.join(' AND ')}` : '';
     },
   };
-  const perMonth = await conn.runAndReadAll(
-    `SELECT project_id, strftime(month, '%Y-%m-%d'), n FROM (
-      SELECT project_id, date_trunc('month', ${day})::DATE AS month, count(*) AS n
-      FROM ${spec.table}${t.filter([`${day} IS NOT NULL`])} GROUP BY ALL)`,
-  );
+  const perMonth = await source.monthCounts(spec.table, day, t.filter([`${day} IS NOT NULL`]));
   const byProject = new Map<string, { month: Day; rows: number }[]>();
-  for (const [project, month, n] of perMonth.getRows()) {
-    const list = byProject.get(String(project)) ?? [];
-    list.push({ month: String(month), rows: Number(n) });
-    byProject.set(String(project), list);
+  for (const { project, month, rows: n } of perMonth) {
+    const list = byProject.get(project) ?? [];
+    list.push({ month, rows: n });
+    byProject.set(project, list);
   }
-  const copy = async (sql: string): Promise<number> => {
-    const counted = (await (await conn.run(sql)).getRows())[0]?.[0];
-    return typeof counted === 'bigint' || typeof counted === 'number' ? Number(counted) : 0;
-  };
+  const copy: Copy = (sql, where) =>
+    source.copy(sql, { table: spec.table, columns: ['project_id', ...exported], where, scratch: staging });
   let rows = [...byProject.keys()].every((id) => PLAIN_ID.test(id))
     ? await copyPerProject(t, byProject, opts.chunkRows ?? spec.chunkRows, copy)
     : await copyAllProjects(t, byProject, opts.chunkRows ?? spec.chunkRows, copy);
   // Undated rows belong to no month: every export writes them again, with or without a range,
   // through PARTITION_BY, which names their NULL year and month __HIVE_DEFAULT_PARTITION__.
   if (spec.partitionDay !== undefined) {
+    const undated = ` WHERE ${day} IS NULL`;
     rows += await copy(
-      `COPY (SELECT project_id, ${t.columns}, ${partitionCols(day)} FROM ${spec.table} WHERE ${day} IS NULL ORDER BY ${spec.order})
+      `COPY (SELECT project_id, ${t.columns}, ${partitionCols(day)} FROM ${spec.table}${undated} ORDER BY ${spec.order})
         TO ${sqlString(stagedDir)} (${t.format}, PARTITION_BY (project_id, year, month), FILENAME_PATTERN 'data_{i}', OVERWRITE_OR_IGNORE)`,
+      undated,
     );
   }
   return { spec, stagedDir, rows, files: await listDataFiles(stagedDir) };
@@ -463,7 +537,8 @@ interface ChunkTarget {
   readonly filter: (extra: readonly string[]) => string;
 }
 
-type Copy = (sql: string) => Promise<number>;
+/** Runs a COPY statement that reads the table's rows `where` (the same WHERE clause as in `sql`). */
+type Copy = (sql: string, where: string) => Promise<number>;
 
 /** Month as two digits (month=01): folders sort in time order and the layout never changes. */
 function partitionCols(day: string): string {
@@ -493,9 +568,11 @@ async function copyAllProjects(
     [...all].map(([month, n]) => ({ month, rows: n })),
     chunkRows,
   )) {
+    const where = t.filter(inChunk(t, chunk));
     rows += await copy(
-      `COPY (SELECT project_id, ${t.columns}, ${partitionCols(t.day)} FROM ${t.spec.table}${t.filter(inChunk(t, chunk))} ORDER BY ${t.spec.order})
+      `COPY (SELECT project_id, ${t.columns}, ${partitionCols(t.day)} FROM ${t.spec.table}${where} ORDER BY ${t.spec.order})
         TO ${sqlString(t.stagedDir)} (${t.format}, PARTITION_BY (project_id, year, month), FILENAME_PATTERN 'data_{i}', OVERWRITE_OR_IGNORE)`,
+      where,
     );
   }
   return rows;
@@ -522,11 +599,13 @@ async function copyPerProject(
         rows += await copy(
           `COPY (SELECT ${t.columns} FROM ${t.spec.table}${where} ORDER BY ${t.spec.order})
             TO ${sqlString(join(dir, `data_0.${t.ext}`))} (${t.format})`,
+          where,
         );
       } else {
         rows += await copy(
           `COPY (SELECT ${t.columns}, ${partitionCols(t.day)} FROM ${t.spec.table}${where} ORDER BY ${t.spec.order})
             TO ${sqlString(projectDir)} (${t.format}, PARTITION_BY (year, month), FILENAME_PATTERN 'data_{i}', OVERWRITE_OR_IGNORE)`,
+          where,
         );
       }
     }
@@ -606,19 +685,13 @@ async function scalar(conn: DuckDBConnection, sql: string): Promise<unknown> {
  * are removed); site_daily and page_daily always. A table an older database does not have is empty.
  */
 async function selectTables(
-  conn: DuckDBConnection,
+  source: ExportSource,
   specs: readonly TableSpec[],
   out: string,
   includePersonal: boolean,
 ): Promise<{ chosen: TableSpec[]; skipped: SkippedTable[] }> {
-  const existing = await conn.runAndReadAll(
-    "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main'",
-  );
-  const tables = new Set(existing.getRows().map((r) => String(r[0])));
-  const loaded = tables.has('sync_windows')
-    ? await conn.runAndReadAll("SELECT DISTINCT stream FROM sync_windows WHERE status = 'loaded'")
-    : undefined;
-  const streams = new Set((loaded?.getRows() ?? []).map((r) => String(r[0])));
+  const tables = await source.tableNames();
+  const streams = tables.has('sync_windows') ? await source.loadedStreams() : new Set<string>();
   const chosen: TableSpec[] = [];
   const skipped: SkippedTable[] = [];
   for (const spec of specs) {
@@ -630,7 +703,7 @@ async function selectTables(
       tables.has(spec.table) &&
       (spec.always === true ||
         streams.has(spec.stream) ||
-        (await scalar(conn, `SELECT EXISTS (SELECT 1 FROM ${spec.table})`)) === true ||
+        (await source.hasRows(spec.table)) ||
         (await listDataFiles(join(out, spec.table))).length > 0);
     if (has) chosen.push(spec);
     else skipped.push({ table: spec.table, reason: 'empty' });
@@ -651,6 +724,11 @@ async function selectTables(
  * full disk, a kill) leaves every table's old files as they were.
  */
 export async function exportTables(conn: DuckDBConnection, opts: ExportOptions): Promise<ExportSummary> {
+  return exportFrom(duckExportSource(conn), opts);
+}
+
+/** exportTables from any source (a PostgreSQL destination: see postgres/export.ts). */
+export async function exportFrom(source: ExportSource, opts: ExportOptions): Promise<ExportSummary> {
   const started = Date.now();
   const out = resolve(opts.outDir);
   const range = monthRange(opts.from, opts.to);
@@ -658,12 +736,12 @@ export async function exportTables(conn: DuckDBConnection, opts: ExportOptions):
   await writeManifest(out);
   await removeLeftovers(out);
   const specs = opts.tables ?? EXPORT_TABLES;
-  const { chosen, skipped } = await selectTables(conn, specs, out, opts.includePersonalData ?? false);
+  const { chosen, skipped } = await selectTables(source, specs, out, opts.includePersonalData ?? false);
   // Inside OUT so that the final renames never cross a file system.
   const staging = await mkdtemp(join(out, `${STAGING_PREFIX}${process.pid}-`));
   try {
     const staged: StagedTable[] = [];
-    for (const spec of chosen) staged.push(await stageTable(conn, spec, opts, range, staging));
+    for (const spec of chosen) staged.push(await stageTable(source, spec, opts, range, staging));
     const tables: TableExport[] = [];
     for (const table of staged) tables.push(await swapTable(table, out, range));
     const includePersonal = opts.includePersonalData ?? false;

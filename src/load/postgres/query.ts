@@ -1,0 +1,169 @@
+/**
+ * `query` on a PostgreSQL destination: the user's SQL in a READ ONLY transaction that is always
+ * rolled back, each statement under a statement timeout, the last one's rows streamed through a
+ * server-side cursor in batches (bounded memory, whatever the result's size) and converted to the
+ * same JSON values as the DuckDB path gives for the same data.
+ */
+import pg from 'pg';
+import { SqlError } from '../../errors.js';
+import type { Column, JsonValue } from '../../query/format.js';
+import { pgColumns, pgJsonValue, RAW_TEXT } from '../../query/pg-values.js';
+import { endsTransaction, isCursorQuery, leadingWords, splitStatements } from '../../query/pg-statements.js';
+import type { QueryStream } from '../../query/run.js';
+
+/** What a statement may take by default before PostgreSQL cancels it. */
+export const DEFAULT_QUERY_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * Rows per FETCH: DuckDB's chunk size. Measured on 5.48M rows (test/bench/postgres-read.ts, a
+ * loaded 2-core machine, so times are rough): 500 rows 43-67 s and 157-160 MiB peak RSS, 2,048
+ * 39-53 s and 161-166 MiB, 10,000 43-44 s and 193-195 MiB.
+ */
+export const FETCH_ROWS = 2048;
+
+export interface PgQueryOptions {
+  /** statement_timeout of each statement (and of each FETCH of the last one), in ms. */
+  readonly timeoutMs?: number;
+  /** Rows per FETCH (test seam). */
+  readonly fetchRows?: number;
+}
+
+const CURSOR = 'mintlify_etl_query';
+
+interface RawResult {
+  readonly fields: readonly { name: string; dataTypeID: number }[];
+  readonly rows: (string | null)[][];
+}
+
+/** One statement through the extended protocol: PostgreSQL runs exactly one, never a list. */
+async function runOne(client: pg.ClientBase, text: string): Promise<RawResult> {
+  // queryMode is pg's (8.11+), missing from its types.
+  const config = { text, rowMode: 'array', types: RAW_TEXT, queryMode: 'extended' } as pg.QueryArrayConfig;
+  const result: RawResult = await client.query(config);
+  return result;
+}
+
+/** A PostgreSQL error as one line, with a hint for the refusals that are `query`'s own rules. */
+export function pgSqlError(e: unknown, timeoutMs: number): unknown {
+  // The server's errors only: a lost connection (EPIPE, ECONNRESET) is the destination's, not the SQL's.
+  if (!(e instanceof pg.DatabaseError)) return e;
+  const code = e.code ?? '';
+  const message = e.message.split(/\r?\n/)[0] ?? e.message;
+  let hint = '';
+  if (code === '25006')
+    hint =
+      ' (query is read-only: it runs in a read-only transaction that is rolled back, so nothing is changed; write with psql or your own client)';
+  else if (code === '57014' && /statement timeout/.test(message))
+    hint = ` (after ${timeoutMs / 1000} s: raise --timeout, or narrow the query)`;
+  return new SqlError(`${message}${hint}`, { sqlstate: code }, { cause: e });
+}
+
+function convert(fields: RawResult['fields'], rows: RawResult['rows']): JsonValue[][] {
+  return rows.map((r) => r.map((v, i) => pgJsonValue(fields[i]?.dataTypeID ?? 0, v)));
+}
+
+/** A statement whose rows are discarded (all but the last): a query's rows are skipped server-side. */
+async function runDiscarded(client: pg.ClientBase, statement: string): Promise<void> {
+  if (!isCursorQuery(statement)) {
+    await runOne(client, statement);
+    return;
+  }
+  await runOne(client, `DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${statement}`);
+  await runOne(client, `MOVE FORWARD ALL IN ${CURSOR}`);
+  await runOne(client, `CLOSE ${CURSOR}`);
+}
+
+/** The last statement's rows through a cursor, FETCH by FETCH, each under the timeout again. */
+async function cursorStream(
+  client: pg.ClientBase,
+  statement: string,
+  setTimeout: string,
+  fetchRows: number,
+  wrap: (e: unknown) => unknown,
+): Promise<QueryStream> {
+  await runOne(client, `DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${statement}`);
+  // The timeout is set again with each FETCH: the query could have lifted it (set_config) while
+  // it ran. One round trip: the simple protocol takes both statements at once.
+  const fetch = async (): Promise<RawResult> => {
+    const text = `${setTimeout}; FETCH FORWARD ${fetchRows} FROM ${CURSOR}`;
+    const results = (await client.query({
+      text,
+      rowMode: 'array',
+      types: RAW_TEXT,
+    } as pg.QueryArrayConfig)) as unknown as RawResult[];
+    const last = results.at(-1);
+    if (last === undefined) throw new Error('FETCH gave no result');
+    return last;
+  };
+  const first = await fetch();
+  const columns: readonly Column[] = pgColumns(first.fields);
+  async function* batches(): AsyncGenerator<JsonValue[][]> {
+    let batch = first;
+    for (;;) {
+      if (batch.rows.length > 0) yield convert(first.fields, batch.rows);
+      if (batch.rows.length < fetchRows) return;
+      try {
+        batch = await fetch();
+      } catch (e) {
+        throw wrap(e);
+      }
+    }
+  }
+  return { columns, batches: batches() };
+}
+
+/** A last statement a cursor cannot run (SHOW, EXPLAIN, SET): its rows at once, as PostgreSQL gives them. */
+async function plainStream(client: pg.ClientBase, statement: string): Promise<QueryStream> {
+  const result = await runOne(client, statement);
+  const rows = convert(result.fields, result.rows);
+  // eslint-disable-next-line @typescript-eslint/require-await -- the rows are here already
+  async function* batches(): AsyncGenerator<JsonValue[][]> {
+    if (rows.length > 0) yield rows;
+  }
+  return { columns: pgColumns(result.fields), batches: batches() };
+}
+
+/**
+ * Runs the user's SQL on PostgreSQL (several statements allowed: the last one's rows are given to
+ * `consume`, as on DuckDB) in a READ ONLY transaction, rolled back when `consume` is done or
+ * anything failed: DDL and DML are refused by PostgreSQL, nothing is ever changed. Errors of the
+ * SQL (a refusal, a timeout, a typo) are SqlError with PostgreSQL's first line.
+ */
+export async function withPostgresQuery<T>(
+  client: pg.ClientBase,
+  sql: string,
+  opts: PgQueryOptions,
+  consume: (stream: QueryStream) => Promise<T>,
+): Promise<T> {
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  const wrap = (e: unknown): unknown => pgSqlError(e, timeoutMs);
+  const statements = splitStatements(sql);
+  const last = statements.at(-1);
+  if (last === undefined) throw new SqlError('the SQL holds no statement (only blanks or comments)');
+  const ending = statements.find(endsTransaction);
+  if (ending !== undefined) {
+    throw new SqlError(
+      `${leadingWords(ending, 1).join('')} is refused: query runs in a read-only transaction that is rolled back, so nothing is changed`,
+    );
+  }
+  const setTimeout = `SET LOCAL statement_timeout = ${Math.max(1, Math.round(timeoutMs))}`;
+  await client.query('BEGIN TRANSACTION READ ONLY');
+  try {
+    let stream: QueryStream;
+    try {
+      for (const statement of statements.slice(0, -1)) {
+        await client.query(setTimeout);
+        await runDiscarded(client, statement);
+      }
+      await client.query(setTimeout);
+      stream = isCursorQuery(last)
+        ? await cursorStream(client, last, setTimeout, opts.fetchRows ?? FETCH_ROWS, wrap)
+        : await plainStream(client, last);
+    } catch (e) {
+      throw wrap(e);
+    }
+    return await consume(stream);
+  } finally {
+    await client.query('ROLLBACK').catch(() => undefined);
+  }
+}
