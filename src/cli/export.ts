@@ -19,9 +19,9 @@ import { parseDay } from '../util/day.js';
 import { userFileError } from '../util/file-errors.js';
 import { formatDuration } from '../util/duration.js';
 import { openExistingReadOnly } from './open-readonly.js';
-import { dbPath } from './options.js';
 import type { CommandResult } from './result.js';
-import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp } from './destination-flags.js';
+import { openPostgres } from '../load/postgres/connect.js';
+import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp, dbTargetOf } from './destination-flags.js';
 import { databaseFiles, isWithin, realTarget } from './target-path.js';
 import { safeText } from '../util/safe-text.js';
 
@@ -82,9 +82,19 @@ Examples:
 }
 
 async function exportCommand(flags: ExportFlags): Promise<CommandResult> {
+  const target = dbTargetOf(flags);
+  if (target.kind === 'postgres') {
+    exportOptions(flags, undefined);
+    const pgDb = await openPostgres(target);
+    try {
+      return await exportPostgres(pgDb.client, flags);
+    } finally {
+      await pgDb.close();
+    }
+  }
   // OUT is checked before the database is opened: an OUT that would hold it is refused first.
-  const opts = exportOptions(flags, dbPath(flags.db));
-  const db = await openExistingReadOnly(dbPath(flags.db));
+  const opts = exportOptions(flags, target.path);
+  const db = await openExistingReadOnly(target.path);
   try {
     return await runExport(flags, opts, () => exportTables(db.connection, opts));
   } finally {

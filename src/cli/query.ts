@@ -14,10 +14,11 @@ import type pg from 'pg';
 import { DEFAULT_QUERY_TIMEOUT_MS, withPostgresQuery } from '../load/postgres/query.js';
 import { streamQuery, type QueryStream } from '../query/run.js';
 import { openExistingReadOnly } from './open-readonly.js';
-import { dbPath, intFlag } from './options.js';
+import { intFlag } from './options.js';
 import { createOutput, OutputClosed, type Output } from './output.js';
 import type { CommandResult } from './result.js';
-import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp } from './destination-flags.js';
+import { openPostgres } from '../load/postgres/connect.js';
+import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp, dbTargetOf } from './destination-flags.js';
 
 /** Rows a table shows at most: far more than a person reads, and a bounded amount of memory. */
 export const TABLE_MAX_ROWS = 10_000;
@@ -79,8 +80,17 @@ async function readStdin(): Promise<string> {
 async function queryCommand(sqlArg: string, flags: QueryFlags): Promise<CommandResult> {
   const sql = sqlArg === '-' ? await readStdin() : sqlArg;
   if (sql.trim() === '') throw new UsageError('query: the SQL is empty');
+  const target = dbTargetOf(flags);
+  if (target.kind === 'postgres') {
+    const pgDb = await openPostgres(target);
+    try {
+      return await queryPostgres(pgDb.client, sql, flags);
+    } finally {
+      await pgDb.close();
+    }
+  }
   // The user's SQL runs sandboxed: read-only mode alone still lets COPY ... TO overwrite files.
-  const db = await openExistingReadOnly(dbPath(flags.db), { sandbox: true });
+  const db = await openExistingReadOnly(target.path, { sandbox: true });
   const out = createOutput(process.stdout);
   try {
     await printRows(await streamQuery(db.connection, sql), flags, out);
