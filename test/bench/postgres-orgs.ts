@@ -1,0 +1,181 @@
+import { loadavg } from 'node:os';
+import pg from 'pg';
+import { PLAIN_TYPES } from '../../src/load/postgres/session.js';
+import { postgresBinDir, startPostgres, type PostgresServer } from '../helpers/postgres.js';
+import { reproduce, type Bench, type BenchContext, type BenchResult } from './context.js';
+import { dropDatabase, freshDatabase, pgSyncProcess, type PgSyncRun } from './postgres-procs.js';
+import { startEmulatorWith, type EmulatorProcess } from './procs.js';
+import { fixed, showSpread, spread, table, thousands, verdict } from './stats.js';
+
+/*
+ * Two organizations (their own API server, key, project and data) sync into one warehouse at the
+ * same time, against one of them alone. They share only the PostgreSQL server (and the machine's
+ * CPUs, which is the catch on a small machine): each has its own budget scope (the key's
+ * fingerprint) and project, so neither waits for the other's lock or budget.
+ */
+
+interface Org {
+  readonly name: string;
+  readonly seed: number;
+  readonly projectId: string;
+  readonly apiKey: string;
+}
+
+const ORGS: readonly [Org, Org] = [
+  { name: 'A', seed: 1, projectId: 'proj_org_a', apiKey: 'mint_bench_org_a' },
+  { name: 'B', seed: 2, projectId: 'proj_org_b', apiKey: 'mint_bench_org_b' },
+];
+
+interface Round {
+  readonly alone: PgSyncRun;
+  readonly pair: readonly [PgSyncRun, PgSyncRun];
+  /** From starting both processes to the later one's exit. */
+  readonly pairWallMs: number;
+  /** Which went first in this round (alternating, so drift in the machine's load hits both). */
+  readonly aloneFirst: boolean;
+  /** The machine's 1-minute load average as the round began: how many others wanted the 2 cores. */
+  readonly load: number;
+}
+
+/** Rows per project and distinct budget scopes the pair left in the shared schema. */
+async function shared(url: string): Promise<{ projects: number; scopes: number }> {
+  const client = new pg.Client({ connectionString: url, types: PLAIN_TYPES });
+  await client.connect();
+  try {
+    const r = await client.query<{ projects: number; scopes: number }>(
+      `SELECT (SELECT count(DISTINCT project_id)::int FROM mintlify.page_daily) AS projects,
+              (SELECT count(DISTINCT budget_scope)::int FROM mintlify.api_requests) AS scopes`,
+    );
+    return r.rows[0] ?? { projects: 0, scopes: 0 };
+  } finally {
+    await client.end();
+  }
+}
+
+async function alone(server: PostgresServer, emu: EmulatorProcess, days: number, i: number): Promise<PgSyncRun> {
+  const name = `orgs_alone_${i}`;
+  const url = await freshDatabase(server, name);
+  try {
+    return await pgSyncProcess(emu, url, days);
+  } finally {
+    await dropDatabase(server, name);
+  }
+}
+
+async function pair(
+  server: PostgresServer,
+  emus: readonly [EmulatorProcess, EmulatorProcess],
+  days: number,
+  i: number,
+): Promise<{ runs: [PgSyncRun, PgSyncRun]; wallMs: number }> {
+  const name = `orgs_pair_${i}`;
+  const url = await freshDatabase(server, name);
+  try {
+    const t0 = performance.now();
+    const runs = await Promise.all([pgSyncProcess(emus[0], url, days), pgSyncProcess(emus[1], url, days)]);
+    const wallMs = performance.now() - t0;
+    const s = await shared(url);
+    if (s.projects !== 2 || s.scopes !== 2) {
+      throw new Error(`the pair left ${s.projects} project(s) and ${s.scopes} budget scope(s), not 2 and 2`);
+    }
+    return { runs, wallMs };
+  } finally {
+    await dropDatabase(server, name);
+  }
+}
+
+async function measure(
+  ctx: BenchContext,
+  server: PostgresServer,
+  emus: readonly [EmulatorProcess, EmulatorProcess],
+  days: number,
+  runs: number,
+): Promise<Round[]> {
+  const out: Round[] = [];
+  for (let i = 0; i < runs; i++) {
+    const aloneFirst = i % 2 === 0;
+    const load = loadavg()[0] ?? NaN;
+    let a: PgSyncRun | undefined;
+    if (aloneFirst) a = await alone(server, emus[0], days, i);
+    const p = await pair(server, emus, days, i);
+    if (!aloneFirst) a = await alone(server, emus[0], days, i);
+    const round: Round = { alone: a as PgSyncRun, pair: p.runs, pairWallMs: p.wallMs, aloneFirst, load };
+    out.push(round);
+    ctx.log(
+      `postgres-orgs: round ${i + 1}/${runs}: A alone ${fixed(round.alone.wallMs / 1000, 1)} s; A and B at once ${fixed(p.wallMs / 1000, 1)} s (A ${fixed(p.runs[0].wallMs / 1000, 1)} s, B ${fixed(p.runs[1].wallMs / 1000, 1)} s)`,
+    );
+  }
+  return out;
+}
+
+function section(rounds: readonly Round[], days: number, paths: number): string {
+  const ratio = spread(rounds.map((r) => r.pairWallMs / r.alone.wallMs));
+  const first = rounds[0];
+  return [
+    `Two organizations, each its own emulator process (\`node dist/test/bench/emulator-process.js\`: ${ORGS.map((o) => `${o.name}: seed ${o.seed}, project ${o.projectId}, its own key`).join('; ')}; ${days + 1} days of ${thousands(paths)} paths, no latency, no rate limit), sync the last ${days} days (\`node dist/src/cli/main.js sync --from <today-${days}> --db postgresql://... --rate-limit 1000000/1h --json\`, default streams and concurrency) into the same database and schema of one private server (test/helpers/postgres.ts: fsync off), both processes started at the same instant; against A alone. A fresh, migrated database for every run (a warehouse that exists; nobody settled a window yet). Each round runs "alone" and "pair" once, their order alternating. Time = process wall time; for the pair, from starting both to the later exit. After every pair the schema holds both projects under two budget scopes (checked).`,
+    '',
+    table(
+      [
+        'round',
+        'order',
+        'load avg',
+        'A alone s',
+        'pair s',
+        'A in pair s',
+        'B in pair s',
+        'pair / alone',
+        'CPU s: A alone',
+        'CPU s: A, B in pair',
+      ],
+      rounds.map((r, i) => [
+        String(i + 1),
+        r.aloneFirst ? 'alone, pair' : 'pair, alone',
+        fixed(r.load, 1),
+        fixed(r.alone.wallMs / 1000, 1),
+        fixed(r.pairWallMs / 1000, 1),
+        fixed(r.pair[0].wallMs / 1000, 1),
+        fixed(r.pair[1].wallMs / 1000, 1),
+        fixed(r.pairWallMs / r.alone.wallMs, 2),
+        fixed(r.alone.cpuS ?? NaN, 1),
+        `${fixed(r.pair[0].cpuS ?? NaN, 1)}, ${fixed(r.pair[1].cpuS ?? NaN, 1)}`,
+      ]),
+    ),
+    '',
+    `- Per sync: A ${thousands(first?.alone.summary.requests ?? NaN)} requests, ${thousands(first?.alone.summary.rows ?? NaN)} rows; B ${thousands(first?.pair[1].summary.requests ?? NaN)} requests, ${thousands(first?.pair[1].summary.rows ?? NaN)} rows.`,
+    `- A alone ${showSpread(spread(rounds.map((r) => r.alone.wallMs / 1000)), 1)} s; the pair ${showSpread(spread(rounds.map((r) => r.pairWallMs / 1000)), 1)} s; pair / alone ${showSpread(ratio, 2)} (target ≤ 1.2: ${verdict(ratio.median <= 1.2)}).`,
+  ].join('\n');
+}
+
+export const postgresOrgsBench: Bench = {
+  id: 'postgres-orgs',
+  title: '10. Two organizations syncing into one PostgreSQL at once vs one alone',
+  async run(ctx: BenchContext): Promise<BenchResult> {
+    if (postgresBinDir() === undefined) {
+      return {
+        id: this.id,
+        title: this.title,
+        markdown: 'Skipped: no PostgreSQL server binaries (apt-get install postgresql).',
+      };
+    }
+    const runs = ctx.quick ? 1 : 3;
+    // One sync alone takes 10-30 s on the shared 2-core machine at this size.
+    const days = ctx.quick ? 30 : 60;
+    const paths = ctx.quick ? 500 : 1000;
+    const server = await startPostgres('bench');
+    const emus: EmulatorProcess[] = [];
+    let rounds: Round[];
+    try {
+      for (const o of ORGS) {
+        emus.push(
+          await startEmulatorWith({ seed: o.seed, days: days + 1, paths, projectId: o.projectId, apiKey: o.apiKey }),
+        );
+      }
+      rounds = await measure(ctx, server, emus as [EmulatorProcess, EmulatorProcess], days, runs);
+    } finally {
+      for (const e of emus) await e.close();
+      await server.stop();
+    }
+    const markdown = [section(rounds, days, paths), '', reproduce('postgres-orgs')].join('\n');
+    return { id: this.id, title: this.title, markdown };
+  },
+};
