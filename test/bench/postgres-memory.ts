@@ -1,3 +1,4 @@
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { postgresBinDir, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { reproduce, scratch, type Bench, type BenchContext, type BenchResult } from './context.js';
@@ -18,7 +19,15 @@ type ExportOutcome = { readonly run: MeasuredRun } | { readonly notMeasured: str
 async function measureExport(url: string): Promise<ExportOutcome> {
   const s = scratch('mintlify-bench-pgexport-');
   try {
-    const r = await measureCliProcess(['export', '--db', url, '--out', join(s.dir, 'out'), '--format', 'parquet']);
+    const r = await measureCliProcess([
+      'export',
+      '--db',
+      url,
+      '--out',
+      join(s.dir, 'out'),
+      '--format',
+      'parquet',
+    ]);
     if (r.code === 0) return { run: r };
     const line = r.stderr.split('\n').find((l) => l.trim() !== '' && !l.startsWith('BENCH_MAXRSS')) ?? '';
     return { notMeasured: `exited ${r.code}: ${line.trim()}` };
@@ -29,6 +38,8 @@ async function measureExport(url: string): Promise<ExportOutcome> {
 
 interface Measured {
   readonly syncs: PgSyncRun[];
+  /** The machine's 1-minute load average as each sync began (2 cores: above 2, others wait for CPU). */
+  readonly loads: number[];
   readonly exports: ExportOutcome[];
 }
 
@@ -40,10 +51,11 @@ async function measure(
   runs: number,
 ): Promise<Measured> {
   const emu = await startEmulatorProcess(emuArgs);
-  const out: Measured = { syncs: [], exports: [] };
+  const out: Measured = { syncs: [], loads: [], exports: [] };
   try {
     for (let i = 0; i < runs; i++) {
       const url = await freshDatabase(server, `memory_${i}`);
+      out.loads.push(loadavg()[0] ?? NaN);
       const r = await pgSyncProcess(emu, url, days);
       out.syncs.push(r);
       ctx.log(
@@ -107,7 +119,7 @@ export const postgresMemoryBench: Bench = {
       `\`/usr/bin/time -f %M node dist/src/cli/main.js sync --from <today-${days}> --db postgresql://postgres@127.0.0.1:PORT/<fresh> --rate-limit 1000000/1h --json\` (default streams and concurrency) against an emulator process (\`emulator --port 0 ${emuArgs.join(' ')}\`, no latency), into a private server (test/helpers/postgres.ts: fsync off) with a fresh, migrated database each run; the emulator, the server and the bench are other processes, so the figure is the CLI's own. Baseline: \`node dist/src/cli/main.js --version\` peaks at ${fixed(idle.maxRssMiB ?? NaN, 0)} MiB.`,
       '',
       table(
-        ['range', 'requests', 'rows', 'peak RSS MiB', 'sync s (process)'],
+        ['range', 'requests', 'rows', 'peak RSS MiB', 'sync s (process)', 'CLI CPU s', 'load avg at start'],
         [
           [
             `${days} days`,
@@ -115,13 +127,15 @@ export const postgresMemoryBench: Bench = {
             thousands(first?.summary.rows ?? NaN),
             showSpread(peak, 0),
             showSpread(spread(m.syncs.map((r) => r.wallMs / 1000)), 1),
+            showSpread(spread(m.syncs.map((r) => r.cpuS ?? NaN)), 1),
+            m.loads.map((l) => fixed(l, 1)).join(', '),
           ],
         ],
       ),
       '',
       `- Sync: worst peak ${fixed(peak.max, 0)} MiB (target < ${RSS_TARGET_MIB}: ${verdict(peak.max < RSS_TARGET_MIB)}).`,
       ...exportLines(m.exports),
-      '- The machine has 2 cores shared with other agents working at the same time: the seconds are indicative, the peak RSS is not affected by it.',
+      '- The machine has 2 cores shared with other agents working at the same time (the load average above): the seconds of wall time are mostly waiting for a core, the CLI CPU seconds (user + system, /usr/bin/time) are its own work; the peak RSS is not affected by it.',
       '',
       reproduce('postgres-memory'),
     ].join('\n');

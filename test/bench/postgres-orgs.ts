@@ -1,9 +1,10 @@
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import pg from 'pg';
 import { PLAIN_TYPES } from '../../src/load/postgres/session.js';
 import { postgresBinDir, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { reproduce, type Bench, type BenchContext, type BenchResult } from './context.js';
 import { dropDatabase, freshDatabase, pgSyncProcess, type PgSyncRun } from './postgres-procs.js';
+import { postmasterPid, processCpuS, treeCpuS } from './proc-cpu.js';
 import { startEmulatorWith, type EmulatorProcess } from './procs.js';
 import { fixed, showSpread, spread, table, thousands, verdict } from './stats.js';
 
@@ -35,6 +36,18 @@ interface Round {
   readonly aloneFirst: boolean;
   /** The machine's 1-minute load average as the round began: how many others wanted the 2 cores. */
   readonly load: number;
+  /** CPU seconds of everything a run needs (CLIs, emulators, server) while it ran: alone, pair. */
+  readonly aloneCpuS: number;
+  readonly pairCpuS: number;
+}
+
+/** CPU seconds the emulators and the server have used so far (a difference of two is a run's share). */
+type OthersCpu = () => number;
+
+interface Timed<T> {
+  readonly value: T;
+  /** The CLI processes' own CPU plus the emulators' and the server's during the run. */
+  readonly cpuS: number;
 }
 
 /** Rows per project and distinct budget scopes the pair left in the shared schema. */
@@ -52,11 +65,19 @@ async function shared(url: string): Promise<{ projects: number; scopes: number }
   }
 }
 
-async function alone(server: PostgresServer, emu: EmulatorProcess, days: number, i: number): Promise<PgSyncRun> {
+async function alone(
+  server: PostgresServer,
+  emu: EmulatorProcess,
+  days: number,
+  i: number,
+  others: OthersCpu,
+): Promise<Timed<PgSyncRun>> {
   const name = `orgs_alone_${i}`;
   const url = await freshDatabase(server, name);
   try {
-    return await pgSyncProcess(emu, url, days);
+    const c0 = others();
+    const r = await pgSyncProcess(emu, url, days);
+    return { value: r, cpuS: others() - c0 + (r.cpuS ?? NaN) };
   } finally {
     await dropDatabase(server, name);
   }
@@ -67,18 +88,21 @@ async function pair(
   emus: readonly [EmulatorProcess, EmulatorProcess],
   days: number,
   i: number,
-): Promise<{ runs: [PgSyncRun, PgSyncRun]; wallMs: number }> {
+  others: OthersCpu,
+): Promise<Timed<{ runs: [PgSyncRun, PgSyncRun]; wallMs: number }>> {
   const name = `orgs_pair_${i}`;
   const url = await freshDatabase(server, name);
   try {
+    const c0 = others();
     const t0 = performance.now();
     const runs = await Promise.all([pgSyncProcess(emus[0], url, days), pgSyncProcess(emus[1], url, days)]);
     const wallMs = performance.now() - t0;
+    const cpuS = others() - c0 + (runs[0].cpuS ?? NaN) + (runs[1].cpuS ?? NaN);
     const s = await shared(url);
     if (s.projects !== 2 || s.scopes !== 2) {
       throw new Error(`the pair left ${s.projects} project(s) and ${s.scopes} budget scope(s), not 2 and 2`);
     }
-    return { runs, wallMs };
+    return { value: { runs, wallMs }, cpuS };
   } finally {
     await dropDatabase(server, name);
   }
@@ -91,28 +115,47 @@ async function measure(
   days: number,
   runs: number,
 ): Promise<Round[]> {
+  const postmaster = await postmasterPid(server.url);
+  const others: OthersCpu = () => processCpuS(emus[0].pid) + processCpuS(emus[1].pid) + treeCpuS(postmaster);
   const out: Round[] = [];
   for (let i = 0; i < runs; i++) {
     const aloneFirst = i % 2 === 0;
     const load = loadavg()[0] ?? NaN;
-    let a: PgSyncRun | undefined;
-    if (aloneFirst) a = await alone(server, emus[0], days, i);
-    const p = await pair(server, emus, days, i);
-    if (!aloneFirst) a = await alone(server, emus[0], days, i);
-    const round: Round = { alone: a as PgSyncRun, pair: p.runs, pairWallMs: p.wallMs, aloneFirst, load };
+    let a: Timed<PgSyncRun> | undefined;
+    if (aloneFirst) a = await alone(server, emus[0], days, i, others);
+    const p = await pair(server, emus, days, i, others);
+    if (!aloneFirst) a = await alone(server, emus[0], days, i, others);
+    const done = a as Timed<PgSyncRun>;
+    const round: Round = {
+      alone: done.value,
+      pair: p.value.runs,
+      pairWallMs: p.value.wallMs,
+      aloneFirst,
+      load,
+      aloneCpuS: done.cpuS,
+      pairCpuS: p.cpuS,
+    };
     out.push(round);
     ctx.log(
-      `postgres-orgs: round ${i + 1}/${runs}: A alone ${fixed(round.alone.wallMs / 1000, 1)} s; A and B at once ${fixed(p.wallMs / 1000, 1)} s (A ${fixed(p.runs[0].wallMs / 1000, 1)} s, B ${fixed(p.runs[1].wallMs / 1000, 1)} s)`,
+      `postgres-orgs: round ${i + 1}/${runs}: A alone ${fixed(round.alone.wallMs / 1000, 1)} s (${fixed(round.aloneCpuS, 1)} CPU s); A and B at once ${fixed(round.pairWallMs / 1000, 1)} s (${fixed(round.pairCpuS, 1)} CPU s)`,
     );
   }
   return out;
 }
 
+/** The least time / alone a pair could reach with `cores` cores: its CPU spread over all of them. */
+function cpuBound(r: Round, cores: number): number {
+  return Math.max(1, r.pairCpuS / cores / (r.alone.wallMs / 1000));
+}
+
 function section(rounds: readonly Round[], days: number, paths: number): string {
+  const cores = availableParallelism();
   const ratio = spread(rounds.map((r) => r.pairWallMs / r.alone.wallMs));
+  const busy = spread(rounds.map((r) => r.aloneCpuS / (r.alone.wallMs / 1000)));
+  const bound = spread(rounds.map((r) => cpuBound(r, cores)));
   const first = rounds[0];
   return [
-    `Two organizations, each its own emulator process (\`node dist/test/bench/emulator-process.js\`: ${ORGS.map((o) => `${o.name}: seed ${o.seed}, project ${o.projectId}, its own key`).join('; ')}; ${days + 1} days of ${thousands(paths)} paths, no latency, no rate limit), sync the last ${days} days (\`node dist/src/cli/main.js sync --from <today-${days}> --db postgresql://... --rate-limit 1000000/1h --json\`, default streams and concurrency) into the same database and schema of one private server (test/helpers/postgres.ts: fsync off), both processes started at the same instant; against A alone. A fresh, migrated database for every run (a warehouse that exists; nobody settled a window yet). Each round runs "alone" and "pair" once, their order alternating. Time = process wall time; for the pair, from starting both to the later exit. After every pair the schema holds both projects under two budget scopes (checked).`,
+    `Two organizations, each its own emulator process (\`node dist/test/bench/emulator-process.js\`: ${ORGS.map((o) => `${o.name}: seed ${o.seed}, project ${o.projectId}, its own key`).join('; ')}; ${days + 1} days of ${thousands(paths)} paths, no latency, no rate limit), sync the last ${days} days (\`node dist/src/cli/main.js sync --from <today-${days}> --db postgresql://... --rate-limit 1000000/1h --json\`, default streams and concurrency) into the same database and schema of one private server (test/helpers/postgres.ts: fsync off), both processes started at the same instant; against A alone. A fresh, migrated database for every run (a warehouse that exists; nobody settled a window yet). Each round runs "alone" and "pair" once, their order alternating. Time = process wall time; for the pair, from starting both to the later exit. After every pair the schema holds both projects under two budget scopes (checked). CPU s = user + system seconds of everything the run needs, while it ran: the CLI processes (/usr/bin/time), the emulator processes and the PostgreSQL server with its backends (/proc).`,
     '',
     table(
       [
@@ -121,11 +164,10 @@ function section(rounds: readonly Round[], days: number, paths: number): string 
         'load avg',
         'A alone s',
         'pair s',
-        'A in pair s',
-        'B in pair s',
+        'A, B in pair s',
         'pair / alone',
-        'CPU s: A alone',
-        'CPU s: A, B in pair',
+        'CPU s alone',
+        'CPU s pair',
       ],
       rounds.map((r, i) => [
         String(i + 1),
@@ -133,16 +175,16 @@ function section(rounds: readonly Round[], days: number, paths: number): string 
         fixed(r.load, 1),
         fixed(r.alone.wallMs / 1000, 1),
         fixed(r.pairWallMs / 1000, 1),
-        fixed(r.pair[0].wallMs / 1000, 1),
-        fixed(r.pair[1].wallMs / 1000, 1),
+        `${fixed(r.pair[0].wallMs / 1000, 1)}, ${fixed(r.pair[1].wallMs / 1000, 1)}`,
         fixed(r.pairWallMs / r.alone.wallMs, 2),
-        fixed(r.alone.cpuS ?? NaN, 1),
-        `${fixed(r.pair[0].cpuS ?? NaN, 1)}, ${fixed(r.pair[1].cpuS ?? NaN, 1)}`,
+        fixed(r.aloneCpuS, 1),
+        fixed(r.pairCpuS, 1),
       ]),
     ),
     '',
     `- Per sync: A ${thousands(first?.alone.summary.requests ?? NaN)} requests, ${thousands(first?.alone.summary.rows ?? NaN)} rows; B ${thousands(first?.pair[1].summary.requests ?? NaN)} requests, ${thousands(first?.pair[1].summary.rows ?? NaN)} rows.`,
     `- A alone ${showSpread(spread(rounds.map((r) => r.alone.wallMs / 1000)), 1)} s; the pair ${showSpread(spread(rounds.map((r) => r.pairWallMs / 1000)), 1)} s; pair / alone ${showSpread(ratio, 2)} (target ≤ 1.2: ${verdict(ratio.median <= 1.2)}).`,
+    `- One sync alone keeps ${showSpread(busy, 2)} cores busy (its CPU s / its wall s); the pair needs ${showSpread(spread(rounds.map((r) => r.pairCpuS / r.aloneCpuS)), 2)} × the CPU of one. With ${cores} cores the pair cannot take less than its CPU spread over all of them: pair / alone ≥ ${showSpread(bound, 2)} from CPU alone, before any waiting on the server.`,
   ].join('\n');
 }
 
@@ -167,7 +209,13 @@ export const postgresOrgsBench: Bench = {
     try {
       for (const o of ORGS) {
         emus.push(
-          await startEmulatorWith({ seed: o.seed, days: days + 1, paths, projectId: o.projectId, apiKey: o.apiKey }),
+          await startEmulatorWith({
+            seed: o.seed,
+            days: days + 1,
+            paths,
+            projectId: o.projectId,
+            apiKey: o.apiKey,
+          }),
         );
       }
       rounds = await measure(ctx, server, emus as [EmulatorProcess, EmulatorProcess], days, runs);

@@ -27,7 +27,12 @@ export interface PgSyncRun {
  * measurement gets its own, so no run finds windows an earlier one settled.
  */
 export async function freshDatabase(server: PostgresServer, name: string): Promise<string> {
-  const admin = new pg.Client({ host: '127.0.0.1', port: server.port, user: 'postgres', database: 'postgres' });
+  const admin = new pg.Client({
+    host: '127.0.0.1',
+    port: server.port,
+    user: 'postgres',
+    database: 'postgres',
+  });
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE ${name} TEMPLATE template0`);
@@ -47,7 +52,12 @@ export async function freshDatabase(server: PostgresServer, name: string): Promi
 
 /** Drops a database freshDatabase made (its rows would only fill the disk). */
 export async function dropDatabase(server: PostgresServer, name: string): Promise<void> {
-  const admin = new pg.Client({ host: '127.0.0.1', port: server.port, user: 'postgres', database: 'postgres' });
+  const admin = new pg.Client({
+    host: '127.0.0.1',
+    port: server.port,
+    user: 'postgres',
+    database: 'postgres',
+  });
   await admin.connect();
   try {
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
