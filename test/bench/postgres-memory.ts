@@ -135,7 +135,7 @@ export const postgresMemoryBench: Bench = {
       '',
       `- Sync: worst peak ${fixed(peak.max, 0)} MiB (target < ${RSS_TARGET_MIB}: ${verdict(peak.max < RSS_TARGET_MIB)}).`,
       ...exportLines(m.exports),
-      '- The machine has 2 cores shared with other agents working at the same time (the load average above): the seconds of wall time are mostly waiting for a core, the CLI CPU seconds (user + system, /usr/bin/time) are its own work; the peak RSS is not affected by it.',
+      '- The machine has 2 cores shared with other agents working at the same time (the load average above): the wall time includes waiting for a core and for the server and the emulator, the CLI CPU seconds (user + system, /usr/bin/time) are its own work; the peak RSS is not affected by it.',
       '',
       reproduce('postgres-memory'),
     ].join('\n');
