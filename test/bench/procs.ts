@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { EmulatorOptions } from '../../src/emulator/index.js';
 
 /** The built CLI, beside this file in dist/. */
 export const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.js');
@@ -26,7 +27,22 @@ function exited(child: ChildProcess): Promise<number | null> {
  * to the sync being measured; its banner line names the URL, project and key.
  */
 export async function startEmulatorProcess(args: readonly string[]): Promise<EmulatorProcess> {
-  const child = spawn(process.execPath, [CLI, 'emulator', '--port', '0', ...args], {
+  return spawnEmulator([CLI, 'emulator', '--port', '0', ...args]);
+}
+
+/** The bench's own emulator script, beside this file in dist/ (see emulator-process.ts). */
+const EMULATOR_SCRIPT = join(import.meta.dirname, 'emulator-process.js');
+
+/**
+ * An emulator process with any EmulatorOptions (its own API key and project: one organization),
+ * for benchmarks that need more than the `emulator` command's flags.
+ */
+export async function startEmulatorWith(opts: EmulatorOptions): Promise<EmulatorProcess> {
+  return spawnEmulator([EMULATOR_SCRIPT, JSON.stringify(opts)]);
+}
+
+async function spawnEmulator(argv: readonly string[]): Promise<EmulatorProcess> {
+  const child = spawn(process.execPath, argv, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env['PATH'] ?? '' },
   });
@@ -56,12 +72,21 @@ export interface ProcessRun {
   readonly wallMs: number;
   /** Peak resident set size of the CLI process, from /usr/bin/time (undefined without it). */
   readonly maxRssMiB: number | undefined;
+  /** User + system CPU seconds of the CLI process, from /usr/bin/time (undefined without it). */
+  readonly cpuS: number | undefined;
   readonly stdout: string;
   readonly stderr: string;
 }
 
 const TIME = '/usr/bin/time';
 const RSS_MARK = 'BENCH_MAXRSS_KB=';
+const CPU_MARK = 'BENCH_CPU_S=';
+
+/** User + system seconds from the CPU_MARK line (the process's own, as the kernel counted them). */
+function cpuSeconds(stderr: string): number | undefined {
+  const m = new RegExp(`${CPU_MARK}([\\d.]+)\\+([\\d.]+)`).exec(stderr);
+  return m ? Number(m[1]) + Number(m[2]) : undefined;
+}
 
 /** Runs `node dist/src/cli/main.js ...args` as a child, under /usr/bin/time when present. */
 export async function runCliProcess(
@@ -70,7 +95,9 @@ export async function runCliProcess(
 ): Promise<ProcessRun> {
   const wrap = existsSync(TIME);
   const cmd = wrap ? TIME : process.execPath;
-  const argv = wrap ? ['-f', `${RSS_MARK}%M`, process.execPath, CLI, ...args] : [CLI, ...args];
+  const argv = wrap
+    ? ['-f', `${RSS_MARK}%M ${CPU_MARK}%U+%S`, process.execPath, CLI, ...args]
+    : [CLI, ...args];
   const t0 = performance.now();
   const child = spawn(cmd, argv, {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -86,7 +113,14 @@ export async function runCliProcess(
   });
   const wallMs = performance.now() - t0;
   const kb = new RegExp(`${RSS_MARK}(\\d+)`).exec(stderr)?.[1];
-  return { code, wallMs, maxRssMiB: kb === undefined ? undefined : Number(kb) / 1024, stdout, stderr };
+  return {
+    code,
+    wallMs,
+    maxRssMiB: kb === undefined ? undefined : Number(kb) / 1024,
+    cpuS: cpuSeconds(stderr),
+    stdout,
+    stderr,
+  };
 }
 
 export interface MeasuredRun {

@@ -11,6 +11,8 @@ import { machine } from './env.js';
 import { loadBench } from './load.js';
 import { memoryBench } from './memory.js';
 import { postgresLoadBench } from './postgres-load.js';
+import { postgresMemoryBench } from './postgres-memory.js';
+import { postgresOrgsBench } from './postgres-orgs.js';
 import { CHANGES } from './notes.js';
 import { requestsBench } from './requests.js';
 import { streamsBench } from './streams.js';
@@ -25,6 +27,8 @@ const BENCHES: readonly Bench[] = [
   streamsBench,
   commandsBench,
   postgresLoadBench,
+  postgresMemoryBench,
+  postgresOrgsBench,
 ];
 
 const USAGE = `npm run bench [-- --quick] [-- --only ${BENCHES.map((b) => b.id).join(',')}] [-- --out FILE]
