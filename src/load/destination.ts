@@ -53,7 +53,10 @@ export interface Place {
   lock(projects: readonly string[]): Promise<RunLock>;
   open(purpose: OpenPurpose): Promise<Destination>;
   /** Where a run's requests are recorded as they happen, so that a kill never loses one. */
-  requestLedger(opts: { readonly runId: string; readonly budgetScope?: string | undefined }): Promise<RunRequestLedger>;
+  requestLedger(opts: {
+    readonly runId: string;
+    readonly budgetScope?: string | undefined;
+  }): Promise<RunRequestLedger>;
 }
 
 /**

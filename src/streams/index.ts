@@ -10,7 +10,13 @@ import { searches } from './searches.js';
 import { views } from './views.js';
 import { visitors } from './visitors.js';
 
-export type { StreamDefinition, LatePlanOptions, StreamFetched, StreamFetchOptions, StreamWindow } from './types.js';
+export type {
+  StreamDefinition,
+  LatePlanOptions,
+  StreamFetched,
+  StreamFetchOptions,
+  StreamWindow,
+} from './types.js';
 
 /** Every stream this version knows, in the order a run lists them. */
 export const STREAMS: readonly StreamDefinition[] = [

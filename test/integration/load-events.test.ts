@@ -39,7 +39,12 @@ function fakeClient(field: 'feedback' | 'conversations', rows: readonly object[]
   } as unknown as MintlifyClient;
 }
 
-async function load(stream: StreamDefinition, w: StreamWindow, client: MintlifyClient, at: string): Promise<void> {
+async function load(
+  stream: StreamDefinition,
+  w: StreamWindow,
+  client: MintlifyClient,
+  at: string,
+): Promise<void> {
   const fetched = await stream.fetch(client, w, {});
   const prepared: PreparedWindow = fetched.prepare({ runId: 'run', fetchedAt: new Date(at) });
   await loadPreparedBatch(db, [prepared]);

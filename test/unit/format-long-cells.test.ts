@@ -5,11 +5,9 @@ describe('a table with a cell of megabytes', () => {
   it('cuts the cell to its column width with an ellipsis, measuring only what it shows', () => {
     // Non-ASCII and newlines take the grapheme path: measured whole, 8.8 MB took minutes.
     const huge = 'ünï line\n'.repeat(600_000);
-    const out = formatTable(
-      [{ name: 'comment', key: 'comment', numeric: false }],
-      [[huge], ['short']],
-      { maxWidth: 120 },
-    );
+    const out = formatTable([{ name: 'comment', key: 'comment', numeric: false }], [[huge], ['short']], {
+      maxWidth: 120,
+    });
     const lines = out.split('\n');
     expect(lines[2]).toBe(`${'ünï line↵'.repeat(5).slice(0, 39)}…`);
     expect(lines[3]).toBe('short');

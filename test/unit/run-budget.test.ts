@@ -41,7 +41,11 @@ describe('the run budget', () => {
   it('tells the journal about every grant, with its time, before the caller resumes', async () => {
     const time = fakeTime();
     const seen: number[] = [];
-    const budget = new RunBudget(parseRateLimit('2/1s'), {}, { ...time, onGrant: (at) => void seen.push(at) });
+    const budget = new RunBudget(
+      parseRateLimit('2/1s'),
+      {},
+      { ...time, onGrant: (at) => void seen.push(at) },
+    );
     const a = await budget.acquire();
     const b = await budget.acquire();
     const c = await budget.acquire();
