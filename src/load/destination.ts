@@ -49,8 +49,11 @@ export interface Place {
   check(): void;
   /** Whether a destination exists there already (a file, or the schema with its tables). */
   exists(): Promise<boolean>;
-  /** The run's lock over these projects: one sync per project at a time. */
-  lock(projects: readonly string[]): Promise<RunLock>;
+  /**
+   * The run's lock over these projects: one sync per project at a time. `onLost`: the lock went
+   * away while held (PostgreSQL: its connection broke), and another run may take the projects.
+   */
+  lock(projects: readonly string[], opts?: { readonly onLost?: (err: Error) => void }): Promise<RunLock>;
   open(purpose: OpenPurpose): Promise<Destination>;
   /** Where a run's requests are recorded as they happen, so that a kill never loses one. */
   requestLedger(opts: {

@@ -10,7 +10,9 @@ export type StopReason =
   | 'rate-limited'
   | 'interrupted'
   | 'unreachable'
-  | 'unresponsive';
+  | 'unresponsive'
+  /** The run's lock went away while held (PostgreSQL: its connection broke). */
+  | 'lock-lost';
 
 export interface RunLimits {
   readonly maxRequests?: number | undefined;

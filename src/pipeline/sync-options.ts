@@ -39,6 +39,8 @@ export interface SyncOptions {
    * request; default, every request in the ledger counts.
    */
   readonly budgetScope?: string | undefined;
+  /** Aborted when the run's lock goes away while held (set by runSync, not by callers). */
+  readonly lockLost?: AbortSignal | undefined;
   readonly rateLimit: RateLimitSpec;
   readonly maxRequests?: number | undefined;
   readonly maxDurationMs?: number | undefined;

@@ -138,6 +138,8 @@ export class SyncRun {
     );
     this.#order = new Map(this.#windows.map((w, i) => [w, i]));
     this.#signal = opts.signal ? AbortSignal.any([opts.signal, this.#stop.signal]) : this.#stop.signal;
+    if (opts.lockLost?.aborted === true) this.#halt('lock-lost');
+    opts.lockLost?.addEventListener('abort', () => this.#halt('lock-lost'), { once: true });
     this.#notStarted = new Set(this.#windows);
     this.#p = {
       windowsTotal: this.#windows.length + (state.lateEstimate ?? 0),
@@ -574,6 +576,10 @@ export class SyncRun {
       );
     }
     if (this.#unresponsive) parts.push(this.#unresponsiveMessage(this.#unresponsive));
+    if (this.#stopReason === 'lock-lost')
+      parts.push(
+        `the run's lock on ${this.#place.label} was lost (its connection broke): it stopped so as not to load beside another run of these projects; ${this.#deferred.length} window(s) deferred to the next run`,
+      );
     if (this.#failures.length > 0) parts.push(`${this.#failures.length} window(s) failed after retries`);
     return parts.length > 0 ? parts.join('; ') : null;
   }
@@ -585,6 +591,7 @@ export class SyncRun {
 
   #exitCode(): number {
     if (this.#stopReason === 'interrupted') return EXIT.interrupted;
+    if (this.#stopReason === 'lock-lost') return EXIT.dbInUse;
     if (this.#unknownProjects.size > 0) return EXIT.usage;
     if (this.#unreachable || this.#unresponsive || this.#failures.length > 0) return EXIT.windowsFailed;
     return EXIT.ok;

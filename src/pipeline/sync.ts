@@ -56,7 +56,15 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
 
   const place = placeOrFile(opts);
   place.check();
-  const lock = await place.lock(opts.projects);
+  const lost = new AbortController();
+  const lock = await place.lock(opts.projects, {
+    onLost: (err) => {
+      log.warn(
+        `the run lost its lock on ${place.label} (${err.message.split('\n', 1)[0] ?? ''}): another run may take these projects now; stopping after the windows in flight, the next run continues`,
+      );
+      lost.abort(err);
+    },
+  });
   try {
     const runId = opts.runId ?? randomUUID();
     const dest = await place.open('write');
@@ -99,7 +107,7 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
     } finally {
       await dest.close();
     }
-    return await execute(opts, runId, state, started);
+    return await execute({ ...opts, lockLost: lost.signal }, runId, state, started);
   } finally {
     await lock.release();
   }

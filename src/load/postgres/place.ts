@@ -49,12 +49,13 @@ export function pgPlace(target: PgTarget, opts: PgPlaceOptions = {}): Place {
     // A schema without our tables is "no destination yet"; a server that cannot be used is an
     // error to say, not an empty history (a dry run would otherwise plan as if nothing were loaded).
     exists: () => schemaHasTables(target, opts),
-    lock(projects): Promise<RunLock> {
+    lock(projects, lockOpts): Promise<RunLock> {
       return acquireProjectLocks({
         connect: () => connectForLock(target),
         schema: target.schema,
         projectIds: projects,
         label: target.database,
+        ...(lockOpts?.onLost !== undefined ? { onLost: lockOpts.onLost } : {}),
       });
     },
     async requestLedger({ runId, budgetScope }) {
