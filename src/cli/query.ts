@@ -11,7 +11,7 @@ import {
   type OutputFormat,
 } from '../query/format.js';
 import type pg from 'pg';
-import { DEFAULT_QUERY_TIMEOUT_MS, withPostgresQuery } from '../load/postgres/query.js';
+import { DEFAULT_QUERY_TIMEOUT_MS, withPostgresQuery } from '../query/pg-run.js';
 import { streamQuery, type QueryStream } from '../query/run.js';
 import { openExistingReadOnly } from './open-readonly.js';
 import { intFlag } from './options.js';

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { SqlError } from '../../src/errors.js';
-import { pgSqlError } from '../../src/load/postgres/query.js';
+import { pgSqlError } from '../../src/query/pg-run.js';
 import { endsTransaction, isCursorQuery, splitStatements } from '../../src/query/pg-statements.js';
 import {
   isoFromPgTimestamp,

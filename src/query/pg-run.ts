@@ -5,11 +5,11 @@
  * same JSON values as the DuckDB path gives for the same data.
  */
 import pg from 'pg';
-import { SqlError } from '../../errors.js';
-import type { Column, JsonValue } from '../../query/format.js';
-import { pgColumns, pgJsonValue, RAW_TEXT } from '../../query/pg-values.js';
-import { endsTransaction, isCursorQuery, leadingWords, splitStatements } from '../../query/pg-statements.js';
-import type { QueryStream } from '../../query/run.js';
+import { SqlError } from '../errors.js';
+import type { Column, JsonValue } from './format.js';
+import { pgColumns, pgJsonValue, RAW_TEXT } from './pg-values.js';
+import { endsTransaction, isCursorQuery, leadingWords, splitStatements } from './pg-statements.js';
+import type { QueryStream } from './run.js';
 
 /** What a statement may take by default before PostgreSQL cancels it. */
 export const DEFAULT_QUERY_TIMEOUT_MS = 5 * 60_000;
