@@ -1,11 +1,11 @@
 import type pg from 'pg';
-import { safeLine } from '../../util/safe-text.js';
 import { dayNumber } from '../sql.js';
-import type { WindowFailure } from '../window-loader.js';
+import { markWindowFailed, type WindowFailure } from '../window-loader.js';
 import { batchFailure, lastPerWindow } from '../batch-rules.js';
 import type { BatchStep, PreparedWindow, TableLoader } from '../window-batch.js';
 import { bigintText } from './copy-text.js';
 import { replacePostgres } from './table-loaders.js';
+import { pgSession } from './session.js';
 
 export interface PgBatchOptions {
   /**
@@ -102,30 +102,7 @@ export async function loadPreparedBatchPostgres(
   }
 }
 
-/**
- * `markWindowFailed` for PostgreSQL: records a window that failed after retries, unless it
- * already holds loaded data (a failed re-fetch never downgrades a good window). Returns whether
- * a row was written.
- */
-export async function markWindowFailedPostgres(client: pg.ClientBase, f: WindowFailure): Promise<boolean> {
-  dayNumber(f.day);
-  const result = await client.query(
-    `INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows, api_totals_total, attempts, fetched_at, run_id, error)
-     VALUES ($1, $7, $2::date, coalesce($8::date, $2::date + 1), 'failed', 0, 0, NULL, $3, $4::timestamptz, $5, $6)
-     ON CONFLICT (project_id, stream, window_start) DO UPDATE SET
-       attempts = excluded.attempts, fetched_at = excluded.fetched_at, run_id = excluded.run_id, error = excluded.error
-     WHERE sync_windows.status <> 'loaded'`,
-    [
-      f.projectId,
-      f.day,
-      f.attempts,
-      f.fetchedAt.toISOString(),
-      f.runId,
-      // Made safe like any output: the message may quote a server's answer.
-      safeLine(f.error),
-      f.stream ?? 'visitors',
-      f.dateTo ?? null,
-    ],
-  );
-  return (result.rowCount ?? 0) > 0;
+/** `markWindowFailed` on a PostgreSQL client: the same statement, which both dialects run. */
+export function markWindowFailedPostgres(client: pg.ClientBase, f: WindowFailure): Promise<boolean> {
+  return markWindowFailed(pgSession(client), f);
 }
