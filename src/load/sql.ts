@@ -13,6 +13,7 @@ import {
   type JS,
 } from '@duckdb/node-api';
 import { InternalError } from '../errors.js';
+import { exclusive } from '../util/exclusive.js';
 
 export type SqlParams = readonly DuckDBValue[] | Readonly<Record<string, DuckDBValue>>;
 
@@ -125,23 +126,7 @@ export async function runSqlFile(conn: DuckDBConnection, file: string): Promise<
   }
 }
 
-// One DuckDB connection runs one transaction at a time: an awaited statement from another caller
-// landing between our BEGIN and COMMIT would join our transaction (and vanish on our ROLLBACK).
-const queues = new WeakMap<DuckDBConnection, Promise<unknown>>();
-
-/** Runs `fn` when every earlier `exclusive` call on this connection has settled. */
-export function exclusive<T>(conn: DuckDBConnection, fn: () => Promise<T>): Promise<T> {
-  const previous = queues.get(conn) ?? Promise.resolve();
-  const next = previous.then(fn, fn);
-  queues.set(
-    conn,
-    next.then(
-      () => undefined,
-      () => undefined,
-    ),
-  );
-  return next;
-}
+export { exclusive };
 
 /**
  * BEGIN, `fn`, COMMIT; ROLLBACK on any error (including a failed COMMIT). Serialized with every

@@ -331,6 +331,7 @@ describe('a crash in the middle of a load', () => {
       'src/load/session-of.ts',
       'src/load/duckdb/session.ts',
       'src/util/day.ts',
+      'src/util/exclusive.ts',
       'src/util/hashed-string-set.ts',
       'src/util/safe-text.ts',
       'src/util/secrets.ts',
