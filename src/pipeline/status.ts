@@ -4,7 +4,6 @@ import type { Destination } from '../load/destination.js';
 import { legacyDatabase } from '../load/legacy.js';
 import type { PgDatabase } from '../load/postgres/connect.js';
 import { heldProjects } from '../load/postgres/lock.js';
-import { duckSession } from '../load/duckdb/session.js';
 import { syncHolder } from '../load/lock.js';
 import type { Row, SqlParam, SqlSession } from '../load/session.js';
 import { ANALYTICS_ENDPOINTS, STREAMS } from '../streams/index.js';
@@ -186,11 +185,7 @@ export interface StatusSource {
 
 /** A DuckDB file as status reads it: its SQL through a session, its runs through runs.ts, its lock file. */
 export function duckStatusSource(db: Database): StatusSource {
-  return sessionStatusSource(
-    duckSession(db.connection),
-    db.path,
-    async () => (await syncHolder(db.path)) !== undefined,
-  );
+  return sessionStatusSource(db.session, db.path, async () => (await syncHolder(db.path)) !== undefined);
 }
 
 /** An open destination as status reads it: a sync holds a DuckDB file's lock, a schema's advisory locks. */

@@ -101,18 +101,44 @@ export function destinationError(e: unknown, target: PgTarget): DestinationError
   return undefined;
 }
 
+/** What a failure to open the destination says: its own line, or one naming where (never how). */
+function openFailure(e: unknown, target: PgTarget): Error {
+  if (e instanceof UsageError || e instanceof DestinationError) return e;
+  return (
+    destinationError(e, target) ??
+    new InternalError(
+      `opening ${target.label} failed: ${redactSecrets(maskUserinfo((e as Error).message))}`,
+      { ...target.where },
+      { cause: e },
+    )
+  );
+}
+
+/**
+ * A client of the target that has reached the server and logged in, reading dates and times in
+ * ISO form and in UTC (what PLAIN_TYPES parses). A failure is one line (see destinationError).
+ */
+export async function connectClient(target: PgTarget, opts: PgOpenOptions = {}): Promise<pg.Client> {
+  const client = newClient(target, opts);
+  try {
+    await client.connect();
+    await client.query("SET DateStyle TO 'ISO, YMD'");
+    await client.query("SET TimeZone TO 'UTC'");
+    return client;
+  } catch (e) {
+    await client.end().catch(() => undefined);
+    throw openFailure(e, target);
+  }
+}
+
 /**
  * Connects to the target: reaches the server, logs in, and (writers) creates the schema and
  * migrates it, or (readers) checks that the schema holds mintlify-etl's tables. Every failure of
  * the destination is one DestinationError line (exit 2).
  */
 export async function openPostgres(target: PgTarget, opts: PgOpenOptions = {}): Promise<PgDatabase> {
-  const client = newClient(target, opts);
+  const client = await connectClient(target, opts);
   try {
-    await client.connect();
-    // The value parsers read dates and times in ISO form, in UTC (see PLAIN_TYPES).
-    await client.query("SET DateStyle TO 'ISO, YMD'");
-    await client.query("SET TimeZone TO 'UTC'");
     if (opts.migrate === true)
       await migratePostgres(client, {
         schema: target.schema,
@@ -121,15 +147,7 @@ export async function openPostgres(target: PgTarget, opts: PgOpenOptions = {}): 
     else await enterSchema(client, target);
   } catch (e) {
     await client.end().catch(() => undefined);
-    if (e instanceof UsageError || e instanceof DestinationError) throw e;
-    throw (
-      destinationError(e, target) ??
-      new InternalError(
-        `opening ${target.label} failed: ${redactSecrets(maskUserinfo((e as Error).message))}`,
-        { ...target.where },
-        { cause: e },
-      )
-    );
+    throw openFailure(e, target);
   }
   let closed = false;
   return {
@@ -156,18 +174,17 @@ async function holdsTables(client: pg.ClientBase, schema: string): Promise<boole
 
 /** Whether the target's schema holds mintlify-etl's tables; a server that cannot be used throws. */
 export async function schemaHasTables(target: PgTarget, opts: PgOpenOptions = {}): Promise<boolean> {
-  const client = newClient(target, opts);
+  const client = await connectClient(target, opts);
   try {
-    await client.connect();
     return await holdsTables(client, target.schema);
   } catch (e) {
-    throw destinationError(e, target) ?? e;
+    throw openFailure(e, target);
   } finally {
     await client.end().catch(() => undefined);
   }
 }
 
-/** A reader's session: the schema must exist and hold the tables (a sync made it), read in UTC. */
+/** A reader's session: the schema must exist and hold the tables (a sync made it). */
 async function enterSchema(client: pg.Client, target: PgTarget): Promise<void> {
   if (!(await holdsTables(client, target.schema))) {
     throw new UsageError(
@@ -176,5 +193,4 @@ async function enterSchema(client: pg.Client, target: PgTarget): Promise<void> {
     );
   }
   await client.query(`SET search_path TO ${quoteIdent(target.schema)}`);
-  await client.query("SET TimeZone TO 'UTC'");
 }

@@ -5,9 +5,8 @@ import type pg from 'pg';
 import { InternalError, UsageError } from '../../errors.js';
 import { sqlDir } from '../../paths.js';
 import { numberedSqlFiles, type SqlFile } from '../database.js';
-
-/** The schema tables and views go into when the user names none. */
-export const DEFAULT_SCHEMA = 'mintlify';
+import { DEFAULT_PG_SCHEMA } from '../target.js';
+import { inPgTransaction } from './session.js';
 
 /** Where the PostgreSQL dialect of the migrations (`schema/`) and views (`views/`) lives. */
 export function postgresSqlDir(): string {
@@ -33,7 +32,7 @@ export interface MigrateOptions {
  * transaction). An advisory lock on the schema name keeps two processes from migrating at once.
  */
 export async function migratePostgres(client: pg.ClientBase, opts: MigrateOptions = {}): Promise<void> {
-  const schema = opts.schema ?? DEFAULT_SCHEMA;
+  const schema = opts.schema ?? DEFAULT_PG_SCHEMA;
   const dir = opts.sqlDir ?? postgresSqlDir();
   // CREATE SCHEMA IF NOT EXISTS asks for CREATE on the database even when the schema exists: a
   // writer given a schema by a DBA, without that right, must not need it.
@@ -118,8 +117,7 @@ async function viewsCurrent(client: pg.ClientBase, names: readonly string[], tag
 async function applyViews(client: pg.ClientBase, dir: string): Promise<void> {
   const { texts, names, tag } = await shippedViews(dir);
   if (await viewsCurrent(client, names, tag)) return;
-  await client.query('BEGIN');
-  try {
+  await inPgTransaction(client, async () => {
     for (const { f, sql } of [...texts].reverse()) {
       const own = [...sql.matchAll(VIEW_NAME)].map((m) => m[1] as string);
       if (own.length === 0)
@@ -128,11 +126,7 @@ async function applyViews(client: pg.ClientBase, dir: string): Promise<void> {
     }
     for (const { f, sql } of texts) await runFile(client, f, sql);
     for (const name of names) await client.query(`COMMENT ON VIEW ${quoteIdent(name)} IS '${tag}'`);
-    await client.query('COMMIT');
-  } catch (e) {
-    await client.query('ROLLBACK');
-    throw e;
-  }
+  });
 }
 
 /**
@@ -159,12 +153,9 @@ async function inTransaction(
   fn: (sql: string) => Promise<void>,
 ): Promise<void> {
   const sql = await readFile(f.file, 'utf8');
-  await client.query('BEGIN');
   try {
-    await fn(sql);
-    await client.query('COMMIT');
+    await inPgTransaction(client, () => fn(sql));
   } catch (e) {
-    await client.query('ROLLBACK');
     if (e instanceof InternalError) throw e;
     throw new InternalError(`${f.file}: ${(e as Error).message}`, { file: f.file }, { cause: e });
   }

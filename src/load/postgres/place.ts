@@ -4,8 +4,7 @@ import type { Destination, Place, RunLock } from '../destination.js';
 import { PgRequestLedger } from './ledger.js';
 import { loadPreparedBatchPostgres, markWindowFailedPostgres } from './window-batch.js';
 import {
-  destinationError,
-  newClient,
+  connectClient,
   schemaHasTables,
   openPostgres,
   type PgDatabase,
@@ -90,15 +89,6 @@ export function pgPlace(target: PgTarget, opts: PgPlaceOptions = {}): Place {
 }
 
 /** The lock's own connection, named so that the message a second run gets says who holds it. */
-async function connectForLock(target: PgTarget): Promise<pg.Client> {
-  const client = newClient(target, {
-    applicationName: `mintlify-etl sync pid ${process.pid} on ${hostname()}`,
-  });
-  try {
-    await client.connect();
-    return client;
-  } catch (e) {
-    await client.end().catch(() => undefined);
-    throw destinationError(e, target) ?? e;
-  }
+function connectForLock(target: PgTarget): Promise<pg.Client> {
+  return connectClient(target, { applicationName: `mintlify-etl sync pid ${process.pid} on ${hostname()}` });
 }

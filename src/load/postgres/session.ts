@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import type { Row, SqlParam, SqlSession } from '../session.js';
+import { exclusive } from '../../util/exclusive.js';
 
 /** PostgreSQL type OIDs whose text form we read the same way as DuckDB's values (see Row). */
 const OID = {
@@ -76,22 +77,30 @@ function pgParam(p: SqlParam): unknown {
 }
 
 /**
+ * BEGIN, `fn`, COMMIT on the client; ROLLBACK on any error (a rollback that fails, on a connection
+ * already gone, does not hide the error that caused it).
+ */
+export async function inPgTransaction<T>(client: pg.ClientBase, fn: () => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
+  try {
+    const out = await fn();
+    await client.query('COMMIT');
+    return out;
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  }
+}
+
+/**
  * A connected client as a SqlSession. One client runs one transaction at a time: calls from
  * outside the transaction in progress wait for it to end (the statements of the transaction itself
  * are told apart by their async context), so a reader never lands inside a writer's transaction.
  */
 export function pgSession(client: pg.ClientBase): SqlSession {
   const inside = new AsyncLocalStorage<true>();
-  let queue: Promise<unknown> = Promise.resolve();
-  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
-    const next = queue.then(fn, fn);
-    queue = next.then(
-      () => undefined,
-      () => undefined,
-    );
-    return next;
-  };
-  const turn = <T>(fn: () => Promise<T>): Promise<T> => (inside.getStore() === true ? fn() : exclusive(fn));
+  const turn = <T>(fn: () => Promise<T>): Promise<T> =>
+    inside.getStore() === true ? fn() : exclusive(client, fn);
   const query = (sql: string, params?: readonly SqlParam[]): Promise<pg.QueryResult> =>
     client.query(sql, params?.map(pgParam));
   return {
@@ -104,17 +113,7 @@ export function pgSession(client: pg.ClientBase): SqlSession {
     },
     transaction(fn) {
       if (inside.getStore() === true) return fn();
-      return exclusive(async () => {
-        await client.query('BEGIN');
-        try {
-          const out = await inside.run(true, fn);
-          await client.query('COMMIT');
-          return out;
-        } catch (e) {
-          await client.query('ROLLBACK').catch(() => undefined);
-          throw e;
-        }
-      });
+      return exclusive(client, () => inPgTransaction(client, () => inside.run(true, fn)));
     },
   };
 }

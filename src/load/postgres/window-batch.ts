@@ -5,7 +5,7 @@ import { batchFailure, lastPerWindow } from '../batch-rules.js';
 import type { BatchStep, PreparedWindow, TableLoader } from '../window-batch.js';
 import { bigintText } from './copy-text.js';
 import { replacePostgres } from './table-loaders.js';
-import { pgSession } from './session.js';
+import { inPgTransaction, pgSession } from './session.js';
 
 export interface PgBatchOptions {
   /**
@@ -61,8 +61,7 @@ async function loadInTransaction(
   const byLoader = new Map<TableLoader, PreparedWindow[]>();
   for (const p of batch) byLoader.set(p.tables, [...(byLoader.get(p.tables) ?? []), p]);
   const ranges = batch.filter((b) => b.w.item === undefined);
-  await client.query('BEGIN');
-  try {
+  await inPgTransaction(client, async () => {
     if (ranges.length > 0)
       await client.query(DELETE_WINDOWS, [
         ranges.map((b) => b.w.projectId),
@@ -75,11 +74,7 @@ async function loadInTransaction(
     // together with its rows, never before and never without them.
     if (ranges.length > 0) await client.query(INSERT_WINDOWS, windowRecords(ranges));
     await onStep('window');
-    await client.query('COMMIT');
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw e;
-  }
+  });
 }
 
 /**
