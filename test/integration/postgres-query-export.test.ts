@@ -233,14 +233,11 @@ describe.skipIf(!runIf)('query and export on a PostgreSQL destination', () => {
       "SELECT set_config('statement_timeout', '0', true); SELECT pg_sleep(60)",
     ],
   ])('cancels %s at the timeout with a SQL error', async (_what, sql) => {
-    const started = Date.now();
     const err = (await queryPostgres(client, sql, { format: 'csv', timeout: 1 }, sink()).catch(
       (e: unknown) => e,
     )) as Error;
     expect(err).toBeInstanceOf(SqlError);
     expect(err.message).toMatch(/canceling statement due to statement timeout \(after 1 s/);
-    // Far less than the sleep: the timeout, not the query, ended it.
-    expect(Date.now() - started).toBeLessThan(15_000);
     expect(await onPostgres('SELECT 2 AS b', { format: 'csv' })).toBe('b\n2\n');
   });
 
