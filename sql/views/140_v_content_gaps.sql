@@ -37,11 +37,8 @@
 -- fix_job_id, fix_status, fix_pr_link: the latest agent job started for this gap (`agent fix`),
 --   NULL when none was.
 -- Readers' e-mail addresses never reach a gap: a question, a search term or a comment that holds one
--- shows [email] instead (subject, subject_key, examples, answer_excerpt). The rule is the one every
--- reader of readers' text uses, written once in src/util/personal-data.ts: the fragment email_pattern is
--- its pattern, filled in when this file is applied (docs/personal-data.md says what it masks).
-CREATE OR REPLACE MACRO redact_emails(s) AS
-  regexp_replace(s, {{email_pattern}}, {{email_token}}, 'g');
+-- shows [email] instead (subject, subject_key, examples, answer_excerpt), by redact_emails (see
+-- 060_v_search_terms.sql).
 
 -- A question as a gap knows it: lower case, punctuation and runs of white space made one space,
 -- trimmed ("How do I  log-in?" and "how do i log in" are one question).

@@ -51,7 +51,23 @@ async function seed(db: Database): Promise<void> {
       'Where do I send my invoice, write to me at dave&#64;example.com?', '${answer}', 'answer', 'unanswered',
       'billing', NULL, [], TIMESTAMPTZ '2026-03-05', 'r', DATE '2026-02-01')`);
   }
+  await run(
+    `INSERT INTO search_totals_daily (project_id, day, total_searches, terms) VALUES ('${P}', DATE '2026-02-20', 9, 3)`,
+  );
+  await run(`INSERT INTO search_daily VALUES ('${P}', DATE '2026-02-20', 'JOHN.DOE@EXAMPLE.COM', 5, 0, NULL, NULL),
+    ('${P}', DATE '2026-02-20', 'jane+tag@x.co', 3, 0, NULL, NULL), ('${P}', DATE '2026-02-20', 'sso', 1, 1, NULL, NULL)`);
+  await run(`INSERT INTO feedback (project_id, id, path, source, status, comment, helpful, contact, created_at,
+      first_seen_at, last_seen_at, run_id, window_start)
+    VALUES ('${P}', 'f1', '/p', 'contextual', 'pending', 'mail alice＠example.com', false, 'ann@example.com',
+      TIMESTAMPTZ '2026-02-20 10:00:00+00', TIMESTAMPTZ '2026-03-05', TIMESTAMPTZ '2026-03-05', 'r', DATE '2026-02-01')`);
 }
+
+/** The views that show readers' text, as plain rows in a stable order. */
+const TEXT_VIEWS = [
+  'SELECT query, hits_28d FROM v_search_terms ORDER BY rank',
+  'SELECT id, comment FROM v_feedback_open ORDER BY id',
+  'SELECT question_key, query, times_asked FROM v_assistant_unanswered ORDER BY rank',
+];
 
 describe.skipIf(!runIf)("readers' e-mail addresses on DuckDB and on PostgreSQL", () => {
   let server: PostgresServer | undefined;
@@ -67,7 +83,8 @@ describe.skipIf(!runIf)("readers' e-mail addresses on DuckDB and on PostgreSQL",
     client = new pg.Client({ connectionString: server.url, types: PLAIN_TYPES });
     await client.connect();
     await migratePostgres(client, { schema: 'mask' });
-    for (const t of ['sync_windows', 'assistant_turns']) await copyTable(db.connection, client, t);
+    for (const t of ['sync_windows', 'assistant_turns', 'search_totals_daily', 'search_daily', 'feedback'])
+      await copyTable(db.connection, client, t);
     duck = duckSession(db.connection);
     post = pgSession(client);
   }, 120_000);
@@ -93,6 +110,29 @@ describe.skipIf(!runIf)("readers' e-mail addresses on DuckDB and on PostgreSQL",
     expect(texts.map(maskEmails)).toEqual(want);
     expect(await redacted(duck, texts)).toEqual(want);
     expect(await redacted(post, texts)).toEqual(want);
+  });
+
+  it("show as [email] in every view of readers' text, the same rows on both destinations", async () => {
+    const rows = { duck: [] as unknown[], post: [] as unknown[] };
+    for (const sql of TEXT_VIEWS) {
+      rows.duck.push(await duck.rows(sql));
+      rows.post.push(await post.rows(sql));
+    }
+    expect(rows.post).toEqual(rows.duck);
+    expect(rows.duck).toEqual([
+      [
+        { query: '[email]', hits_28d: 8 },
+        { query: 'sso', hits_28d: 1 },
+      ],
+      [{ id: 'f1', comment: 'mail [email]' }],
+      [
+        {
+          question_key: 'where do i send my invoice, write to me at [email]?',
+          query: 'Where do I send my invoice, write to me at [email]?',
+          times_asked: 2,
+        },
+      ],
+    ]);
   });
 
   it("show as [email] in the assistant's answer, in the gap excerpt and the fix prompt, on both destinations", async () => {
