@@ -37,9 +37,8 @@
 -- fix_job_id, fix_status, fix_pr_link: the latest agent job started for this gap (`agent fix`),
 --   NULL when none was.
 -- Readers' e-mail addresses never reach a gap: a question, a search term or a comment that holds one
--- shows [email] instead (subject, subject_key, examples, answer_excerpt).
-CREATE OR REPLACE MACRO redact_emails(s) AS
-  regexp_replace(s, '[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}', '[email]', 'g');
+-- shows [email] instead (subject, subject_key, examples, answer_excerpt), by redact_emails (see
+-- 060_v_search_terms.sql).
 
 -- A question as a gap knows it: lower case, punctuation and runs of white space made one space,
 -- trimmed ("How do I  log-in?" and "how do i log in" are one question).

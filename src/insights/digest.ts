@@ -1,6 +1,7 @@
 import { UsageError } from '../errors.js';
 import type { Row, SqlSession } from '../load/session.js';
 import { addDays } from '../util/day.js';
+import { maskEmails } from '../util/personal-data.js';
 import { lowerAll } from './dialect-sql.js';
 import { readGaps, type Gap } from './gaps.js';
 
@@ -148,7 +149,7 @@ async function searches(
     [p, start],
   );
   const all = rows.map((r) => ({
-    query: String(r['query']),
+    query: maskEmails(String(r['query'])),
     searches: Number(r['now']),
     ctr: n(r['ctr']),
     zeroBefore: n(r['before']) !== null && Number(r['before']) >= 5 && Number(r['clicks_before']) === 0,
@@ -204,7 +205,8 @@ async function fixes(session: SqlSession, p: string): Promise<Digest['fixes']> {
     [p],
   );
   return rows.map((r) => ({
-    subject: String(r['subject']),
+    // Recorded when the job was started: masked again, as a record of an older version may hold one.
+    subject: maskEmails(String(r['subject'])),
     kind: String(r['kind']),
     verdict: String(r['verdict']),
     before: n(r['measure_before']),

@@ -1,6 +1,6 @@
 -- PostgreSQL dialect of sql/views/140_v_content_gaps.sql (the comments there say what every
--- column means; they hold for both). The macros are SQL functions: redact_emails, question_key and
--- is_flag IMMUTABLE, content_gaps(win_days, to_day) a STABLE table function whose body
+-- column means; they hold for both). The macros are SQL functions: question_key and is_flag
+-- IMMUTABLE (redact_emails is defined in 060_v_search_terms.sql), content_gaps(win_days, to_day) a STABLE table function whose body
 -- resolves tables in the schema it was created in (SET search_path FROM CURRENT: a function body,
 -- unlike a view, is bound when it runs, and a BI tool's search_path names other schemas).
 -- What keeps the rows the same as DuckDB's:
@@ -17,12 +17,6 @@
 --   TimeZone.
 
 DROP FUNCTION IF EXISTS content_gaps(integer, date);
-
-CREATE OR REPLACE FUNCTION redact_emails(s text) RETURNS text
-LANGUAGE sql IMMUTABLE
-AS $$
-  SELECT regexp_replace(s, '[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}', '[email]', 'g')
-$$;
 
 CREATE OR REPLACE FUNCTION question_key(q text) RETURNS text
 LANGUAGE sql IMMUTABLE
