@@ -222,7 +222,7 @@ function preparedSitePages(
  */
 function surrogateCollision(w: Pick<WindowLoad, 'projectId' | 'day'>, path: string): EtlError {
   return new InternalError(
-    `window ${w.projectId} ${w.day}: path ${JSON.stringify(path)} stands for two API paths that differ only in a NUL or an unpaired UTF-16 surrogate, which are stored as U+FFFD; the day is not loaded`,
+    `window ${w.projectId} ${w.day}: path ${JSON.stringify(path)} stands for two API paths that differ only in an unpaired UTF-16 surrogate or a NUL, both stored as U+FFFD; the day is not loaded`,
     { projectId: w.projectId, day: w.day, path },
   );
 }

@@ -15,7 +15,11 @@ const NAMED =
   /^(?:relation|column|constraint|table|view|schema|function|index|encoding|type|role|database)$/i;
 const IDENT = /^[a-z_][a-z0-9_$.]{0,127}$/i;
 
-/** `message`'s first line, its quoted values replaced by `…` (an unclosed quote hides the rest). */
+/**
+ * `message`'s first line up to the first quoted value, which is shown as `…`: a value may hold
+ * quotes itself (V8's JSON.parse quotes `"[{"query":"..."`), so where it ends cannot be told, and
+ * nothing after it is kept. A quoted name of a database object (`relation "feedback"`) stays.
+ */
 export function withoutQuotedValues(message: string): string {
   const line = (message.split('\n', 1)[0] ?? '').replace(INPUT, '').trim();
   let out = '';
@@ -27,10 +31,10 @@ export function withoutQuotedValues(message: string): string {
       continue;
     }
     const end = line.indexOf(q, i + 1);
-    const inner = end < 0 ? line.slice(i + 1) : line.slice(i + 1, end);
+    const inner = end < 0 ? '' : line.slice(i + 1, end);
     const word = /(\w+)\s*$/.exec(out)?.[1] ?? '';
-    out += q + (NAMED.test(word) && IDENT.test(inner) ? inner : '…') + q;
-    if (end < 0) break;
+    if (end < 0 || !NAMED.test(word) || !IDENT.test(inner)) return `${out}${q}…${q}`;
+    out += `${q}${inner}${q}`;
     i = end + 1;
   }
   return out;
