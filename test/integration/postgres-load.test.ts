@@ -241,6 +241,27 @@ describe.skipIf(!runIf)('loading prepared windows into PostgreSQL', () => {
     ]);
   });
 
+  it('keeps event rows stamped exactly at the end of a narrower re-load, as DuckDB does', async () => {
+    const narrower = (p: PreparedWindow, dateTo: string): PreparedWindow => ({ ...p, w: { ...p.w, dateTo } });
+    await loadBoth([
+      await feedbackWindow('p1', [
+        fb('before', '2026-11-09T23:59:59.999999Z'),
+        fb('edge', '2026-11-10T00:00:00Z'),
+      ]),
+      await assistantWindow('p1', [
+        turn('T1', '2026-11-19T23:59:59.999Z'),
+        turn('T2', '2026-11-20T00:00:00Z'),
+      ]),
+    ]);
+    await loadBoth([
+      narrower(await feedbackWindow('p1', [], { fetchedAt: '2026-11-21T00:00:00Z' }), '2026-11-10'),
+      narrower(await assistantWindow('p1', [], { fetchedAt: '2026-11-21T00:00:00Z' }), '2026-11-20'),
+    ]);
+    await expectSameTables();
+    expect((await client.query('SELECT id FROM feedback')).rows).toEqual([{ id: 'edge' }]);
+    expect((await client.query('SELECT thread_id FROM assistant_turns')).rows).toEqual([{ thread_id: 'T2' }]);
+  });
+
   it('lets the last window of a key win within one batch, as if they had loaded one by one', async () => {
     const oct = { month: '2026-10-01', fetchedAt: '2026-11-19T00:00:00Z' };
     const batch = [
