@@ -200,6 +200,47 @@ describe('text no destination can store (U+0000, unpaired surrogates)', () => {
     }
   }, 60_000);
 
+  it('names a window that fails without the reader text that made it fail, in the output and the database', async () => {
+    // Every term of a day becomes one of two spellings of the same words: the service groups terms
+    // case-insensitively, so each pass sees a term twice and the day fails as moved data.
+    const twice = await startEmulator({
+      seed: 28,
+      days: 5,
+      paths: 10,
+      latencyMs: 1,
+      servedEdits: {
+        searches: (r) => ({
+          ...r,
+          searchQuery: r.searchQuery.length % 2 === 0 ? `Secret ${MARK}` : `secret ${MARK.toLowerCase()}`,
+        }),
+      },
+    });
+    try {
+      const out = tempDbPath();
+      const r = await runCli(
+        ['sync', '--db', out, '--from', addDays(today, -2), '--rate-limit', '100000/1h'],
+        {
+          ...env(),
+          MINTLIFY_API_URL: twice.url,
+          MINTLIFY_API_KEY: twice.apiKey,
+          MINTLIFY_PROJECT_ID: twice.projectId,
+          MINTLIFY_ETL_STREAMS: 'searches',
+        },
+      );
+      expect(r.code, r.stderr).toBe(4);
+      for (const text of [r.stdout, r.stderr]) expect(text.toLowerCase()).not.toContain(MARK.toLowerCase());
+      expect(r.stderr).toMatch(/searches .*a term appeared twice/);
+      const errors = await readRows<{ error: string | null }>(
+        out,
+        "SELECT error FROM sync_windows WHERE status = 'failed' UNION ALL SELECT error FROM sync_runs",
+      );
+      expect(errors.filter((e) => e.error !== null).length).toBeGreaterThan(1);
+      for (const e of errors) expect((e.error ?? '').toLowerCase()).not.toContain(MARK.toLowerCase());
+    } finally {
+      await twice.close();
+    }
+  }, 60_000);
+
   it.skipIf(!hasPostgres())(
     'loads the same rows into PostgreSQL as into DuckDB, equal to the truth, and prints none of the text',
     async () => {
