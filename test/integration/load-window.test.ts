@@ -330,6 +330,8 @@ describe('a crash in the middle of a load', () => {
       'src/load/batch-rules.ts',
       'src/load/large-values.ts',
       'src/load/json-tables.ts',
+      'src/load/storable-text.ts',
+      'src/load/driver-message.ts',
       'src/load/window-loader.ts',
       'src/load/session.ts',
       'src/load/session-of.ts',
