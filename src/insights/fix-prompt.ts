@@ -36,7 +36,10 @@ export function buildFixPrompt(gaps: readonly Gap[]): string {
 }
 
 function gapSection(g: Gap, n: number): string[] {
-  const trend = `${g.currentCount} ${g.measure} in the window, ${g.previousCount} in the one before (${g.trend})`;
+  const trend =
+    g.previousCount === null
+      ? `${g.currentCount} ${g.measure} in the window (the window before is not loaded: no trend)`
+      : `${g.currentCount} ${g.measure} in the window, ${g.previousCount} in the one before (${g.trend ?? ''})`;
   const pages = g.pages.length > 0 ? [`- Pages involved: ${g.pages.join(', ')}`] : [];
   const examples = g.examples.map((e) => `  - ${quote(e)}`);
   switch (g.kind) {
