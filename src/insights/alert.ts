@@ -21,8 +21,13 @@ export function alertId(projectId: string, rule: RuleName, subject: string, day:
   return `al_${createHash('sha256').update(`${projectId}|${rule}|${subject}|${day}`).digest('hex').slice(0, 12)}`;
 }
 
-export function makeAlert(a: Omit<Alert, 'id'>): Alert {
-  return { id: alertId(a.projectId, a.rule, a.subject, a.day), ...a };
+/**
+ * An alert whose id is keyed by its day: the same finding on a later day is a new alert, sent
+ * again. `once` keys it by something else instead (the backfill's first day): an alert about a
+ * state that lasts several nights is then sent once, not every night.
+ */
+export function makeAlert(a: Omit<Alert, 'id'>, once?: string): Alert {
+  return { id: alertId(a.projectId, a.rule, a.subject, once ?? a.day), ...a };
 }
 
 /** What one project's evaluation found: its alerts and what kept rules from running (said once). */

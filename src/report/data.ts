@@ -249,7 +249,10 @@ async function gatherProject(
     comparable: site.whole,
     pagesComparable: pages.whole,
     last7Change:
-      site.whole && last7.totalVisitorDays !== null && prev7.totalVisitorDays !== null && prev7.totalVisitorDays > 0
+      site.whole &&
+      last7.totalVisitorDays !== null &&
+      prev7.totalVisitorDays !== null &&
+      prev7.totalVisitorDays > 0
         ? (last7.totalVisitorDays - prev7.totalVisitorDays) / prev7.totalVisitorDays
         : null,
     weekly: weeklyRows.map(toWeekRow),

@@ -215,7 +215,9 @@ function periodNotes(a: PeriodTotals, b: PeriodTotals): string[] {
     ];
   }
   return a.daysLoaded < 7 || b.daysLoaded < 7
-    ? [`Only ${a.daysLoaded} and ${b.daysLoaded} of 7 days are loaded: no change is shown (it would compare unlike periods).`]
+    ? [
+        `Only ${a.daysLoaded} and ${b.daysLoaded} of 7 days are loaded: no change is shown (it would compare unlike periods).`,
+      ]
     : [];
 }
 

@@ -43,10 +43,14 @@ export async function loadDays(
   const days = `range(DATE '${from}', DATE '${to}', INTERVAL 1 DAY) AS r(d)`;
   await fx.run(`INSERT INTO site_views_daily (project_id, day, human, ai, total, partial, loaded_at, run_id)
     SELECT '${p}', d::DATE, ${v.views}, 0, ${v.views}, false, TIMESTAMPTZ '2026-06-01', 'r' FROM ${days}`);
-  await fx.run(`INSERT INTO page_views_daily SELECT '${p}', d::DATE, '/', ${v.views}, 0, ${v.views} FROM ${days}`);
+  await fx.run(
+    `INSERT INTO page_views_daily SELECT '${p}', d::DATE, '/', ${v.views}, 0, ${v.views} FROM ${days}`,
+  );
   await fx.dayWindows(p, 'searches', from, to);
   await fx.dayWindows(p, 'caller_stats', from, to);
-  await fx.run(`INSERT INTO search_daily SELECT '${p}', d::DATE, 'oauth', ${v.oauth}, 0, NULL, NULL FROM ${days}`);
+  await fx.run(
+    `INSERT INTO search_daily SELECT '${p}', d::DATE, 'oauth', ${v.oauth}, 0, NULL, NULL FROM ${days}`,
+  );
   await fx.window(p, 'assistant', from, to);
   await fx.turns(p, from, to, 3, 2);
   await fx.window(p, 'feedback', from, to);
@@ -55,7 +59,11 @@ export async function loadDays(
 
 function dayList(from: string, to: string): string[] {
   const out: string[] = [];
-  for (let d = new Date(`${from}T00:00:00Z`); d < new Date(`${to}T00:00:00Z`); d = new Date(d.getTime() + 86_400_000))
+  for (
+    let d = new Date(`${from}T00:00:00Z`);
+    d < new Date(`${to}T00:00:00Z`);
+    d = new Date(d.getTime() + 86_400_000)
+  )
     out.push(d.toISOString().slice(0, 10));
   return out;
 }

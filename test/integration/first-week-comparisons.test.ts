@@ -98,7 +98,10 @@ describe('the first week compares nothing against days never loaded', () => {
       expect(p?.last7Change, name).toBeCloseTo(250 / 450, 9);
       const top = p?.topPages.find((t) => t.path === '/');
       expect(top, name).toMatchObject({ totalVisitorDaysPrev7d: 1350, change: 750 });
-      expect(p?.moversUp.map((m) => m.path), name).toEqual(['/', '/guide']);
+      expect(
+        p?.moversUp.map((m) => m.path),
+        name,
+      ).toEqual(['/', '/guide']);
     }
   });
 
@@ -106,7 +109,11 @@ describe('the first week compares nothing against days never loaded', () => {
     for (const { name, session } of first) {
       for (const days of [7, 28]) {
         const gaps = await readGaps(session, { days });
-        expect(gaps.map((g) => g.kind).sort(), `${name} ${days}`).toEqual(['flagged', 'search', 'unanswered']);
+        expect(gaps.map((g) => g.kind).sort(), `${name} ${days}`).toEqual([
+          'flagged',
+          'search',
+          'unanswered',
+        ]);
         for (const g of gaps) {
           expect(g.previousCount, `${name} ${days} ${g.kind}`).toBeNull();
           expect(g.trend, `${name} ${days} ${g.kind}`).toBeNull();
@@ -129,9 +136,19 @@ describe('the first week compares nothing against days never loaded', () => {
       const gaps = await readGaps(session, { days: 7 });
       const search = gaps.find((g) => g.kind === 'search');
       // 140 searches against 5 x 10 + 2 x 20 = 90: worse, x 1.25.
-      expect(search, name).toMatchObject({ currentCount: 140, previousCount: 90, trend: 'worse', score: 87.5 });
+      expect(search, name).toMatchObject({
+        currentCount: 140,
+        previousCount: 90,
+        trend: 'worse',
+        score: 87.5,
+      });
       const unanswered = gaps.find((g) => g.kind === 'unanswered');
-      expect(unanswered, name).toMatchObject({ currentCount: 14, previousCount: 14, trend: 'same', score: 14 });
+      expect(unanswered, name).toMatchObject({
+        currentCount: 14,
+        previousCount: 14,
+        trend: 'same',
+        score: 14,
+      });
     }
   });
 
@@ -143,7 +160,10 @@ describe('the first week compares nothing against days never loaded', () => {
       expect(d.moversUp, name).toBeNull();
       expect(d.moversDown, name).toBeNull();
       expect(d.newZeroClick, name).toBeNull();
-      expect(d.gaps.every((g) => g.trend === null && g.previousCount === null), name).toBe(true);
+      expect(
+        d.gaps.every((g) => g.trend === null && g.previousCount === null),
+        name,
+      ).toBe(true);
     }
   });
 
@@ -151,7 +171,10 @@ describe('the first week compares nothing against days never loaded', () => {
     for (const { name, session } of whole) {
       const d = await readDigest(session, 'docs', '2026-W09');
       expect(d.visitors, name).toEqual({ now: 700, before: 450, changePct: 55.6, days: 7, daysBefore: 7 });
-      expect(d.moversUp?.map((m) => [m.path, m.change]), name).toEqual([
+      expect(
+        d.moversUp?.map((m) => [m.path, m.change]),
+        name,
+      ).toEqual([
         ['/', 750],
         ['/guide', 250],
       ]);
