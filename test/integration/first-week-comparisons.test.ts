@@ -118,6 +118,12 @@ describe('the first week compares nothing against days never loaded', () => {
           expect(g.previousCount, `${name} ${days} ${g.kind}`).toBeNull();
           expect(g.trend, `${name} ${days} ${g.kind}`).toBeNull();
         }
+        const view = await session.rows('SELECT previous_count, trend FROM v_content_gaps');
+        expect(view.length, name).toBe(3);
+        expect(
+          view.every((r) => r['previous_count'] === null && r['trend'] === null),
+          name,
+        ).toBe(true);
         const score = Object.fromEntries(gaps.map((g) => [g.kind, g.score]));
         // The readers failed in the window, times nothing: 7 days of 2 unanswered turns, 20 searches
         // without a click (0.5 each) and 1 thumbs-down.
