@@ -23,10 +23,13 @@ export function alertId(projectId: string, rule: RuleName, subject: string, day:
 }
 
 /**
- * Readers' text reaches alerts (a search term, the top unanswered questions): its e-mail addresses
- * are masked here, once for every rule, before the alert is printed, recorded or posted.
+ * An alert whose id is keyed by its day: the same finding on a later day is a new alert, sent
+ * again. `once` keys it by something else instead (the backfill's first day): an alert about a
+ * state that lasts several nights is then sent once, not every night. Readers' text reaches alerts
+ * (a search term, the top unanswered questions): its e-mail addresses are masked here, once for
+ * every rule, before the alert is printed, recorded or posted.
  */
-export function makeAlert(a: Omit<Alert, 'id'>): Alert {
+export function makeAlert(a: Omit<Alert, 'id'>, once?: string): Alert {
   const masked = {
     ...a,
     subject: maskEmails(a.subject),
@@ -35,7 +38,7 @@ export function makeAlert(a: Omit<Alert, 'id'>): Alert {
       Object.entries(a.fields).map(([k, v]) => [k, typeof v === 'string' ? maskEmails(v) : v]),
     ),
   };
-  return { id: alertId(masked.projectId, masked.rule, masked.subject, masked.day), ...masked };
+  return { id: alertId(masked.projectId, masked.rule, masked.subject, once ?? masked.day), ...masked };
 }
 
 /** What one project's evaluation found: its alerts and what kept rules from running (said once). */

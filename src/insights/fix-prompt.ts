@@ -54,7 +54,10 @@ interface Detail {
 }
 
 function gapSection(g: Gap, n: number, d: Detail): string[] {
-  const trend = `${g.currentCount} ${g.measure} in the window, ${g.previousCount} in the one before (${g.trend})`;
+  const trend =
+    g.previousCount === null
+      ? `${g.currentCount} ${g.measure} in the window (the window before is not loaded: no trend)`
+      : `${g.currentCount} ${g.measure} in the window, ${g.previousCount} in the one before (${g.trend ?? ''})`;
   const examples = g.examples.slice(0, d.examples);
   const pages = d.brief ? [] : g.pages;
   switch (g.kind) {
