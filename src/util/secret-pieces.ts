@@ -16,8 +16,12 @@ export const PIECE_LENGTH = 8;
 export interface PieceIndex {
   /** Every PIECE_LENGTH-gram of every secret (and of its base64), with the secret's mask. */
   readonly grams: Map<string, string>;
-  /** The first UTF-16 unit of every gram: a cheap test before the map's. */
-  readonly firstUnits: Set<number>;
+  /** The rolling hash of every gram: a text is scanned by hash, a gram compared only on a hit. */
+  readonly hashes: Set<number>;
+}
+
+export function emptyPieceIndex(): PieceIndex {
+  return { grams: new Map(), hashes: new Set() };
 }
 
 /** Adds the pieces of `value` (and of its base64 spellings) to the index. */
@@ -27,9 +31,20 @@ export function indexPieces(index: PieceIndex, value: string, mask: string): voi
     for (let i = 0; i + PIECE_LENGTH <= spelling.length; i++) {
       const gram = spelling.slice(i, i + PIECE_LENGTH);
       if (!index.grams.has(gram)) index.grams.set(gram, mask);
-      index.firstUnits.add(gram.charCodeAt(0));
+      index.hashes.add(hashOf(gram, 0));
     }
   }
+}
+
+const BASE = 0x01000193;
+/** BASE to the power PIECE_LENGTH - 1, modulo 2^32: the weight of the unit that leaves the window. */
+const TOP = Array.from({ length: PIECE_LENGTH - 1 }).reduce<number>((h) => Math.imul(h, BASE), 1);
+
+/** The rolling hash of the PIECE_LENGTH units of `s` from `i`. */
+function hashOf(s: string, i: number): number {
+  let h = 0;
+  for (let k = 0; k < PIECE_LENGTH; k++) h = (Math.imul(h, BASE) + s.charCodeAt(i + k)) | 0;
+  return h;
 }
 
 /**
@@ -62,7 +77,7 @@ interface Span {
 
 /** The text with every span holding a piece of a secret replaced by that secret's mask. */
 export function redactPieces(text: string, index: PieceIndex): string {
-  if (index.grams.size === 0 || text.length < PIECE_LENGTH) return text;
+  if (index.hashes.size === 0 || text.length < PIECE_LENGTH) return text;
   const spans: Span[] = [];
   for (const reading of readings(text)) collectHits(reading, index, spans);
   if (spans.length === 0) return text;
@@ -95,8 +110,14 @@ function collectHits(reading: Reading, index: PieceIndex, spans: Span[]): void {
     if (runStart >= 0)
       spans.push({ start: reading.from(runStart), end: reading.to(runEnd - 1), mask: runMask });
   };
+  let hash = units.length >= PIECE_LENGTH ? hashOf(units, 0) : 0;
   for (let i = 0; i + PIECE_LENGTH <= units.length; i++) {
-    if (!index.firstUnits.has(units.charCodeAt(i))) continue;
+    if (i > 0) {
+      // The window moves one unit: the first leaves, the next comes in.
+      const out = Math.imul(units.charCodeAt(i - 1), TOP);
+      hash = (Math.imul(hash - out, BASE) + units.charCodeAt(i + PIECE_LENGTH - 1)) | 0;
+    }
+    if (!index.hashes.has(hash)) continue;
     const mask = index.grams.get(units.slice(i, i + PIECE_LENGTH));
     if (mask === undefined) continue;
     if (runStart >= 0 && i <= runEnd) runEnd = i + PIECE_LENGTH;
@@ -168,21 +189,33 @@ function percentAt(text: string, i: number): { text: string; end: number } | und
 
 /** The decoded reading: each unit maps back to the whole spelling of its character. */
 function decoded(text: string, plus: boolean): Reading {
-  let units = '';
+  const parts: string[] = [];
   const from = new Int32Array(text.length);
   const to = new Int32Array(text.length);
   let n = 0;
-  for (let i = 0; i < text.length;) {
-    const d = decodeAt(text, i, plus);
-    const chunk = d?.text ?? text[i] ?? '';
-    const end = d?.end ?? i + 1;
+  const special = plus ? /[\\%&+]/g : /[\\%&]/g;
+  let i = 0;
+  while (i < text.length) {
+    special.lastIndex = i;
+    const next = special.exec(text)?.index ?? text.length;
+    // A run as written: each unit is its own spelling.
+    for (let k = i; k < next; k++) {
+      from[n] = k;
+      to[n] = k + 1;
+      n++;
+    }
+    if (next > i) parts.push(text.slice(i, next));
+    if (next >= text.length) break;
+    const d = decodeAt(text, next, plus);
+    const chunk = d?.text ?? text.charAt(next);
+    const end = d?.end ?? next + 1;
     for (let k = 0; k < chunk.length; k++) {
-      from[n] = i;
+      from[n] = next;
       to[n] = end;
       n++;
     }
-    units += chunk;
+    parts.push(chunk);
     i = end;
   }
-  return { units, from: (i) => from[i] ?? 0, to: (i) => to[i] ?? text.length };
+  return { units: parts.join(''), from: (k) => from[k] ?? 0, to: (k) => to[k] ?? text.length };
 }

@@ -13,7 +13,7 @@
  * A server may also echo a secret in pieces ("mint_Super ... SecretKey_Q1w2E3r4T5y6"): no piece
  * of PIECE_LENGTH characters or more of a secret may show either (secret-pieces.ts).
  */
-import { indexPieces, redactPieces, type PieceIndex } from './secret-pieces.js';
+import { emptyPieceIndex, indexPieces, redactPieces } from './secret-pieces.js';
 
 /** Shorter values would mask ordinary words; a URL's userinfo is masked by its own rule anyway. */
 export const MIN_SECRET_LENGTH = 4;
@@ -35,7 +35,7 @@ export interface RegisterOptions {
 
 export class SecretRegistry {
   #secrets: Secret[] = [];
-  readonly #pieces: PieceIndex = { grams: new Map(), firstUnits: new Set() };
+  readonly #pieces = emptyPieceIndex();
 
   /**
    * Adds a value to redact from now on, shown as `mask`. Returns false (and registers nothing)
