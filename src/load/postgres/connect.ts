@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { DestinationError, InternalError, UsageError } from '../../errors.js';
+import { DestinationError, InternalError, isEtlError, UsageError } from '../../errors.js';
 import { redactSecrets } from '../../util/secrets.js';
 import { maskUserinfo } from '../../util/url-text.js';
 import { describeWhere, type DbTarget } from '../target.js';
@@ -16,6 +16,8 @@ export interface PgDatabase {
   readonly label: string;
   readonly client: pg.Client;
   readonly session: SqlSession;
+  /** What opening it left undone and the user should hear (views kept for a reader, see migrate). */
+  readonly notes: readonly string[];
   close(): Promise<void>;
 }
 
@@ -32,6 +34,47 @@ export interface PgOpenOptions {
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
+/**
+ * Every lock wait of a run's sessions is bounded: a row or table another session holds (a DBA's
+ * VACUUM FULL, a dashboard's transaction under a migration) fails the statement after this long
+ * instead of hanging the run, and a waiting request never queues readers behind it for longer.
+ * Schema changes wait far less (migrate.ts, DDL_LOCK_TIMEOUT_MS).
+ */
+export const LOCK_TIMEOUT_MS = 30_000;
+
+/**
+ * How soon the server should notice that a run's machine died or its network went away (default
+ * two minutes): TCP keepalives on each of the run's connections, and the lock's connection is
+ * ended by the server when it has said nothing for this long (lock.ts), so its advisory locks do
+ * not outlive the run by the two hours of the system's keepalive defaults. The environment
+ * variable is a seam for tests, which cut a connection and wait for the bound.
+ */
+export const DEAD_CLIENT_ENV = 'MINTLIFY_ETL_PG_DEAD_CLIENT_MS';
+export const DEFAULT_DEAD_CLIENT_MS = 120_000;
+
+export function deadClientMs(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env[DEAD_CLIENT_ENV]);
+  return Number.isFinite(n) && n >= 1000 ? Math.round(n) : DEFAULT_DEAD_CLIENT_MS;
+}
+
+/**
+ * The session settings of every connection: ISO dates in UTC (what PLAIN_TYPES parses), the lock
+ * bound, and server-side keepalives adding up to the dead-client bound (idle half of it, then four
+ * probes over the other half). The server ignores the keepalive settings on a Unix socket.
+ */
+function sessionSettings(boundMs: number): string {
+  const idle = Math.max(1, Math.floor(boundMs / 2000));
+  const interval = Math.max(1, Math.floor(boundMs / 8000));
+  return [
+    "SET DateStyle TO 'ISO, YMD'",
+    "SET TimeZone TO 'UTC'",
+    `SET lock_timeout TO ${LOCK_TIMEOUT_MS}`,
+    `SET tcp_keepalives_idle TO ${idle}`,
+    `SET tcp_keepalives_interval TO ${interval}`,
+    'SET tcp_keepalives_count TO 4',
+  ].join('; ');
+}
+
 /** A new client for the target (not connected): plain value parsing, bounded connect. */
 export function newClient(target: PgTarget, opts: PgOpenOptions = {}): pg.Client {
   const client = new pg.Client({
@@ -39,6 +82,9 @@ export function newClient(target: PgTarget, opts: PgOpenOptions = {}): pg.Client
     types: PLAIN_TYPES,
     connectionTimeoutMillis: opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     application_name: opts.applicationName ?? 'mintlify-etl',
+    // This side notices a server that went away (no answer to its probes), not only the server.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: Math.floor(deadClientMs() / 2),
   });
   // A server that goes away between statements emits 'error' on the client; without a listener
   // node would crash. The next statement fails and says so.
@@ -103,7 +149,7 @@ export function destinationError(e: unknown, target: PgTarget): DestinationError
 
 /** What a failure to open the destination says: its own line, or one naming where (never how). */
 function openFailure(e: unknown, target: PgTarget): Error {
-  if (e instanceof UsageError || e instanceof DestinationError) return e;
+  if (isEtlError(e)) return e;
   return (
     destinationError(e, target) ??
     new InternalError(
@@ -122,8 +168,7 @@ export async function connectClient(target: PgTarget, opts: PgOpenOptions = {}):
   const client = newClient(target, opts);
   try {
     await client.connect();
-    await client.query("SET DateStyle TO 'ISO, YMD'");
-    await client.query("SET TimeZone TO 'UTC'");
+    await client.query(sessionSettings(deadClientMs()));
     return client;
   } catch (e) {
     await client.end().catch(() => undefined);
@@ -138,12 +183,14 @@ export async function connectClient(target: PgTarget, opts: PgOpenOptions = {}):
  */
 export async function openPostgres(target: PgTarget, opts: PgOpenOptions = {}): Promise<PgDatabase> {
   const client = await connectClient(target, opts);
+  let notes: readonly string[] = [];
   try {
     if (opts.migrate === true)
-      await migratePostgres(client, {
+      ({ notes } = await migratePostgres(client, {
         schema: target.schema,
+        label: target.database,
         ...(opts.sqlDir !== undefined ? { sqlDir: opts.sqlDir } : {}),
-      });
+      }));
     else await enterSchema(client, target);
   } catch (e) {
     await client.end().catch(() => undefined);
@@ -156,6 +203,7 @@ export async function openPostgres(target: PgTarget, opts: PgOpenOptions = {}): 
     label: target.label,
     client,
     session: pgSession(client),
+    notes,
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
