@@ -22,6 +22,7 @@ export function pgDestination(db: PgDatabase): Destination & { readonly pg: PgDa
     label: db.label,
     session: db.session,
     pg: db,
+    notes: db.notes,
     // The writer is the client's only user while it loads (its jobs run one at a time), so the
     // loader's own BEGIN ... COMMIT on the client cannot take in another caller's statement.
     loadBatch: (windows, o) =>
