@@ -24,6 +24,13 @@ export interface PgDatabase {
 export interface PgOpenOptions {
   /** Create the schema and apply migrations and views (writers); readers only check it exists. */
   readonly migrate?: boolean;
+  /**
+   * A session that writes (the sync's writer, its run records): the server ends it when it sits
+   * inside a transaction saying nothing for the dead-client bound, so that a run whose machine
+   * died mid-transaction (a window load, a migration) leaves no row or schema lock behind.
+   * Readers are left alone: a user may page through `query` output as slowly as they like.
+   */
+  readonly writes?: boolean;
   /** Bound on reaching the server and logging in (default 10 s). */
   readonly connectTimeoutMs?: number;
   /** Shown in pg_stat_activity, so a DBA can tell what a session is. */
@@ -62,7 +69,7 @@ export function deadClientMs(env: NodeJS.ProcessEnv = process.env): number {
  * bound, and server-side keepalives adding up to the dead-client bound (idle half of it, then four
  * probes over the other half). The server ignores the keepalive settings on a Unix socket.
  */
-function sessionSettings(boundMs: number): string {
+function sessionSettings(boundMs: number, writes: boolean): string {
   const idle = Math.max(1, Math.floor(boundMs / 2000));
   const interval = Math.max(1, Math.floor(boundMs / 8000));
   return [
@@ -72,6 +79,7 @@ function sessionSettings(boundMs: number): string {
     `SET tcp_keepalives_idle TO ${idle}`,
     `SET tcp_keepalives_interval TO ${interval}`,
     'SET tcp_keepalives_count TO 4',
+    ...(writes ? [`SET idle_in_transaction_session_timeout TO ${boundMs}`] : []),
   ].join('; ');
 }
 
@@ -168,7 +176,7 @@ export async function connectClient(target: PgTarget, opts: PgOpenOptions = {}):
   const client = newClient(target, opts);
   try {
     await client.connect();
-    await client.query(sessionSettings(deadClientMs()));
+    await client.query(sessionSettings(deadClientMs(), opts.writes === true));
     return client;
   } catch (e) {
     await client.end().catch(() => undefined);

@@ -5,6 +5,7 @@ import { PgRequestLedger } from './ledger.js';
 import { loadPreparedBatchPostgres, markWindowFailedPostgres } from './window-batch.js';
 import {
   connectClient,
+  deadClientMs,
   schemaHasTables,
   openPostgres,
   type PgDatabase,
@@ -55,13 +56,14 @@ export function pgPlace(target: PgTarget, opts: PgPlaceOptions = {}): Place {
         schema: target.schema,
         projectIds: projects,
         label: target.database,
+        deadClientMs: deadClientMs(),
         ...(lockOpts?.onLost !== undefined ? { onLost: lockOpts.onLost } : {}),
       });
     },
     async requestLedger({ runId, budgetScope }) {
       // Its own connection in autocommit: on the writer's, a row would wait for the window
       // transaction in progress and vanish with its rollback.
-      const db = await openPostgres(target, opts);
+      const db = await openPostgres(target, { ...opts, writes: true });
       const ledger = new PgRequestLedger(db.session, { runId, budgetScope });
       return {
         granted: (at) => ledger.granted(at),
@@ -82,7 +84,7 @@ export function pgPlace(target: PgTarget, opts: PgPlaceOptions = {}): Place {
     },
     async open(purpose) {
       const migrate = purpose !== 'read' && !migrated;
-      const db = await openPostgres(target, { ...opts, migrate });
+      const db = await openPostgres(target, { ...opts, migrate, writes: purpose !== 'read' });
       if (migrate) migrated = true;
       return pgDestination(db);
     },
