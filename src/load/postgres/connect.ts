@@ -155,10 +155,39 @@ export function destinationError(e: unknown, target: PgTarget): DestinationError
   return undefined;
 }
 
+/**
+ * The driver reads the files that sslrootcert=, sslcert= and sslkey= name when it is given the
+ * URL: a path that is not there (or not readable) is the user's to fix, not an internal error.
+ */
+function unreadableSslFile(e: unknown, target: PgTarget): DestinationError | undefined {
+  const err = e as { code?: string; path?: string };
+  if (err.path === undefined || !['ENOENT', 'EACCES', 'EISDIR', 'ENOTDIR'].includes(err.code ?? ''))
+    return undefined;
+  let param = 'sslrootcert';
+  try {
+    const q = new URL(target.url).searchParams;
+    param = ['sslrootcert', 'sslcert', 'sslkey'].find((p) => q.get(p) === err.path) ?? param;
+  } catch {
+    // The URL was read before: keep the likeliest name.
+  }
+  const what =
+    param === 'sslrootcert'
+      ? "the server's CA certificate (PEM)"
+      : param === 'sslcert'
+        ? "this client's certificate (PEM)"
+        : "this client's private key (readable by this user only)";
+  return new DestinationError(
+    `the ${param} file ${err.path} in --db cannot be read (${err.code ?? 'error'}; ${describeWhere(target.where)}): give the path of ${what}, or leave ${param} out of the URL`,
+    { ...target.where, schema: target.schema, param },
+    { cause: e },
+  );
+}
+
 /** What a failure to open the destination says: its own line, or one naming where (never how). */
 function openFailure(e: unknown, target: PgTarget): Error {
   if (isEtlError(e)) return e;
   return (
+    unreadableSslFile(e, target) ??
     destinationError(e, target) ??
     new InternalError(
       `opening ${target.label} failed: ${redactSecrets(maskUserinfo((e as Error).message))}`,
@@ -173,7 +202,12 @@ function openFailure(e: unknown, target: PgTarget): Error {
  * ISO form and in UTC (what PLAIN_TYPES parses). A failure is one line (see destinationError).
  */
 export async function connectClient(target: PgTarget, opts: PgOpenOptions = {}): Promise<pg.Client> {
-  const client = newClient(target, opts);
+  let client: pg.Client;
+  try {
+    client = newClient(target, opts);
+  } catch (e) {
+    throw openFailure(e, target);
+  }
   try {
     await client.connect();
     await client.query(sessionSettings(deadClientMs(), opts.writes === true));
@@ -193,6 +227,7 @@ export async function openPostgres(target: PgTarget, opts: PgOpenOptions = {}): 
   const client = await connectClient(target, opts);
   let notes: readonly string[] = [];
   try {
+    await checkSchemaRights(client, target, opts.migrate === true || opts.writes === true);
     if (opts.migrate === true)
       ({ notes } = await migratePostgres(client, {
         schema: target.schema,
@@ -218,6 +253,28 @@ export async function openPostgres(target: PgTarget, opts: PgOpenOptions = {}): 
       await client.end().catch(() => undefined);
     },
   };
+}
+
+/**
+ * A schema the user may not use is invisible to it: search_path skips it and information_schema
+ * hides its tables, so without this the user would read "no schema has been selected to create in"
+ * or "no mintlify-etl tables". Readers need USAGE, writers USAGE and CREATE (migrations, views).
+ */
+async function checkSchemaRights(client: pg.ClientBase, target: PgTarget, writes: boolean): Promise<void> {
+  const r = await client.query<{ usage: boolean; create: boolean }>(
+    `SELECT has_schema_privilege(n.oid, 'USAGE') AS usage, has_schema_privilege(n.oid, 'CREATE') AS create
+     FROM pg_namespace n WHERE n.nspname = $1`,
+    [target.schema],
+  );
+  const rights = r.rows[0];
+  if (rights === undefined || (rights.usage && (rights.create || !writes))) return;
+  const { user } = target.where;
+  const ident = (n: string): string => (/^[a-z_][a-z0-9_$]*$/.test(n) ? n : quoteIdent(n));
+  const missing = [!rights.usage ? 'USAGE' : '', writes && !rights.create ? 'CREATE' : ''].filter(Boolean);
+  throw new DestinationError(
+    `the user lacks a right mintlify-etl needs in schema ${target.schema} (${describeWhere(target.where)}): it has no ${missing.join(' or ')} on it; ask its owner to GRANT ${writes ? 'USAGE, CREATE' : 'USAGE'} ON SCHEMA ${ident(target.schema)} TO ${ident(user)}${writes ? '' : ' (and SELECT ON ALL TABLES IN SCHEMA)'}, or pick another schema with --schema`,
+    { ...target.where, schema: target.schema, missing },
+  );
 }
 
 async function holdsTables(client: pg.ClientBase, schema: string): Promise<boolean> {
