@@ -110,5 +110,5 @@ describe.skipIf(!hasPostgres())('PostgreSQL conditions of the user’s making', 
     );
     const r = await run;
     oneLine(r, 4, /the PostgreSQL server ended this run's connection .*administrator.*run the sync again/);
-  });
+  }, 120_000);
 });

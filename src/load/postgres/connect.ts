@@ -245,7 +245,7 @@ export async function openPostgres(target: PgTarget, opts: PgOpenOptions = {}): 
     target,
     label: target.label,
     client,
-    session: pgSession(client),
+    session: pgSession(client, target.label),
     notes,
     async close(): Promise<void> {
       if (closed) return;

@@ -13,6 +13,7 @@ import {
   type PgTarget,
 } from './connect.js';
 import { acquireProjectLocks } from './lock.js';
+import { endedOr } from './ended.js';
 
 export type PgPlaceOptions = PgOpenOptions;
 
@@ -30,8 +31,13 @@ export function pgDestination(db: PgDatabase): Destination & { readonly pg: PgDa
       loadPreparedBatchPostgres(db.client, windows, {
         ...(o?.onStep !== undefined ? { onStep: o.onStep } : {}),
         destination: db.label,
+      }).catch((e: unknown) => {
+        throw endedOr(e, db.label);
       }),
-    markWindowFailed: (f) => markWindowFailedPostgres(db.client, f),
+    markWindowFailed: (f) =>
+      markWindowFailedPostgres(db.client, f).catch((e: unknown) => {
+        throw endedOr(e, db.label);
+      }),
     close: () => db.close(),
   };
 }
