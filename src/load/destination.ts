@@ -19,6 +19,8 @@ export interface Destination {
   loadBatch(windows: readonly PreparedWindow[], opts?: BatchLoadOptions): Promise<void>;
   /** Records a window that failed after retries, unless it already holds loaded data. */
   markWindowFailed(f: WindowFailure): Promise<boolean>;
+  /** What opening it left undone that the user should hear (PostgreSQL: views kept for a reader). */
+  readonly notes?: readonly string[];
   close(): Promise<void>;
 }
 

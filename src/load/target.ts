@@ -68,6 +68,12 @@ export function parseDbTarget(
       { schema: chosen },
     );
   }
+  if (/^pg_/i.test(chosen) || chosen.toLowerCase() === 'information_schema') {
+    throw new UsageError(
+      `--schema ${chosen} is a system schema of PostgreSQL (pg_* and information_schema hold the server's own catalog, pg_temp a session's temporary objects that vanish with it): pick another name, e.g. --schema mintlify`,
+      { schema: chosen },
+    );
+  }
   const where = whereOf(url, env);
   return {
     kind: 'postgres',

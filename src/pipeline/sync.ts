@@ -68,6 +68,7 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
   try {
     const runId = opts.runId ?? randomUUID();
     const dest = await place.open('write');
+    for (const note of dest.notes ?? []) log.warn(note);
     const db = dest.session;
     let state: StateRead;
     try {

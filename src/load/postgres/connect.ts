@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { DestinationError, InternalError, UsageError } from '../../errors.js';
+import { DestinationError, InternalError, isEtlError, UsageError } from '../../errors.js';
 import { redactSecrets } from '../../util/secrets.js';
 import { maskUserinfo } from '../../util/url-text.js';
 import { describeWhere, type DbTarget } from '../target.js';
@@ -16,12 +16,21 @@ export interface PgDatabase {
   readonly label: string;
   readonly client: pg.Client;
   readonly session: SqlSession;
+  /** What opening it left undone and the user should hear (views kept for a reader, see migrate). */
+  readonly notes: readonly string[];
   close(): Promise<void>;
 }
 
 export interface PgOpenOptions {
   /** Create the schema and apply migrations and views (writers); readers only check it exists. */
   readonly migrate?: boolean;
+  /**
+   * A session that writes (the sync's writer, its run records): the server ends it when it sits
+   * inside a transaction saying nothing for the dead-client bound, so that a run whose machine
+   * died mid-transaction (a window load, a migration) leaves no row or schema lock behind.
+   * Readers are left alone: a user may page through `query` output as slowly as they like.
+   */
+  readonly writes?: boolean;
   /** Bound on reaching the server and logging in (default 10 s). */
   readonly connectTimeoutMs?: number;
   /** Shown in pg_stat_activity, so a DBA can tell what a session is. */
@@ -32,6 +41,48 @@ export interface PgOpenOptions {
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
+/**
+ * Every lock wait of a run's sessions is bounded: a row or table another session holds (a DBA's
+ * VACUUM FULL, a dashboard's transaction under a migration) fails the statement after this long
+ * instead of hanging the run, and a waiting request never queues readers behind it for longer.
+ * Schema changes wait far less (migrate.ts, DDL_LOCK_TIMEOUT_MS).
+ */
+export const LOCK_TIMEOUT_MS = 30_000;
+
+/**
+ * How soon the server should notice that a run's machine died or its network went away (default
+ * two minutes): TCP keepalives on each of the run's connections, and the lock's connection is
+ * ended by the server when it has said nothing for this long (lock.ts), so its advisory locks do
+ * not outlive the run by the two hours of the system's keepalive defaults. The environment
+ * variable is a seam for tests, which cut a connection and wait for the bound.
+ */
+export const DEAD_CLIENT_ENV = 'MINTLIFY_ETL_PG_DEAD_CLIENT_MS';
+export const DEFAULT_DEAD_CLIENT_MS = 120_000;
+
+export function deadClientMs(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env[DEAD_CLIENT_ENV]);
+  return Number.isFinite(n) && n >= 1000 ? Math.round(n) : DEFAULT_DEAD_CLIENT_MS;
+}
+
+/**
+ * The session settings of every connection: ISO dates in UTC (what PLAIN_TYPES parses), the lock
+ * bound, and server-side keepalives adding up to the dead-client bound (idle half of it, then four
+ * probes over the other half). The server ignores the keepalive settings on a Unix socket.
+ */
+function sessionSettings(boundMs: number, writes: boolean): string {
+  const idle = Math.max(1, Math.floor(boundMs / 2000));
+  const interval = Math.max(1, Math.floor(boundMs / 8000));
+  return [
+    "SET DateStyle TO 'ISO, YMD'",
+    "SET TimeZone TO 'UTC'",
+    `SET lock_timeout TO ${LOCK_TIMEOUT_MS}`,
+    `SET tcp_keepalives_idle TO ${idle}`,
+    `SET tcp_keepalives_interval TO ${interval}`,
+    'SET tcp_keepalives_count TO 4',
+    ...(writes ? [`SET idle_in_transaction_session_timeout TO ${boundMs}`] : []),
+  ].join('; ');
+}
+
 /** A new client for the target (not connected): plain value parsing, bounded connect. */
 export function newClient(target: PgTarget, opts: PgOpenOptions = {}): pg.Client {
   const client = new pg.Client({
@@ -39,6 +90,9 @@ export function newClient(target: PgTarget, opts: PgOpenOptions = {}): pg.Client
     types: PLAIN_TYPES,
     connectionTimeoutMillis: opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     application_name: opts.applicationName ?? 'mintlify-etl',
+    // This side notices a server that went away (no answer to its probes), not only the server.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: Math.floor(deadClientMs() / 2),
   });
   // A server that goes away between statements emits 'error' on the client; without a listener
   // node would crash. The next statement fails and says so.
@@ -101,10 +155,39 @@ export function destinationError(e: unknown, target: PgTarget): DestinationError
   return undefined;
 }
 
+/**
+ * The driver reads the files that sslrootcert=, sslcert= and sslkey= name when it is given the
+ * URL: a path that is not there (or not readable) is the user's to fix, not an internal error.
+ */
+function unreadableSslFile(e: unknown, target: PgTarget): DestinationError | undefined {
+  const err = e as { code?: string; path?: string };
+  if (err.path === undefined || !['ENOENT', 'EACCES', 'EISDIR', 'ENOTDIR'].includes(err.code ?? ''))
+    return undefined;
+  let param = 'sslrootcert';
+  try {
+    const q = new URL(target.url).searchParams;
+    param = ['sslrootcert', 'sslcert', 'sslkey'].find((p) => q.get(p) === err.path) ?? param;
+  } catch {
+    // The URL was read before: keep the likeliest name.
+  }
+  const what =
+    param === 'sslrootcert'
+      ? "the server's CA certificate (PEM)"
+      : param === 'sslcert'
+        ? "this client's certificate (PEM)"
+        : "this client's private key (readable by this user only)";
+  return new DestinationError(
+    `the ${param} file ${err.path} in --db cannot be read (${err.code ?? 'error'}; ${describeWhere(target.where)}): give the path of ${what}, or leave ${param} out of the URL`,
+    { ...target.where, schema: target.schema, param },
+    { cause: e },
+  );
+}
+
 /** What a failure to open the destination says: its own line, or one naming where (never how). */
 function openFailure(e: unknown, target: PgTarget): Error {
-  if (e instanceof UsageError || e instanceof DestinationError) return e;
+  if (isEtlError(e)) return e;
   return (
+    unreadableSslFile(e, target) ??
     destinationError(e, target) ??
     new InternalError(
       `opening ${target.label} failed: ${redactSecrets(maskUserinfo((e as Error).message))}`,
@@ -119,11 +202,15 @@ function openFailure(e: unknown, target: PgTarget): Error {
  * ISO form and in UTC (what PLAIN_TYPES parses). A failure is one line (see destinationError).
  */
 export async function connectClient(target: PgTarget, opts: PgOpenOptions = {}): Promise<pg.Client> {
-  const client = newClient(target, opts);
+  let client: pg.Client;
+  try {
+    client = newClient(target, opts);
+  } catch (e) {
+    throw openFailure(e, target);
+  }
   try {
     await client.connect();
-    await client.query("SET DateStyle TO 'ISO, YMD'");
-    await client.query("SET TimeZone TO 'UTC'");
+    await client.query(sessionSettings(deadClientMs(), opts.writes === true));
     return client;
   } catch (e) {
     await client.end().catch(() => undefined);
@@ -138,12 +225,15 @@ export async function connectClient(target: PgTarget, opts: PgOpenOptions = {}):
  */
 export async function openPostgres(target: PgTarget, opts: PgOpenOptions = {}): Promise<PgDatabase> {
   const client = await connectClient(target, opts);
+  let notes: readonly string[] = [];
   try {
+    await checkSchemaRights(client, target, opts.migrate === true || opts.writes === true);
     if (opts.migrate === true)
-      await migratePostgres(client, {
+      ({ notes } = await migratePostgres(client, {
         schema: target.schema,
+        label: target.database,
         ...(opts.sqlDir !== undefined ? { sqlDir: opts.sqlDir } : {}),
-      });
+      }));
     else await enterSchema(client, target);
   } catch (e) {
     await client.end().catch(() => undefined);
@@ -155,13 +245,36 @@ export async function openPostgres(target: PgTarget, opts: PgOpenOptions = {}): 
     target,
     label: target.label,
     client,
-    session: pgSession(client),
+    session: pgSession(client, target.label),
+    notes,
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
       await client.end().catch(() => undefined);
     },
   };
+}
+
+/**
+ * A schema the user may not use is invisible to it: search_path skips it and information_schema
+ * hides its tables, so without this the user would read "no schema has been selected to create in"
+ * or "no mintlify-etl tables". Readers need USAGE, writers USAGE and CREATE (migrations, views).
+ */
+async function checkSchemaRights(client: pg.ClientBase, target: PgTarget, writes: boolean): Promise<void> {
+  const r = await client.query<{ usage: boolean; create: boolean }>(
+    `SELECT has_schema_privilege(n.oid, 'USAGE') AS usage, has_schema_privilege(n.oid, 'CREATE') AS create
+     FROM pg_namespace n WHERE n.nspname = $1`,
+    [target.schema],
+  );
+  const rights = r.rows[0];
+  if (rights === undefined || (rights.usage && (rights.create || !writes))) return;
+  const { user } = target.where;
+  const ident = (n: string): string => (/^[a-z_][a-z0-9_$]*$/.test(n) ? n : quoteIdent(n));
+  const missing = [!rights.usage ? 'USAGE' : '', writes && !rights.create ? 'CREATE' : ''].filter(Boolean);
+  throw new DestinationError(
+    `the user lacks a right mintlify-etl needs in schema ${target.schema} (${describeWhere(target.where)}): it has no ${missing.join(' or ')} on it; ask its owner to GRANT ${writes ? 'USAGE, CREATE' : 'USAGE'} ON SCHEMA ${ident(target.schema)} TO ${ident(user)}${writes ? '' : ' (and SELECT ON ALL TABLES IN SCHEMA)'}, or pick another schema with --schema`,
+    { ...target.where, schema: target.schema, missing },
+  );
 }
 
 async function holdsTables(client: pg.ClientBase, schema: string): Promise<boolean> {

@@ -32,6 +32,12 @@ export interface ProjectLockOptions {
    * another run may start on these projects. The run should stop loading.
    */
   readonly onLost?: (err: Error) => void;
+  /**
+   * How soon the server must notice that this run is gone (its machine died, its network went
+   * away) and free its locks: the lock's session is ended by the server after saying nothing for
+   * this long (idle_session_timeout), and the run speaks every quarter of it. Default: none.
+   */
+  readonly deadClientMs?: number;
 }
 
 const KEY_PREFIX = 'mintlify-etl sync lock v1';
@@ -157,14 +163,69 @@ export async function acquireProjectLocks(opts: ProjectLockOptions): Promise<Pro
     await close();
     throw e;
   }
+  const stopBeat =
+    opts.deadClientMs !== undefined
+      ? await heartbeat(client, opts.deadClientMs, (err) => {
+          if (released || lost) return;
+          lost = true;
+          opts.onLost?.(err);
+          // A connection that no longer answers is of no use; end it so nothing waits on it.
+          void client.end().catch(() => undefined);
+        })
+      : () => undefined;
   return {
     path: `schema ${opts.schema}, project${projectIds.length === 1 ? '' : 's'} ${projectIds.join(', ')}`,
     schema: opts.schema,
     projectIds,
     async release(): Promise<void> {
       if (released) return;
+      stopBeat();
       await client.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
       await close();
     },
   };
+}
+
+/**
+ * Keeps the lock's session provably alive, so that the server can end it when it is not: the
+ * server ends a session idle for `boundMs` (PostgreSQL 14 and later; older servers rely on the TCP
+ * keepalives every connection sets), and a statement every quarter of the bound keeps a live
+ * run's session from ever idling that long. Without this a run whose machine dies keeps its
+ * advisory locks until the server's TCP keepalive gives up, about two hours by default, and the
+ * next night's run from another machine exits 5. A beat that fails or goes unanswered for the
+ * bound means the locks may be gone: `lost` is told. Returns the function that stops the beat.
+ */
+async function heartbeat(
+  client: pg.Client,
+  boundMs: number,
+  lost: (err: Error) => void,
+): Promise<() => void> {
+  try {
+    await client.query(`SET idle_session_timeout TO ${Math.round(boundMs)}`);
+  } catch {
+    // PostgreSQL before 14 has no such setting: the keepalives alone notice a dead machine.
+  }
+  let beating = false;
+  const beat = async (): Promise<void> => {
+    if (beating) return;
+    beating = true;
+    let timer: NodeJS.Timeout | undefined;
+    const unanswered = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`the server did not answer for ${Math.round(boundMs / 1000)}s`)),
+        boundMs,
+      );
+    });
+    try {
+      await Promise.race([client.query('SELECT 1'), unanswered]);
+    } catch (e) {
+      lost(e as Error);
+    } finally {
+      clearTimeout(timer);
+      beating = false;
+    }
+  };
+  const every = setInterval(() => void beat(), Math.max(250, Math.floor(boundMs / 4)));
+  every.unref();
+  return () => clearInterval(every);
 }

@@ -2,11 +2,18 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type pg from 'pg';
-import { InternalError, UsageError } from '../../errors.js';
+import { DatabaseInUseError, DestinationError, InternalError, UsageError } from '../../errors.js';
 import { sqlDir } from '../../paths.js';
 import { numberedSqlFiles, type SqlFile } from '../database.js';
 import { renderSql } from '../sql-fragments.js';
 import { DEFAULT_PG_SCHEMA } from '../target.js';
+import {
+  checkOwnership,
+  contractNames,
+  markOwnObjects,
+  TABLE_MARK,
+  type ContractNames,
+} from './ownership.js';
 import { inPgTransaction } from './session.js';
 
 /** Where the PostgreSQL dialect of the migrations (`schema/`) and views (`views/`) lives. */
@@ -22,38 +29,89 @@ export function quoteIdent(name: string): string {
 /** What `migratePostgres` needs: a connected client it may keep using, and where to migrate. */
 export interface MigrateOptions {
   readonly schema?: string;
+  /** How messages name the database (without the password). */
+  readonly label?: string;
   /** Test seam: the folder holding schema/ and views/. Default: the package's sql/postgres. */
   readonly sqlDir?: string;
 }
 
+/** What a migration did not do, and why: said to the user as a warning, the run goes on. */
+export interface MigrateResult {
+  readonly notes: readonly string[];
+}
+
 /**
- * Creates the schema when missing, points the session at it (search_path, TimeZone UTC: the SQL
- * files name no schema and read days in UTC), applies every migration not yet recorded in
- * schema_migrations (one transaction each, with its row), then recreates the views (one
- * transaction). An advisory lock on the schema name keeps two processes from migrating at once.
+ * How long a change of the schema (a migration, the views of a new version) may wait for a lock.
+ * Short: while a DDL statement waits for its AccessExclusive lock, every new reader of the object
+ * queues behind it, and no reader asked for the change.
  */
-export async function migratePostgres(client: pg.ClientBase, opts: MigrateOptions = {}): Promise<void> {
+export const DDL_LOCK_TIMEOUT_MS = 200;
+
+/**
+ * Checks that every object of the tool's names in the schema is its own (ownership.ts: nothing is
+ * created when it is not), creates the schema when missing, points the session at it (search_path,
+ * TimeZone UTC: the SQL files name no schema and read days in UTC), applies every migration not yet
+ * recorded in schema_migrations (one transaction each, with its row), then recreates the views
+ * (one transaction) unless a reader holds them (then they wait for the next run, said in a note).
+ * An advisory lock on the schema name keeps two processes from migrating at once.
+ */
+export async function migratePostgres(
+  client: pg.ClientBase,
+  opts: MigrateOptions = {},
+): Promise<MigrateResult> {
   const schema = opts.schema ?? DEFAULT_PG_SCHEMA;
   const dir = opts.sqlDir ?? postgresSqlDir();
+  const label = opts.label ?? 'the database';
+  const names = await contractNames(dir);
   // CREATE SCHEMA IF NOT EXISTS asks for CREATE on the database even when the schema exists: a
   // writer given a schema by a DBA, without that right, must not need it.
   const found = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
   if (found.rowCount === 0) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
   await client.query(`SET search_path TO ${quoteIdent(schema)}`);
   await client.query("SET TimeZone TO 'UTC'");
-  await client.query("SELECT pg_advisory_lock(hashtext('mintlify-etl migrate ' || $1))", [schema]);
+  await takeMigrateLock(client, schema, label);
   try {
-    await applyMigrations(client, schema, dir);
-    await applyViews(client, dir);
+    const { legacy } = await checkOwnership(client, schema, label, names);
+    if (legacy) await markOwnObjects(client, schema, names);
+    await applyMigrations(client, { schema, dir, label, names });
+    return { notes: await applyViews(client, { schema, dir, label, names }) };
   } finally {
     await client.query("SELECT pg_advisory_unlock(hashtext('mintlify-etl migrate ' || $1))", [schema]);
   }
 }
 
-async function applyMigrations(client: pg.ClientBase, schema: string, dir: string): Promise<void> {
-  await client.query(
-    'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL)',
+async function takeMigrateLock(client: pg.ClientBase, schema: string, label: string): Promise<void> {
+  try {
+    await client.query("SELECT pg_advisory_lock(hashtext('mintlify-etl migrate ' || $1))", [schema]);
+  } catch (e) {
+    if (!isLockTimeout(e)) throw e;
+    throw new DatabaseInUseError(
+      `another mintlify-etl is migrating schema ${schema} of ${label} and has not finished within the lock timeout; try again when it is done`,
+      { schema },
+      { cause: e },
+    );
+  }
+}
+
+interface Where {
+  readonly schema: string;
+  readonly dir: string;
+  readonly label: string;
+  readonly names: ContractNames;
+}
+
+async function applyMigrations(client: pg.ClientBase, w: Where): Promise<void> {
+  const { schema, dir } = w;
+  const exists = await client.query<{ ok: boolean }>(
+    "SELECT to_regclass('schema_migrations') IS NOT NULL AS ok",
   );
+  if (exists.rows[0]?.ok !== true)
+    await inPgTransaction(client, async () => {
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL)',
+      );
+      await client.query(`COMMENT ON TABLE schema_migrations IS '${TABLE_MARK}'`);
+    });
   const applied = new Set(
     (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map(
       (r) => r.version,
@@ -70,8 +128,11 @@ async function applyMigrations(client: pg.ClientBase, schema: string, dir: strin
   }
   for (const f of files) {
     if (applied.has(f.version)) continue;
-    await inTransaction(client, f, async (sql) => {
+    await inTransaction(client, w, f, async (sql) => {
+      await client.query(`SET LOCAL lock_timeout = '${DDL_LOCK_TIMEOUT_MS}ms'`);
       await client.query(sql);
+      // In the transaction that created them: a table of ours never exists without its marker.
+      await markOwnObjects(client, schema, w.names);
       await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, now())', [
         f.version,
       ]);
@@ -115,21 +176,74 @@ async function viewsCurrent(client: pg.ClientBase, names: readonly string[], tag
  * schema has: CREATE OR REPLACE alone cannot rename or drop a column of an existing view, which a
  * new version of a view may do. When they are current, nothing is dropped: a DROP VIEW waits for
  * every reader of the view (a BI dashboard's long query) and makes every later reader wait
- * behind it, and it takes the grants a DBA gave on the view with it.
+ * behind it, and it takes the grants a DBA gave on the view with it. For the same reason, when a
+ * session holds one of the views (a dashboard's open transaction), the change waits for a later
+ * run: the data loads under the views in place, and the note returned says who holds them. A
+ * reader that comes in between that look and the DROP waits at most DDL_LOCK_TIMEOUT_MS.
  */
-async function applyViews(client: pg.ClientBase, dir: string): Promise<void> {
-  const { texts, names, tag } = await shippedViews(dir);
-  if (await viewsCurrent(client, names, tag)) return;
-  await inPgTransaction(client, async () => {
-    for (const { f, sql } of [...texts].reverse()) {
-      const own = [...sql.matchAll(VIEW_NAME)].map((m) => m[1] as string);
-      if (own.length === 0)
-        throw new InternalError(`${f.file}: no CREATE OR REPLACE VIEW in it`, { file: f.file });
-      for (const name of own.reverse()) await dropView(client, name);
-    }
-    for (const { f, sql } of texts) await runFile(client, f, sql);
-    for (const name of names) await client.query(`COMMENT ON VIEW ${quoteIdent(name)} IS '${tag}'`);
+async function applyViews(client: pg.ClientBase, w: Where): Promise<string[]> {
+  const { texts, names, tag } = await shippedViews(w.dir);
+  if (await viewsCurrent(client, names, tag)) return [];
+  const held = await holdersOf(client, w.schema, names);
+  if (held.length > 0) return [deferredViews(w, held)];
+  try {
+    await inPgTransaction(client, async () => {
+      await client.query(`SET LOCAL lock_timeout = '${DDL_LOCK_TIMEOUT_MS}ms'`);
+      for (const { f, sql } of [...texts].reverse()) {
+        const own = [...sql.matchAll(VIEW_NAME)].map((m) => m[1] as string);
+        if (own.length === 0)
+          throw new InternalError(`${f.file}: no CREATE OR REPLACE VIEW in it`, { file: f.file });
+        for (const name of own.reverse()) await dropView(client, name);
+      }
+      for (const { f, sql } of texts) await runFile(client, f, sql);
+      for (const name of names) await client.query(`COMMENT ON VIEW ${quoteIdent(name)} IS '${tag}'`);
+      await markOwnObjects(client, w.schema, w.names);
+    });
+  } catch (e) {
+    if (!isLockTimeout(e) && !isLockTimeout((e as Error).cause)) throw e;
+    return [deferredViews(w, await holdersOf(client, w.schema, names))];
+  }
+  return [];
+}
+
+/** PostgreSQL's lock_not_available (lock_timeout ran out, or NOWAIT). */
+function isLockTimeout(e: unknown): boolean {
+  return (e as { code?: string } | undefined)?.code === '55P03';
+}
+
+/** A session other than this one holding a lock on one of the named relations of the schema. */
+interface Holder {
+  pid: number;
+  relation: string;
+  application: string | null;
+  since: string | null;
+}
+
+async function holdersOf(client: pg.ClientBase, schema: string, names: readonly string[]): Promise<Holder[]> {
+  const r = await client.query<Holder>(
+    `SELECT DISTINCT ON (l.pid) l.pid, c.relname AS relation, a.application_name AS application,
+            to_char(a.xact_start AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"') AS since
+     FROM pg_locks l JOIN pg_class c ON c.oid = l.relation JOIN pg_namespace n ON n.oid = c.relnamespace
+     LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+     WHERE n.nspname = $1 AND c.relname = ANY($2::text[]) AND l.granted AND l.pid <> pg_backend_pid()
+     ORDER BY l.pid, c.relname`,
+    [schema, names],
+  );
+  return r.rows;
+}
+
+function describeHolders(held: readonly Holder[]): string {
+  if (held.length === 0) return 'a session that has since let go';
+  const parts = held.slice(0, 3).map((h) => {
+    const app = h.application ? ` (${JSON.stringify(h.application)})` : '';
+    const since = h.since ? `, in a transaction since ${h.since}` : '';
+    return `server process ${h.pid}${app} reading ${h.relation}${since}`;
   });
+  return `${parts.join('; ')}${held.length > 3 ? `; and ${held.length - 3} more` : ''}`;
+}
+
+function deferredViews(w: Where, held: readonly Holder[]): string {
+  return `the views of schema ${w.schema} were not updated to this version of mintlify-etl: ${describeHolders(held)}, and changing a view would make every reader queue behind it; the data is loaded and the views in place keep working; the next sync updates them (or end that transaction, e.g. SELECT pg_terminate_backend(${held[0]?.pid ?? 'PID'}))`;
 }
 
 /**
@@ -150,8 +264,14 @@ async function dropView(client: pg.ClientBase, name: string): Promise<void> {
   }
 }
 
+/**
+ * One migration file in a transaction. A lock it cannot get in time (a dashboard reading the
+ * table it alters) leaves the schema as it was and stops the run with exit 5 naming the holder:
+ * the new version cannot load into the old tables.
+ */
 async function inTransaction(
   client: pg.ClientBase,
+  w: Where,
   f: SqlFile,
   fn: (sql: string) => Promise<void>,
 ): Promise<void> {
@@ -159,7 +279,15 @@ async function inTransaction(
   try {
     await inPgTransaction(client, () => fn(sql));
   } catch (e) {
-    if (e instanceof InternalError) throw e;
+    if (e instanceof InternalError || e instanceof DestinationError) throw e;
+    if (isLockTimeout(e)) {
+      const held = await holdersOf(client, w.schema, [...w.names.tables, ...w.names.views]);
+      throw new DatabaseInUseError(
+        `cannot upgrade schema ${w.schema} of ${w.label} to this version of mintlify-etl (${f.name}) now: ${describeHolders(held)}; nothing was changed; run the sync again when that transaction has ended (or end it, e.g. SELECT pg_terminate_backend(${held[0]?.pid ?? 'PID'}))`,
+        { schema: w.schema, migration: f.name, holderPid: held[0]?.pid ?? null },
+        { cause: e },
+      );
+    }
     throw new InternalError(`${f.file}: ${(e as Error).message}`, { file: f.file }, { cause: e });
   }
 }
@@ -168,6 +296,7 @@ async function runFile(client: pg.ClientBase, f: SqlFile, sql: string): Promise<
   try {
     await client.query(sql);
   } catch (e) {
+    if (isLockTimeout(e)) throw e;
     throw new InternalError(`${f.file}: ${(e as Error).message}`, { file: f.file }, { cause: e });
   }
 }

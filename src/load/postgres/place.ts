@@ -5,6 +5,7 @@ import { PgRequestLedger } from './ledger.js';
 import { loadPreparedBatchPostgres, markWindowFailedPostgres } from './window-batch.js';
 import {
   connectClient,
+  deadClientMs,
   schemaHasTables,
   openPostgres,
   type PgDatabase,
@@ -12,6 +13,7 @@ import {
   type PgTarget,
 } from './connect.js';
 import { acquireProjectLocks } from './lock.js';
+import { endedOr } from './ended.js';
 
 export type PgPlaceOptions = PgOpenOptions;
 
@@ -22,14 +24,20 @@ export function pgDestination(db: PgDatabase): Destination & { readonly pg: PgDa
     label: db.label,
     session: db.session,
     pg: db,
+    notes: db.notes,
     // The writer is the client's only user while it loads (its jobs run one at a time), so the
     // loader's own BEGIN ... COMMIT on the client cannot take in another caller's statement.
     loadBatch: (windows, o) =>
       loadPreparedBatchPostgres(db.client, windows, {
         ...(o?.onStep !== undefined ? { onStep: o.onStep } : {}),
         destination: db.label,
+      }).catch((e: unknown) => {
+        throw endedOr(e, db.label);
       }),
-    markWindowFailed: (f) => markWindowFailedPostgres(db.client, f),
+    markWindowFailed: (f) =>
+      markWindowFailedPostgres(db.client, f).catch((e: unknown) => {
+        throw endedOr(e, db.label);
+      }),
     close: () => db.close(),
   };
 }
@@ -54,13 +62,14 @@ export function pgPlace(target: PgTarget, opts: PgPlaceOptions = {}): Place {
         schema: target.schema,
         projectIds: projects,
         label: target.database,
+        deadClientMs: deadClientMs(),
         ...(lockOpts?.onLost !== undefined ? { onLost: lockOpts.onLost } : {}),
       });
     },
     async requestLedger({ runId, budgetScope }) {
       // Its own connection in autocommit: on the writer's, a row would wait for the window
       // transaction in progress and vanish with its rollback.
-      const db = await openPostgres(target, opts);
+      const db = await openPostgres(target, { ...opts, writes: true });
       const ledger = new PgRequestLedger(db.session, { runId, budgetScope });
       return {
         granted: (at) => ledger.granted(at),
@@ -81,7 +90,7 @@ export function pgPlace(target: PgTarget, opts: PgPlaceOptions = {}): Place {
     },
     async open(purpose) {
       const migrate = purpose !== 'read' && !migrated;
-      const db = await openPostgres(target, { ...opts, migrate });
+      const db = await openPostgres(target, { ...opts, migrate, writes: purpose !== 'read' });
       if (migrate) migrated = true;
       return pgDestination(db);
     },

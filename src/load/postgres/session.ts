@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import type { Row, SqlParam, SqlSession } from '../session.js';
 import { exclusive } from '../../util/exclusive.js';
+import { endedOr } from './ended.js';
 
 /** PostgreSQL type OIDs whose text form we read the same way as DuckDB's values (see Row). */
 const OID = {
@@ -97,12 +98,15 @@ export async function inPgTransaction<T>(client: pg.ClientBase, fn: () => Promis
  * outside the transaction in progress wait for it to end (the statements of the transaction itself
  * are told apart by their async context), so a reader never lands inside a writer's transaction.
  */
-export function pgSession(client: pg.ClientBase): SqlSession {
+export function pgSession(client: pg.ClientBase, label = 'the database'): SqlSession {
   const inside = new AsyncLocalStorage<true>();
   const turn = <T>(fn: () => Promise<T>): Promise<T> =>
     inside.getStore() === true ? fn() : exclusive(client, fn);
+  // A connection the server ended is said as such, once, with what to do (ended.ts).
   const query = (sql: string, params?: readonly SqlParam[]): Promise<pg.QueryResult> =>
-    client.query(sql, params?.map(pgParam));
+    client.query(sql, params?.map(pgParam)).catch((e: unknown) => {
+      throw endedOr(e, label);
+    });
   return {
     dialect: 'postgres',
     rows(sql, params): Promise<Row[]> {

@@ -1,0 +1,114 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { addDays, todayUtc } from '../../src/util/day.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
+import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
+import { waitFor } from '../helpers/wait.js';
+
+/*
+ * Issue 27 item 6: a sync that must recreate the views (a new version) while a dashboard's
+ * transaction reads one never waits for it, and never makes other readers queue behind a change
+ * they did not ask for: it loads the data, keeps the views in place, and says which session held
+ * them; the next sync updates them. Every other lock wait of a run is bounded too.
+ */
+describe.skipIf(!hasPostgres())('a sync while a BI transaction reads a view', () => {
+  let server: PostgresServer;
+  let emu: Emulator;
+  let admin: pg.Client;
+  const from = addDays(todayUtc(), -4);
+
+  beforeAll(async () => {
+    [server, emu] = await Promise.all([startPostgres(), startEmulator({ seed: 8, days: 10, paths: 10 })]);
+    admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+  }, 120_000);
+  afterAll(async () => {
+    await admin?.end();
+    await emu?.close();
+    await server?.stop();
+  });
+
+  const sync = (args: string[] = []) =>
+    runCli(['sync', '--db', server.url, '--schema', 'busy', '--streams', 'visitors', ...args], {
+      MINTLIFY_API_URL: emu.url,
+      MINTLIFY_API_KEY: emu.apiKey,
+      MINTLIFY_PROJECT_ID: emu.projectId,
+    });
+  /** The run's result, or a failure once it has hung far past any bound the run has (a hang guard). */
+  async function finished(run: ReturnType<typeof runCli>): Promise<CliResult> {
+    let result: CliResult | undefined;
+    void run.then((r) => (result = r));
+    try {
+      return await waitFor(() => result, { what: 'the sync to end', timeoutMs: 60_000, intervalMs: 50 });
+    } finally {
+      if (result === undefined) run.child.kill('SIGKILL');
+    }
+  }
+  const tag = async (): Promise<string | null> =>
+    (
+      await admin.query<{ c: string | null }>(
+        "SELECT obj_description('busy.v_coverage'::regclass, 'pg_class') AS c",
+      )
+    ).rows[0]?.c ?? null;
+
+  it('loads the data without waiting, keeps the views for the reader and names it, and updates them on the next run', async () => {
+    const first = await sync(['--from', from, '--to', addDays(from, 2)]);
+    expect(first.code, first.stderr).toBe(0);
+    // As after an upgrade: the views in the schema are not this version's.
+    await admin.query("COMMENT ON VIEW busy.v_coverage IS 'mintlify-etl views sha256:older'");
+    const reader = new pg.Client({ connectionString: server.url, application_name: 'dashboard' });
+    await reader.connect();
+    try {
+      await reader.query('BEGIN');
+      await reader.query('SELECT count(*) FROM busy.v_site_daily');
+      const pid = (await reader.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
+
+      const r = await finished(sync(['--from', from]));
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `the views of schema busy were not updated to this version of mintlify-etl: server process ${pid} \\("dashboard"\\) reading v_site_daily.*the data is loaded.*the next sync updates them`,
+        ),
+      );
+      const days = await admin.query('SELECT day FROM busy.site_daily');
+      expect(days.rowCount).toBe(4);
+      expect(await tag()).toBe('mintlify-etl views sha256:older');
+      // The reader's transaction was never disturbed.
+      expect((await reader.query('SELECT count(*)::int AS n FROM busy.v_site_daily')).rows[0]).toEqual({
+        n: 4,
+      });
+    } finally {
+      await reader.query('COMMIT').catch(() => undefined);
+      await reader.end();
+    }
+    const after = await finished(sync(['--from', from]));
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stderr).not.toMatch(/views of schema busy were not updated/);
+    expect(await tag()).toMatch(/^mintlify-etl views sha256:[0-9a-f]{64}$/);
+  });
+
+  it('bounds the wait on a table another session locks: the migration stops with exit 5 naming the holder, nothing changed', async () => {
+    // A schema at version 7 of 8: the migration to 8 must alter api_requests, which a DBA holds.
+    await admin.query('DELETE FROM busy.schema_migrations WHERE version = 8');
+    const holder = new pg.Client({ connectionString: server.url, application_name: 'dba' });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE busy.api_requests IN ACCESS SHARE MODE');
+      const r = await finished(sync(['--from', from]));
+      expect(r.code, r.stderr).toBe(5);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(
+        /cannot upgrade schema busy .*008_budget_scope.*server process \d+ \("dba"\) reading api_requests.*nothing was changed/,
+      );
+      const v = await admin.query('SELECT 1 FROM busy.schema_migrations WHERE version = 8');
+      expect(v.rowCount).toBe(0);
+    } finally {
+      await holder.query('COMMIT').catch(() => undefined);
+      await holder.end();
+    }
+    const again = await finished(sync(['--from', from]));
+    expect(again.code, again.stderr).toBe(0);
+  });
+});
