@@ -16,14 +16,14 @@ import {
 } from '../streams/index.js';
 import { UsageError } from '../errors.js';
 import { parseDay } from '../util/day.js';
-import { formatDuration, parseDuration, parseRateLimit } from '../util/duration.js';
-import { createLogger } from '../util/log.js';
+import { formatDuration, parseDuration, parseRateLimit, type RateLimitSpec } from '../util/duration.js';
+import { createLogger, type Logger } from '../util/log.js';
 import { safeText } from '../util/safe-text.js';
 import { DEFAULT_MAX_THREADS } from '../streams/assistant-threads.js';
 import { FEEDBACK_LOOKBACK_DAYS } from '../streams/feedback.js';
 import { clockFromEnv } from './clock.js';
 import { createProgress } from './progress-bar.js';
-import { apiUrl, collect, intFlag, projectIds, selectedStreams } from './options.js';
+import { apiUrl, collect, intFlag, isLoopbackUrl, projectIds, selectedStreams } from './options.js';
 import {
   BUDGET_SCOPE_FLAG,
   BUDGET_SCOPE_HELP,
@@ -188,10 +188,6 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   // The DuckDB file's path (its journal and a refused first run's cleanup are file matters).
   const db = target.kind === 'duckdb' ? target.path : '';
   const now = clockFromEnv();
-  let apiKey: ApiKey | undefined;
-  if (!flags.dryRun || flags.apiKeyFile !== undefined || process.env['MINTLIFY_API_KEY']) {
-    apiKey = await loadApiKey({ apiKeyFile: flags.apiKeyFile });
-  }
   const json = flags.json === true;
   const progress = json ? undefined : createProgress();
   const runId = randomUUID();
@@ -205,6 +201,11 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
     level: flags.verbose ? 'debug' : flags.quiet ? 'warn' : 'info',
     ...logOptions,
   });
+  let apiKey: ApiKey | undefined;
+  if (!flags.dryRun || flags.apiKeyFile !== undefined || process.env['MINTLIFY_API_KEY']) {
+    apiKey = await loadApiKey({ apiKeyFile: flags.apiKeyFile, warn: (m) => logger.warn(m) });
+  }
+  warnAboveServiceLimit(rateLimit, url, logger);
   // --quiet keeps the summary: a cron log with nothing in it cannot tell a quiet night from no run.
   const summaryLog = createLogger(logOptions);
   const dbExisted = target.kind === 'duckdb' ? existsSync(db) : true;
@@ -319,6 +320,22 @@ function parseMaxPages(values: readonly string[], streams: readonly StreamDefini
     caps.set(name, Number(m[2]));
   }
   return caps;
+}
+
+/** The service's own budget: 100 analytics requests an hour per organization (DESIGN.md). */
+const SERVICE_REQUESTS_PER_HOUR = 100;
+
+/**
+ * A --rate-limit above the service's makes the service refuse requests with 429 (each one spent
+ * and retried): accepted, since Mintlify may have raised an organization's limit, but said. The
+ * emulator on this machine has whatever limit it was started with, so it is not warned about.
+ */
+function warnAboveServiceLimit(spec: RateLimitSpec, url: string, logger: Logger): void {
+  const perHour = (spec.limit * 3_600_000) / spec.windowMs;
+  if (perHour <= SERVICE_REQUESTS_PER_HOUR || isLoopbackUrl(url)) return;
+  logger.warn(
+    `--rate-limit ${spec.text} is more than the service's ${SERVICE_REQUESTS_PER_HOUR} requests an hour: past it the service answers 429 and the run waits; keep 100/1h unless Mintlify raised your organization's limit`,
+  );
 }
 
 /** Flags that only act on streams not in --streams do nothing: say so instead of ignoring them. */

@@ -511,7 +511,9 @@ export class SyncRun {
       this.#stop.abort(this.#fatal);
       return;
     }
-    if (!this.#unknownProjects.has(w.projectId)) this.#log.error(message);
+    // The summary line says it too: a run of this project alone says it once; with other projects
+    // still loading, the summary may be far off, so it is said now as well.
+    if (!this.#unknownProjects.has(w.projectId) && this.#opts.projects.length > 1) this.#log.error(message);
     this.#unknownProjects.set(w.projectId, message);
     this.#gate.close(w.projectId);
     this.#dropped++;
