@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { loadApiKey, type ApiKey } from '../api/key.js';
 import { EXIT, isEtlError } from '../errors.js';
@@ -23,7 +24,15 @@ import { DEFAULT_MAX_THREADS } from '../streams/assistant-threads.js';
 import { FEEDBACK_LOOKBACK_DAYS } from '../streams/feedback.js';
 import { clockFromEnv } from './clock.js';
 import { createProgress } from './progress-bar.js';
-import { apiUrl, collect, intFlag, isLoopbackUrl, projectIds, selectedStreams } from './options.js';
+import {
+  DEFAULT_DB,
+  apiUrl,
+  collect,
+  intFlag,
+  isLoopbackUrl,
+  projectIds,
+  selectedStreams,
+} from './options.js';
 import {
   BUDGET_SCOPE_FLAG,
   BUDGET_SCOPE_HELP,
@@ -184,6 +193,7 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   const maxWaitMs = parseDuration(flags.maxWait, '--max-wait');
   const url = apiUrl(flags.apiUrl);
   const target = dbTargetOf(flags);
+  if (target.kind === 'duckdb') refuseNewFolder(target.path, flags.db === undefined);
   const place = placeOf(target);
   // The DuckDB file's path (its journal and a refused first run's cleanup are file matters).
   const db = target.kind === 'duckdb' ? target.path : '';
@@ -267,6 +277,9 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
     process.off('SIGTERM', onTerm);
   }
   await dropEmptyFirstDatabase(db, dbExisted, summary.exitCode);
+  // A new file is worth a line: a typo in --db or MINTLIFY_ETL_DB would otherwise go unseen in cron.
+  if (!dbExisted && summary.status !== 'dry-run' && existsSync(db))
+    logger.info(`created a new database at ${db}`);
   if (summary.status === 'dry-run') {
     // The plan is the command's output, not a log: it goes to stdout, where a user can page or save it.
     if (!json) process.stdout.write(`${safeText(describe(summary))}\n`);
@@ -320,6 +333,31 @@ function parseMaxPages(values: readonly string[], streams: readonly StreamDefini
     caps.set(name, Number(m[2]));
   }
   return caps;
+}
+
+/**
+ * A new database goes only into a folder that exists (the default's `data/` aside): a typo in
+ * --db or MINTLIFY_ETL_DB must not create folders and a fresh file, then spend an hour's budget
+ * on a backfill nobody will read.
+ */
+function refuseNewFolder(path: string, fromEnv: boolean): void {
+  if (existsSync(path) || resolve(path) === resolve(DEFAULT_DB)) return;
+  const folder = dirname(resolve(path));
+  if (existsSync(folder) || !underAFolder(folder)) return;
+  const source = fromEnv ? 'MINTLIFY_ETL_DB' : '--db';
+  throw new UsageError(
+    `${source} ${path}: the folder ${folder} does not exist: check the path, or create the folder first (mkdir -p ${folder})`,
+    { path },
+  );
+}
+
+/** Whether the nearest part of `path` that exists is a folder (a file in the way has its own message). */
+function underAFolder(path: string): boolean {
+  for (let p = path; ; p = dirname(p)) {
+    const st = statSync(p, { throwIfNoEntry: false });
+    if (st !== undefined) return st.isDirectory();
+    if (dirname(p) === p) return false;
+  }
 }
 
 /** The service's own budget: 100 analytics requests an hour per organization (DESIGN.md). */

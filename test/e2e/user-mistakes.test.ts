@@ -403,3 +403,39 @@ describe('an unknown project is one line (issue 27, item 19)', () => {
     expect(lines[0]).toMatch(/project proj_dmeo was not found \(404\).*--project/);
   });
 });
+
+describe('a new database only where the user meant one (issue 27, item 18)', () => {
+  let emu: Emulator;
+  beforeAll(async () => {
+    emu = await startEmulator({ seed: 6, days: 10, paths: 20 });
+  });
+  afterAll(() => emu.close());
+  const envOf = (): Record<string, string> => ({
+    MINTLIFY_API_URL: emu.url,
+    MINTLIFY_API_KEY: emu.apiKey,
+    MINTLIFY_PROJECT_ID: emu.projectId,
+  });
+
+  it('sync --db in a folder that does not exist exits 2 with the fix, creates nothing and sends nothing', async () => {
+    const before = snapshot();
+    const sent = emu.stats.requests;
+    const r = await runCli(['sync', '--db', join(dir, 'nope', 'sub', 'a.duckdb')], envOf());
+    expectUsage(r, /--db .*nope\/sub\/a\.duckdb: the folder .*nope\/sub does not exist.*mkdir -p/);
+    expect(snapshot()).toEqual(before);
+    expect(emu.stats.requests).toBe(sent);
+    const fromEnv = await runCli(['sync'], { ...envOf(), MINTLIFY_ETL_DB: join(dir, 'nope', 'b.duckdb') });
+    expectUsage(fromEnv, /MINTLIFY_ETL_DB .*nope\/b\.duckdb: the folder .*nope does not exist/);
+    expect(emu.stats.requests).toBe(sent);
+  });
+
+  it('sync says when it created a new database, and only then', async () => {
+    const fresh = join(dir, 'fresh.duckdb');
+    const args = ['sync', '--db', fresh, '--streams', 'visitors', '--from', addDays(emu.dataset.today, -2)];
+    const first = await runCli(args, envOf());
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain(`created a new database at ${fresh}`);
+    const second = await runCli(args, envOf());
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).not.toContain('created a new database');
+  });
+});
