@@ -277,14 +277,13 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
     process.off('SIGTERM', onTerm);
   }
   await dropEmptyFirstDatabase(db, dbExisted, summary.exitCode);
-  // A new file is worth a line: a typo in --db or MINTLIFY_ETL_DB would otherwise go unseen in cron.
-  if (!dbExisted && summary.status !== 'dry-run' && existsSync(db))
-    logger.info(`created a new database at ${db}`);
+  // A new file is worth saying: a typo in --db or MINTLIFY_ETL_DB would otherwise go unseen in cron.
+  const created = !dbExisted && summary.status !== 'dry-run' && existsSync(db);
   if (summary.status === 'dry-run') {
     // The plan is the command's output, not a log: it goes to stdout, where a user can page or save it.
     if (!json) process.stdout.write(`${safeText(describe(summary))}\n`);
   } else {
-    summaryLog.info(describe(summary));
+    summaryLog.info(describe(summary, created));
   }
   return { exitCode: summary.exitCode, ...(json ? { json: summary } : {}) };
 }
@@ -411,7 +410,7 @@ function unit(s: SyncSummary): string {
   return s.streams.length === 1 && !windowsAreNotDays(s.streams[0] ?? '') ? 'day(s)' : 'window(s)';
 }
 
-function describe(s: SyncSummary): string {
+function describe(s: SyncSummary, created = false): string {
   if (s.status === 'dry-run' && s.plan) {
     const byReason = new Map<string, number>();
     for (const d of s.plan.days) byReason.set(d.reason, (byReason.get(d.reason) ?? 0) + 1);
@@ -453,13 +452,20 @@ function describe(s: SyncSummary): string {
   const parts = [
     `sync ${s.status}: ${s.error && (s.exitCode === EXIT.usage || s.stopReason === 'unreachable' || s.stopReason === 'unresponsive' || s.stopReason === 'lock-lost') ? `${s.error}; ` : ''}${w.loaded}/${w.planned} ${unit(s)} loaded`,
     w.failed ? `${w.failed} failed` : '',
-    w.deferred ? `${w.deferred} deferred (${s.stopReason ?? 'stopped'}; the next run continues)` : '',
+    w.deferred
+      ? s.serviceRefused !== undefined
+        ? `${w.deferred} deferred (the service refused with 429; ${s.serviceRefused.advice}; the next run continues)`
+        : `${w.deferred} deferred (${s.stopReason ?? 'stopped'}; the next run continues)`
+      : '',
+    s.clockAhead !== undefined
+      ? `${s.clockAhead.leftOut} left out (after the service's date, ${s.clockAhead.service}: this machine's clock is ahead)`
+      : '',
     w.dropped
       ? `${w.dropped} dropped (unknown project${s.unknownProjects.length === 1 ? '' : 's'} ${s.unknownProjects.join(', ')})`
       : '',
     `${s.requests} request(s), ${s.retries} retr${s.retries === 1 ? 'y' : 'ies'}, ${s.rows} page row(s)`,
     s.warnings.total ? `${s.warnings.total} data-quality warning(s)` : '',
-    `in ${formatDuration(s.durationMs)} -> ${s.db}`,
+    `in ${formatDuration(s.durationMs)} -> ${created ? `created a new database at ${s.db}` : s.db}`,
   ];
   return parts.filter((x) => x !== '').join(', ');
 }
