@@ -23,6 +23,7 @@ import {
 import { addDays, todayUtc, type Day } from '../util/day.js';
 import { DEFAULT_MAX_THREADS } from '../streams/assistant-threads.js';
 import { estimateRun } from './estimate.js';
+import { DaysAhead } from './days-ahead.js';
 import { RunBudget } from './limits.js';
 import { freesAtIso, SyncRun, type StateRead } from './sync-run.js';
 import { admissionKey } from './admission.js';
@@ -136,10 +137,13 @@ async function readState(dest: Destination, opts: SyncOptions, nowMs: number): P
   const plans: ProjectPlan[] = [];
   const pagesPerWindow = new Map<string, number | undefined>();
   const pagesOfWindow = new Map<string, number>();
+  const today = todayUtc(nowMs);
+  const ahead = new DaysAhead(today);
   for (const projectId of opts.projects) {
     for (const stream of streamsOf(opts)) {
       const { name } = stream;
       const s = await readSyncState(db, projectId, name);
+      ahead.add(name, s.loadedDays);
       const deferredDays = await readDeferredDays(db, projectId, name);
       const state = { ...s, deferredDays };
       plans.push(planStream(stream, projectId, state, planOptions(opts, nowMs)));
@@ -148,6 +152,8 @@ async function readState(dest: Destination, opts: SyncOptions, nowMs: number): P
         pagesOfWindow.set(windowKey({ projectId, stream: name, day }), pages);
     }
   }
+  const line = ahead.line();
+  if (line !== undefined) opts.logger.warn(line);
   // Agent calls have their own limit at the service; every analytics endpoint shares this one.
   const ledger = await readLedgerSince(db, nowMs - opts.rateLimit.windowMs, {
     endpoints: ANALYTICS_ENDPOINTS,

@@ -50,3 +50,46 @@ describe('a clock far ahead (issue 27, item 5)', () => {
     expect(await maxDay(db)).toBeNull();
   });
 });
+
+describe('days that should not be there (issue 27, item 5)', () => {
+  it('sync names them and the command; prune counts them, then removes rows and ledger rows with --yes', async () => {
+    const db = join(dir, 'poisoned.duckdb');
+    const h = await openDatabase(db);
+    const p = emu.projectId;
+    await h.connection.run(
+      `INSERT INTO site_daily VALUES ('${p}', DATE '2026-03-05', 5, 1, 6, false, TIMESTAMPTZ '2026-03-08 00:00:00+00', 'r0'),
+                                     ('${p}', DATE '2099-12-30', 5, 1, 6, false, TIMESTAMPTZ '2100-01-01 00:00:00+00', 'r1'),
+                                     ('${p}', DATE '2099-12-31', 5, 1, 6, false, TIMESTAMPTZ '2100-01-01 00:00:00+00', 'r1')`,
+    );
+    for (const day of ['2026-03-05', '2099-12-30', '2099-12-31'])
+      await h.connection.run(
+        `INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows, truncated, attempts, fetched_at, run_id)
+         VALUES ('${p}', 'visitors', DATE '${day}', DATE '${day}' + 1, 'loaded', 1, 0, false, 1, TIMESTAMPTZ '2100-01-01 00:00:00+00', 'r1')`,
+      );
+    h.close();
+    const env = {
+      MINTLIFY_API_URL: emu.url,
+      MINTLIFY_API_KEY: emu.apiKey,
+      MINTLIFY_PROJECT_ID: p,
+      MINTLIFY_ETL_NOW: '2026-03-10T06:00:00Z',
+    };
+    const plan = await runCli(['sync', '--db', db, '--streams', 'visitors', '--dry-run'], env);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stderr).toMatch(
+      /warn: the database holds 2 window\(s\) dated after today \(2026-03-10\), the first 2099-12-30.*mintlify-etl prune --after 2026-03-10 --yes/,
+    );
+    expect(plan.stdout).not.toMatch(/2099/);
+
+    const dry = await runCli(['prune', '--db', db, '--after', '2026-03-10'], env);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/would remove .*site_daily 2, .*sync_windows 2.*add --yes/);
+    expect(await maxDay(db)).toBe('2099-12-31');
+
+    const done = await runCli(['prune', '--db', db, '--after', '2026-03-10', '--yes'], env);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toMatch(/removed .*site_daily 2/);
+    expect(await maxDay(db)).toBe('2026-03-05');
+    const again = await runCli(['sync', '--db', db, '--streams', 'visitors', '--dry-run'], env);
+    expect(again.stderr).not.toMatch(/dated after today/);
+  });
+});
