@@ -416,7 +416,7 @@ function describe(s: SyncSummary, created = false): string {
     for (const d of s.plan.days) byReason.set(d.reason, (byReason.get(d.reason) ?? 0) + 1);
     const reasons = [...byReason].map(([r, n]) => `${n} ${r}`).join(', ');
     const days = s.plan.days.length;
-    const est = `${s.plan.pagesPerDayFromHistory ? '' : 'at least '}${s.plan.estimatedRequests}`;
+    const est = `${s.plan.pagesPerDayFromHistory ? '' : 'about '}${s.plan.estimatedRequests}`;
     const skipped = s.plan.skipped.length;
     const lines = [
       `dry run: ${days} ${unit(s)} to fetch${days ? ` from ${s.dateFrom} to before ${s.dateTo} (${reasons})` : ''}`,
@@ -425,14 +425,14 @@ function describe(s: SyncSummary, created = false): string {
             `skipped: ${skipped} loaded ${s.plan.skipped.some((x) => windowsAreNotDays(x.stream)) ? 'window(s)' : 'day(s)'} already settled (fetched ${s.plan.skipped.length === 1 ? 'it' : 'each'} --lookback days or more after it ended; --refresh fetches them again)`,
           ]
         : []),
-      `estimated requests: ${est}${s.plan.pagesPerDayFromHistory ? ' (from past pages per day)' : ' (1 per window; no history yet)'}`,
+      `estimated requests: ${est}${s.plan.pagesPerDayFromHistory ? ' (from past pages per window)' : ' (typical sizes of a busy site; no history yet)'}`,
       `budget ${s.budget.rateLimit}: ${s.budget.spentBefore} spent in the current window; ETA about ${formatDuration(s.plan.etaMs)}`,
     ];
     if (s.plan.streams.length > 1 || s.plan.streams[0]?.stream !== 'visitors') {
       const width = Math.max(...s.plan.streams.map((x) => x.stream.length));
       for (const x of s.plan.streams)
         lines.push(
-          `  ${x.stream.padEnd(width)}  ${x.windows} ${windowsAreNotDays(x.stream) ? 'window(s)' : 'day(s)'}, ${x.fromHistory ? '' : 'at least '}${x.estimatedRequests} request(s)`,
+          `  ${x.stream.padEnd(width)}  ${x.windows} ${windowsAreNotDays(x.stream) ? 'window(s)' : 'day(s)'}, ${x.fromHistory ? '' : 'about '}${x.estimatedRequests} request(s)`,
         );
     }
     const dates = [

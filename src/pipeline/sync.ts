@@ -22,7 +22,7 @@ import {
 } from '../load/runs.js';
 import { addDays, todayUtc, type Day } from '../util/day.js';
 import { DEFAULT_MAX_THREADS } from '../streams/assistant-threads.js';
-import { estimateRun } from './estimate.js';
+import { estimateRun, typicalPages } from './estimate.js';
 import { DaysAhead } from './days-ahead.js';
 import { RunBudget } from './limits.js';
 import { freesAtIso, SyncRun, type StateRead } from './sync-run.js';
@@ -242,21 +242,26 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
     state.plans,
     STREAMS.map((s) => s.name),
   );
-  let requests = 0;
   let fromHistory = true;
   const byStream = new Map<string, { windows: number; estimatedRequests: number; fromHistory: boolean }>();
   for (const w of windows) {
     const own = state.pagesOfWindow.get(windowKey(w));
     const avg = own ?? state.pagesPerWindow.get(admissionKey(w.projectId, w.stream));
-    const n = Math.max(1, Math.round(avg ?? 1));
+    // The expected cost, not a floor: a stream with no history yet costs what a busy site's does.
+    const n = avg !== undefined ? Math.max(1, Math.round(avg)) : typicalPages(w.stream);
     if (avg === undefined) fromHistory = false;
-    requests += n;
     const s = byStream.get(w.stream) ?? { windows: 0, estimatedRequests: 0, fromHistory: true };
     byStream.set(w.stream, {
       windows: s.windows + 1,
       estimatedRequests: s.estimatedRequests + n,
       fromHistory: s.fromHistory && avg !== undefined,
     });
+  }
+  let requests = 0;
+  for (const [name, s] of byStream) {
+    const whole = Math.ceil(s.estimatedRequests);
+    byStream.set(name, { ...s, estimatedRequests: whole });
+    requests += whole;
   }
   const budget = new RunBudget(opts.rateLimit, {}, { spent: state.ledger, now });
   const spent = budget.spentInWindow();
