@@ -58,6 +58,8 @@ export interface RequestEvent {
    * sending): the budget took it back and it belongs in no ledger.
    */
   readonly reached: boolean;
+  /** The server's clock from the response's Date header (epoch ms), when it sent a valid one. */
+  readonly serverDate?: number;
 }
 
 export interface ClientRetryEvent extends RetryEvent {
@@ -319,6 +321,7 @@ export class MintlifyClient {
     let status: number | null = null;
     let errorCode: string | undefined;
     let reached = true;
+    let serverDate: number | undefined;
     try {
       const res = await this.pool.request({
         method: c.method,
@@ -328,6 +331,7 @@ export class MintlifyClient {
         signal,
       });
       status = res.statusCode;
+      serverDate = dateHeader(res.headers);
       if (status < 200 || status > 299) {
         // The status alone decides what happens next; a body cut short only loses the message.
         const text = await this.readBody(res, request).catch(() => '');
@@ -363,6 +367,7 @@ export class MintlifyClient {
         durationMs: Math.round(performance.now() - started),
         reached,
         ...(errorCode !== undefined ? { errorCode } : {}),
+        ...(serverDate !== undefined ? { serverDate } : {}),
       });
     }
   }
@@ -535,4 +540,11 @@ function packageVersion(): string {
     }
   }
   return version;
+}
+
+/** The response's Date header (RFC 9110: an origin server with a clock sends one) as epoch ms. */
+function dateHeader(headers: IncomingHttpHeaders): number | undefined {
+  const raw = headers['date'];
+  const ms = Date.parse((Array.isArray(raw) ? raw[0] : raw) ?? '');
+  return Number.isFinite(ms) ? ms : undefined;
 }

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { inspect } from 'node:util';
 import { UsageError } from '../errors.js';
 import { registerSecret } from '../util/secrets.js';
@@ -83,6 +83,8 @@ export function validateApiKey(raw: string, source: string): ApiKey {
 export async function loadApiKey(opts: {
   apiKeyFile?: string | undefined;
   env?: NodeJS.ProcessEnv;
+  /** Where a warning about the key file goes (a file others can read); stderr by default. */
+  warn?: (message: string) => void;
 }): Promise<ApiKey> {
   const env = opts.env ?? process.env;
   if (opts.apiKeyFile !== undefined) {
@@ -98,11 +100,14 @@ export async function loadApiKey(opts: {
         );
       }
       throw new UsageError(
-        `cannot read --api-key-file ${opts.apiKeyFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
+        `--api-key-file ${opts.apiKeyFile} ${unreadableWhy((e as NodeJS.ErrnoException).code)}`,
         { file: opts.apiKeyFile },
         { cause: e },
       );
     }
+    const warning = await exposedKeyFile(opts.apiKeyFile);
+    if (warning !== undefined)
+      (opts.warn ?? ((m: string) => process.stderr.write(`mintlify-etl: warning: ${m}\n`)))(warning);
     return validateApiKey(text.split(/\r?\n/)[0] ?? '', `--api-key-file ${opts.apiKeyFile}`);
   }
   const fromEnv = env['MINTLIFY_API_KEY'];
@@ -112,4 +117,33 @@ export async function loadApiKey(opts: {
     );
   }
   return validateApiKey(fromEnv, 'MINTLIFY_API_KEY');
+}
+
+/** Why a key file could not be read, and what to do: the rest of its one-line message. */
+function unreadableWhy(code: string | undefined): string {
+  switch (code) {
+    case 'ENOENT':
+      return 'does not exist: check the path (relative paths start at the current folder), or set MINTLIFY_API_KEY instead';
+    case 'EACCES':
+    case 'EPERM':
+      return "cannot be read by this user (permission denied): run the command as the file's owner, or chmod 600 it as that owner";
+    case 'EISDIR':
+      return 'is a folder: give the path of the file that holds the key';
+    case 'ENOTDIR':
+      return 'goes through a file as if it were a folder: check the path';
+    default:
+      return `cannot be read (${code ?? 'error'}): check the path, or set MINTLIFY_API_KEY instead`;
+  }
+}
+
+/**
+ * A key file that others on the machine can read hands them the organization's admin key: said
+ * once per run, as ssh does for a private key (the key is still used, so a cron job keeps running).
+ */
+async function exposedKeyFile(path: string): Promise<string | undefined> {
+  if (process.platform === 'win32') return undefined;
+  const mode = (await stat(path).catch(() => undefined))?.mode;
+  if (mode === undefined || (mode & 0o077) === 0) return undefined;
+  const octal = (mode & 0o777).toString(8);
+  return `--api-key-file ${path} is readable by others (mode ${octal}): anyone on this machine can read the admin key; run chmod 600 ${path}`;
 }

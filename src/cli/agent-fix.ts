@@ -104,7 +104,10 @@ async function fixCommand(rawIds: readonly string[], flags: FixFlags): Promise<C
     };
   }
   return session(flags, s, async (sess) => {
-    sess.logger.info(`prompt for ${todo.map((g) => g.gapId).join(', ')}:\n${prompt}`);
+    // One log line per prompt line, indented: the logger escapes a line break inside a line (readers'
+    // text cannot forge a log line), which made the whole prompt one unreadable line.
+    sess.logger.info(`prompt for ${todo.map((g) => g.gapId).join(', ')}:`);
+    for (const line of prompt.split('\n')) sess.logger.info(`  ${line}`);
     const job = await createFixJob(sess.ctx, (links) => sess.recorder.linkGaps(links), todo, prompt);
     sess.logger.info(`job ${job.id} created in project ${s.projectId} for ${todo.length} gap(s)`);
     if (!flags.wait) return started(sess, job, 'was created');

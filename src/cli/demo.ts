@@ -107,7 +107,7 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
     await emu.close();
   }
   log.info(
-    `synced ${flags.days} days of ${DEMO_STREAMS.join(', ')} (${summary.windows.loaded} windows, ${summary.rows} rows) with ${summary.requests} requests in ${formatDuration(summary.durationMs)}\n`,
+    `synced ${flags.days} days of ${DEMO_STREAMS.join(', ')} (${summary.windows.loaded} windows, ${summary.rows} rows) with ${summary.requests} requests in ${formatDuration(summary.durationMs)}`,
   );
 
   const db = await openToRead(target);

@@ -39,6 +39,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   agent: async () => (await import('./agent.js')).registerAgent,
   emulator: async () => (await import('./emulator.js')).registerEmulator,
   demo: async () => (await import('./demo.js')).registerDemo,
+  prune: async () => (await import('./prune.js')).registerPrune,
 };
 
 async function commandsFor(argv: readonly string[]): Promise<Register[]> {

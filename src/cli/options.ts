@@ -84,6 +84,15 @@ export function apiUrl(flag: string | undefined, env: NodeJS.ProcessEnv = proces
   return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
 }
 
+/** Whether a URL names this machine (the emulator), not the service. */
+export function isLoopbackUrl(url: string): boolean {
+  try {
+    return isLoopback(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}
+
 function isLoopback(hostname: string): boolean {
   return (
     hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)

@@ -45,7 +45,7 @@ export function registerQuery(
 
 --format table (the default, also when piped) aligns columns, right-aligns numbers, cuts cells past 40 characters with … and fits the terminal width (120 when not a terminal); it shows at most the first 10,000 rows and says so. csv (RFC 4180, header row), json (an array of objects) and jsonl (one object per line) never cut anything: BIGINT as JSON numbers when exact (else strings), DATE as YYYY-MM-DD, timestamps as ISO 8601, lists as arrays. Pass - as the SQL to read it from stdin.`,
     )
-    .argument('<sql>', 'the SQL to run (several statements: the last one is printed), or - for stdin')
+    .argument('[sql]', 'the SQL to run (several statements: the last one is printed), or - for stdin')
     .option(DB_FLAG, dbHelp())
     .option(SCHEMA_FLAG, SCHEMA_HELP)
     .addOption(new Option('--format <format>', 'output format').choices(FORMATS).default('table'))
@@ -69,7 +69,7 @@ Examples:
 
 Exit codes: 0 ok, 2 bad usage, a SQL error (DuckDB's message on stderr) or no database.`,
     )
-    .action((sql: string, flags: QueryFlags) => run(() => queryCommand(sql, flags)));
+    .action((sql: string | undefined, flags: QueryFlags) => run(() => queryCommand(sql, flags)));
 }
 
 async function readStdin(): Promise<string> {
@@ -78,7 +78,12 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function queryCommand(sqlArg: string, flags: QueryFlags): Promise<CommandResult> {
+async function queryCommand(sqlArg: string | undefined, flags: QueryFlags): Promise<CommandResult> {
+  // Optional for commander so that a missing SQL gets the one line with its fix, not commander's two.
+  if (sqlArg === undefined)
+    throw new UsageError(
+      'query needs the SQL to run: mintlify-etl query "SELECT * FROM v_site_daily LIMIT 5" (or - to read it from stdin)',
+    );
   const sql = sqlArg === '-' ? await readStdin() : sqlArg;
   if (sql.trim() === '') throw new UsageError('query: the SQL is empty');
   const target = dbTargetOf(flags);

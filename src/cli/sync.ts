@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { loadApiKey, type ApiKey } from '../api/key.js';
 import { EXIT, isEtlError } from '../errors.js';
@@ -16,14 +17,22 @@ import {
 } from '../streams/index.js';
 import { UsageError } from '../errors.js';
 import { parseDay } from '../util/day.js';
-import { formatDuration, parseDuration, parseRateLimit } from '../util/duration.js';
-import { createLogger } from '../util/log.js';
+import { formatDuration, parseDuration, parseRateLimit, type RateLimitSpec } from '../util/duration.js';
+import { createLogger, type Logger } from '../util/log.js';
 import { safeText } from '../util/safe-text.js';
 import { DEFAULT_MAX_THREADS } from '../streams/assistant-threads.js';
 import { FEEDBACK_LOOKBACK_DAYS } from '../streams/feedback.js';
 import { clockFromEnv } from './clock.js';
 import { createProgress } from './progress-bar.js';
-import { apiUrl, collect, intFlag, projectIds, selectedStreams } from './options.js';
+import {
+  DEFAULT_DB,
+  apiUrl,
+  collect,
+  intFlag,
+  isLoopbackUrl,
+  projectIds,
+  selectedStreams,
+} from './options.js';
 import {
   BUDGET_SCOPE_FLAG,
   BUDGET_SCOPE_HELP,
@@ -184,14 +193,11 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   const maxWaitMs = parseDuration(flags.maxWait, '--max-wait');
   const url = apiUrl(flags.apiUrl);
   const target = dbTargetOf(flags);
+  if (target.kind === 'duckdb') refuseNewFolder(target.path, flags.db === undefined);
   const place = placeOf(target);
   // The DuckDB file's path (its journal and a refused first run's cleanup are file matters).
   const db = target.kind === 'duckdb' ? target.path : '';
   const now = clockFromEnv();
-  let apiKey: ApiKey | undefined;
-  if (!flags.dryRun || flags.apiKeyFile !== undefined || process.env['MINTLIFY_API_KEY']) {
-    apiKey = await loadApiKey({ apiKeyFile: flags.apiKeyFile });
-  }
   const json = flags.json === true;
   const progress = json ? undefined : createProgress();
   const runId = randomUUID();
@@ -205,6 +211,11 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
     level: flags.verbose ? 'debug' : flags.quiet ? 'warn' : 'info',
     ...logOptions,
   });
+  let apiKey: ApiKey | undefined;
+  if (!flags.dryRun || flags.apiKeyFile !== undefined || process.env['MINTLIFY_API_KEY']) {
+    apiKey = await loadApiKey({ apiKeyFile: flags.apiKeyFile, warn: (m) => logger.warn(m) });
+  }
+  warnAboveServiceLimit(rateLimit, url, logger);
   // --quiet keeps the summary: a cron log with nothing in it cannot tell a quiet night from no run.
   const summaryLog = createLogger(logOptions);
   const dbExisted = target.kind === 'duckdb' ? existsSync(db) : true;
@@ -266,11 +277,13 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
     process.off('SIGTERM', onTerm);
   }
   await dropEmptyFirstDatabase(db, dbExisted, summary.exitCode);
+  // A new file is worth saying: a typo in --db or MINTLIFY_ETL_DB would otherwise go unseen in cron.
+  const created = !dbExisted && summary.status !== 'dry-run' && existsSync(db);
   if (summary.status === 'dry-run') {
     // The plan is the command's output, not a log: it goes to stdout, where a user can page or save it.
     if (!json) process.stdout.write(`${safeText(describe(summary))}\n`);
   } else {
-    summaryLog.info(describe(summary));
+    summaryLog.info(describe(summary, created));
   }
   return { exitCode: summary.exitCode, ...(json ? { json: summary } : {}) };
 }
@@ -321,6 +334,47 @@ function parseMaxPages(values: readonly string[], streams: readonly StreamDefini
   return caps;
 }
 
+/**
+ * A new database goes only into a folder that exists (the default's `data/` aside): a typo in
+ * --db or MINTLIFY_ETL_DB must not create folders and a fresh file, then spend an hour's budget
+ * on a backfill nobody will read.
+ */
+function refuseNewFolder(path: string, fromEnv: boolean): void {
+  if (existsSync(path) || resolve(path) === resolve(DEFAULT_DB)) return;
+  const folder = dirname(resolve(path));
+  if (existsSync(folder) || !underAFolder(folder)) return;
+  const source = fromEnv ? 'MINTLIFY_ETL_DB' : '--db';
+  throw new UsageError(
+    `${source} ${path}: the folder ${folder} does not exist: check the path, or create the folder first (mkdir -p ${folder})`,
+    { path },
+  );
+}
+
+/** Whether the nearest part of `path` that exists is a folder (a file in the way has its own message). */
+function underAFolder(path: string): boolean {
+  for (let p = path; ; p = dirname(p)) {
+    const st = statSync(p, { throwIfNoEntry: false });
+    if (st !== undefined) return st.isDirectory();
+    if (dirname(p) === p) return false;
+  }
+}
+
+/** The service's own budget: 100 analytics requests an hour per organization (DESIGN.md). */
+const SERVICE_REQUESTS_PER_HOUR = 100;
+
+/**
+ * A --rate-limit above the service's makes the service refuse requests with 429 (each one spent
+ * and retried): accepted, since Mintlify may have raised an organization's limit, but said. The
+ * emulator on this machine has whatever limit it was started with, so it is not warned about.
+ */
+function warnAboveServiceLimit(spec: RateLimitSpec, url: string, logger: Logger): void {
+  const perHour = (spec.limit * 3_600_000) / spec.windowMs;
+  if (perHour <= SERVICE_REQUESTS_PER_HOUR || isLoopbackUrl(url)) return;
+  logger.warn(
+    `--rate-limit ${spec.text} is more than the service's ${SERVICE_REQUESTS_PER_HOUR} requests an hour: past it the service answers 429 and the run waits; keep 100/1h unless Mintlify raised your organization's limit`,
+  );
+}
+
 /** Flags that only act on streams not in --streams do nothing: say so instead of ignoring them. */
 function checkStreamFlags(flags: SyncFlags, streams: readonly StreamDefinition[]): void {
   const has = (name: string): boolean => streams.some((s) => s.name === name);
@@ -356,13 +410,13 @@ function unit(s: SyncSummary): string {
   return s.streams.length === 1 && !windowsAreNotDays(s.streams[0] ?? '') ? 'day(s)' : 'window(s)';
 }
 
-function describe(s: SyncSummary): string {
+function describe(s: SyncSummary, created = false): string {
   if (s.status === 'dry-run' && s.plan) {
     const byReason = new Map<string, number>();
     for (const d of s.plan.days) byReason.set(d.reason, (byReason.get(d.reason) ?? 0) + 1);
     const reasons = [...byReason].map(([r, n]) => `${n} ${r}`).join(', ');
     const days = s.plan.days.length;
-    const est = `${s.plan.pagesPerDayFromHistory ? '' : 'at least '}${s.plan.estimatedRequests}`;
+    const est = `${s.plan.pagesPerDayFromHistory ? '' : 'about '}${s.plan.estimatedRequests}`;
     const skipped = s.plan.skipped.length;
     const lines = [
       `dry run: ${days} ${unit(s)} to fetch${days ? ` from ${s.dateFrom} to before ${s.dateTo} (${reasons})` : ''}`,
@@ -371,14 +425,14 @@ function describe(s: SyncSummary): string {
             `skipped: ${skipped} loaded ${s.plan.skipped.some((x) => windowsAreNotDays(x.stream)) ? 'window(s)' : 'day(s)'} already settled (fetched ${s.plan.skipped.length === 1 ? 'it' : 'each'} --lookback days or more after it ended; --refresh fetches them again)`,
           ]
         : []),
-      `estimated requests: ${est}${s.plan.pagesPerDayFromHistory ? ' (from past pages per day)' : ' (1 per window; no history yet)'}`,
+      `estimated requests: ${est}${s.plan.pagesPerDayFromHistory ? ' (from past pages per window)' : ' (typical sizes of a busy site; no history yet)'}`,
       `budget ${s.budget.rateLimit}: ${s.budget.spentBefore} spent in the current window; ETA about ${formatDuration(s.plan.etaMs)}`,
     ];
     if (s.plan.streams.length > 1 || s.plan.streams[0]?.stream !== 'visitors') {
       const width = Math.max(...s.plan.streams.map((x) => x.stream.length));
       for (const x of s.plan.streams)
         lines.push(
-          `  ${x.stream.padEnd(width)}  ${x.windows} ${windowsAreNotDays(x.stream) ? 'window(s)' : 'day(s)'}, ${x.fromHistory ? '' : 'at least '}${x.estimatedRequests} request(s)`,
+          `  ${x.stream.padEnd(width)}  ${x.windows} ${windowsAreNotDays(x.stream) ? 'window(s)' : 'day(s)'}, ${x.fromHistory ? '' : 'about '}${x.estimatedRequests} request(s)`,
         );
     }
     const dates = [
@@ -398,13 +452,20 @@ function describe(s: SyncSummary): string {
   const parts = [
     `sync ${s.status}: ${s.error && (s.exitCode === EXIT.usage || s.stopReason === 'unreachable' || s.stopReason === 'unresponsive' || s.stopReason === 'lock-lost' || s.stopReason === 'disk-full') ? `${s.error}; ` : ''}${w.loaded}/${w.planned} ${unit(s)} loaded`,
     w.failed ? `${w.failed} failed` : '',
-    w.deferred ? `${w.deferred} deferred (${s.stopReason ?? 'stopped'}; the next run continues)` : '',
+    w.deferred
+      ? s.serviceRefused !== undefined
+        ? `${w.deferred} deferred (the service refused with 429; ${s.serviceRefused.advice}; the next run continues)`
+        : `${w.deferred} deferred (${s.stopReason ?? 'stopped'}; the next run continues)`
+      : '',
+    s.clockAhead !== undefined
+      ? `${s.clockAhead.leftOut} left out (after the service's date, ${s.clockAhead.service}: this machine's clock is ahead)`
+      : '',
     w.dropped
       ? `${w.dropped} dropped (unknown project${s.unknownProjects.length === 1 ? '' : 's'} ${s.unknownProjects.join(', ')})`
       : '',
     `${s.requests} request(s), ${s.retries} retr${s.retries === 1 ? 'y' : 'ies'}, ${s.rows} page row(s)`,
     s.warnings.total ? `${s.warnings.total} data-quality warning(s)` : '',
-    `in ${formatDuration(s.durationMs)} -> ${s.db}`,
+    `in ${formatDuration(s.durationMs)} -> ${created ? `created a new database at ${s.db}` : s.db}`,
   ];
   return parts.filter((x) => x !== '').join(', ');
 }

@@ -36,3 +36,15 @@ export async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
 export function retryAfterDate(seconds: number, now: number = Date.now()): string {
   return new Date(Math.ceil((now + seconds * 1_000) / 1_000) * 1_000).toUTCString();
 }
+
+/**
+ * The HTTP Date header of an emulator whose data ends on `today`: the wall clock moved to that
+ * day (time of day kept), so a client that checks its clock against the service's (sync does)
+ * sees the emulator's own date, as it would see the real service's. Without `today`, the clock.
+ */
+export function serviceDate(today: string | undefined, now: number = Date.now()): string {
+  if (today === undefined) return new Date(now).toUTCString();
+  const dayMs = 86_400_000;
+  const shift = Date.parse(`${today}T00:00:00Z`) - Math.floor(now / dayMs) * dayMs;
+  return new Date(now + shift).toUTCString();
+}

@@ -11,7 +11,7 @@ import type { Day } from './days.js';
 import { cursorFaultAnswer, cursorFaultParams, type CursorFault } from './cursor-faults.js';
 import type { FaultKind } from './faults.js';
 import { FaultInjector, isFailingFault } from './faults.js';
-import { BodyTooLargeError, pause, readBody } from './http.js';
+import { BodyTooLargeError, pause, readBody, serviceDate } from './http.js';
 import { SlidingWindowLimiter } from './rate-limit.js';
 import type { Answer } from './responses.js';
 import { faultAnswer, json, writeAnswer, writeTruncated } from './responses.js';
@@ -298,6 +298,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
 
   const server = createServer((req, res) => {
     res.on('error', () => undefined);
+    // Every answer carries the emulator's own date, as the service's carry its clock.
+    res.setHeader('date', serviceDate(opts.today));
     handle(req, res).catch((e: unknown) => {
       if (!res.headersSent && !res.destroyed) {
         const message = e instanceof Error ? e.message : String(e);

@@ -139,7 +139,9 @@ export function planProject(
     };
   }
 
-  const loaded = state.loadedDays;
+  // A day after today was stored under a clock that was ahead (the service has no such day): it
+  // neither extends the loaded range nor makes the days up to it gaps (`prune` removes it).
+  const loaded = notAfter(state.loadedDays, opts.today);
   const chosen = new Map<Day, WindowReason>();
   const add = (day: Day, reason: WindowReason): void => {
     if (day < to && !chosen.has(day)) chosen.set(day, reason);
@@ -173,6 +175,12 @@ export function planProject(
   const days = [...chosen.keys()].sort();
   const windows = days.map((day) => window(projectId, stream, day, chosen.get(day) ?? 'range', opts.today));
   return { projectId, from: days[0] ?? to, to, windows, skipped };
+}
+
+/** The days up to `today`: a loaded day after it can only come from a clock that was ahead. */
+export function notAfter(days: readonly Day[], today: Day): readonly Day[] {
+  const last = days.at(-1);
+  return last === undefined || last <= today ? days : days.filter((d) => d <= today);
 }
 
 /** When a loaded, complete day was fetched if it is settled; undefined if it must be fetched. */

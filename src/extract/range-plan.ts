@@ -1,6 +1,7 @@
 import { addDays, dayToMs, msToDay, type Day } from '../util/day.js';
 import {
   isSettled,
+  notAfter,
   type PlanOptions,
   type PlannedWindow,
   type ProjectPlan,
@@ -143,7 +144,8 @@ export function planRanges(
   if (opts.from !== undefined) {
     for (const c of cellsFrom(opts.from)) add(c, 'range');
   } else {
-    const loaded = [...state.loadedDays].sort();
+    // A cell after today was stored under a clock that was ahead: see planProject.
+    const loaded = notAfter([...state.loadedDays].sort(), opts.today);
     const first = loaded[0];
     const last = loaded.at(-1);
     if (first === undefined || last === undefined) {

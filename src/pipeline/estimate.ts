@@ -29,3 +29,23 @@ export function estimateRun(
     etaMs: windows * spec.windowMs + Math.min(requests, spec.limit) * perRequestMs,
   };
 }
+
+/**
+ * Pages a window of each stream takes on a busy site, for a database with no history yet (the
+ * emulator's default data, about 1,000 pages a day: 30 days of the default streams cost 273
+ * requests, docs/getting-started.md). Day streams: a day; feedback: a month; assistant: a week.
+ * Once a stream has loaded windows, their own pages (sync_windows.pages) take over.
+ */
+export const TYPICAL_PAGES_PER_WINDOW: Readonly<Record<string, number>> = {
+  visitors: 2.5,
+  views: 2.5,
+  searches: 2,
+  feedback: 16,
+  assistant: 1,
+  caller_stats: 1,
+};
+
+/** A stream's typical pages per window (1 for a stream with no documented size). */
+export function typicalPages(stream: string): number {
+  return TYPICAL_PAGES_PER_WINDOW[stream] ?? 1;
+}

@@ -33,6 +33,9 @@ import { remainingEta } from './eta.js';
 import { explainNotFound } from './not-found.js';
 import { RunBudget, stopReasonOf, type StopReason } from './limits.js';
 import { ProjectGate } from './project-gate.js';
+import { refusedLine, ServiceRefusal, waitAdvice } from './service-refusal.js';
+import { clockAheadLine, ServiceDay } from './service-day.js';
+import { todayUtc } from '../util/day.js';
 import { STUCK_WINDOWS_TO_STOP, StuckStreams } from './stuck-streams.js';
 import { noProgress, type ProgressSink, type ProgressState } from './progress.js';
 import { planLateWindows } from './late-windows.js';
@@ -117,6 +120,8 @@ export class SyncRun {
   readonly #unknownProjects = new Map<string, string>();
   #dropped = 0;
   #stopReason: StopReason | null = null;
+  readonly #refusal = new ServiceRefusal();
+  readonly #serviceDay: ServiceDay;
   #fatal: EtlError | undefined;
   /** The first write the disk refused for want of space: the run stops there. */
   #diskFull: unknown;
@@ -144,6 +149,7 @@ export class SyncRun {
     if (opts.lockLost?.aborted === true) this.#halt('lock-lost');
     opts.lockLost?.addEventListener('abort', () => this.#halt('lock-lost'), { once: true });
     this.#notStarted = new Set(this.#windows);
+    this.#serviceDay = new ServiceDay(todayUtc(this.#now()), opts.includeToday);
     this.#p = {
       windowsTotal: this.#windows.length + (state.lateEstimate ?? 0),
       windowsDone: 0,
@@ -228,13 +234,34 @@ export class SyncRun {
     // the disk refused it: then the journal stays for the next run to recover.
     if (this.#diskFull === undefined) await requests.finish();
     if (this.#fatal) throw this.#fatal;
+    const behind = this.#serviceDay.behindBy;
+    if (behind !== undefined)
+      this.#log.warn(clockAheadLine(behind.service, behind.local, this.#serviceDay.left));
+    this.#blameRefusal();
     const saidInError = ['unreachable', 'unresponsive', 'disk-full'];
-    if (this.#stopReason && !saidInError.includes(this.#stopReason)) {
+    if (this.#stopReason === 'rate-limited' && this.#refusal.seen) {
+      const unit = streamsOf(this.#opts).length === 1 ? 'day(s)' : 'window(s)';
+      this.#log.info(refusedLine(this.#deferred.length, unit, this.#advice()));
+    } else if (this.#stopReason && !saidInError.includes(this.#stopReason)) {
       this.#log.info(
         `stopped early (${this.#stopReason}): ${this.#deferred.length} ${streamsOf(this.#opts).length === 1 ? 'day(s)' : 'window(s)'} deferred; the next run picks them up without flags`,
       );
     }
     return this.#summary();
+  }
+
+  /**
+   * A bound (--max-duration, --max-wait) that stopped the run while the service's 429 held the
+   * budget was not the user's bound running out: the service refused, and the run says that.
+   */
+  #blameRefusal(): void {
+    const r = this.#stopReason;
+    if (!this.#refusal.seen || (r !== 'max-duration' && r !== 'max-wait')) return;
+    if (this.#budget.waitTimeMs() > 0) this.#stopReason = 'rate-limited';
+  }
+
+  #advice(): string {
+    return waitAdvice(this.#refusal.waitMs(this.#now()), this.#opts.rateLimit.windowMs);
   }
 
   /**
@@ -300,6 +327,8 @@ export class SyncRun {
       onRequest: (e) => {
         // A request that never reached the server spent nothing: no ledger row, no count.
         if (!e.reached) return;
+        if (e.status === 429) this.#refusal.refused();
+        if (e.serverDate !== undefined) this.#serviceDay.observe(e.serverDate);
         if (this.#hang.observe(e) && this.#unresponsive === undefined) {
           this.#unresponsive = e;
           this.#halt('unresponsive');
@@ -322,6 +351,12 @@ export class SyncRun {
       },
       onRetry: (e) => {
         this.#retries++;
+        if (
+          e.error instanceof HttpStatusError &&
+          e.error.status === 429 &&
+          e.error.retryAfterMs !== undefined
+        )
+          this.#refusal.retryAfter(this.#now() + e.error.retryAfterMs);
         this.#log.debug(
           `retry ${e.attempt} of ${e.endpoint} in ${formatDuration(e.delayMs)}: ${e.error.message}`,
         );
@@ -373,40 +408,54 @@ export class SyncRun {
   }
 
   /** One window from plan to hand-off: gate, admission, fetch, load; or deferred, dropped, failed. */
-  async #window(w: PlannedWindow): Promise<void> {
-    const key = admissionKey(w.projectId, w.stream);
-    const admitted = await this.#admit(w, key);
+  async #window(planned: PlannedWindow): Promise<void> {
+    const key = admissionKey(planned.projectId, planned.stream);
+    // After the service's date (this machine's clock is ahead): never fetched (see ServiceDay).
+    if (this.#serviceDay.admit(planned) === undefined) return this.#leftOut(planned);
+    const admitted = await this.#admit(planned, key);
     // Admitted, its pages count in the admission's flights; otherwise it is never fetched.
-    this.#notStarted.delete(w);
+    this.#notStarted.delete(planned);
     if (admitted === undefined) return;
     let fetchedPages: number | undefined;
     try {
+      // The service's date may have arrived while the window waited for its turn.
+      const w = this.#serviceDay.admit(planned);
+      if (w === undefined) return;
       // A window's data is as old as its first page: judged settled or partial by that instant, a
       // window whose pages ran past midnight (or waited for the budget) is never called final early.
       const startedAt = new Date(this.#now());
-      const fetched = await this.#fetch(w, admitted);
+      const fetched = await this.#fetch(w, admitted, planned);
       fetchedPages = fetched.pagesFetched;
       this.#stuck.ended(key, false);
+      // The first answer of the run (this window's) may say its days have not come yet.
+      if (this.#serviceDay.admit(w) === undefined) return;
       await this.#handOff(w, fetched, startedAt);
     } catch (e) {
-      await this.#onFetchError(w, e);
+      await this.#onFetchError(planned, e);
     } finally {
       // Whatever the probe's outcome, windows waiting behind it go on (a 404 closed the gate first).
-      this.#gate.open(w.projectId);
+      this.#gate.open(planned.projectId);
       this.#admission.finish(admitted, key, fetchedPages);
       this.#p.windowsDone++;
       this.#progress.update(this.#p);
     }
   }
 
+  /** A window after the service's date: neither fetched nor deferred (the next plan never has it). */
+  #leftOut(w: PlannedWindow): void {
+    this.#notStarted.delete(w);
+    this.#p.windowsDone++;
+    this.#progress.update(this.#p);
+  }
+
   /** A window's pages, checked for consistency; data-quality findings are counted and logged once per kind. */
-  async #fetch(w: PlannedWindow, flight: Flight): Promise<StreamFetched> {
+  async #fetch(w: PlannedWindow, flight: Flight, planned: PlannedWindow = w): Promise<StreamFetched> {
     const cap = this.#opts.maxPages?.get(w.stream);
     const fetched = await streamByName(w.stream).fetch(this.#client, w, {
       signal: this.#signal,
       periodPages: this.#opts.periodPages === true,
       // The oldest day in flight gets the next request when the budget is short.
-      priority: this.#order.get(w) ?? 0,
+      priority: this.#order.get(planned) ?? 0,
       ...(cap !== undefined ? { maxPages: cap } : {}),
       onPage: () => {
         flight.pages++;
@@ -529,7 +578,9 @@ export class SyncRun {
       this.#stop.abort(this.#fatal);
       return;
     }
-    if (!this.#unknownProjects.has(w.projectId)) this.#log.error(message);
+    // The summary line says it too: a run of this project alone says it once; with other projects
+    // still loading, the summary may be far off, so it is said now as well.
+    if (!this.#unknownProjects.has(w.projectId) && this.#opts.projects.length > 1) this.#log.error(message);
     this.#unknownProjects.set(w.projectId, message);
     this.#gate.close(w.projectId);
     this.#dropped++;
@@ -697,6 +748,12 @@ export class SyncRun {
       rows: this.#rows,
       warnings: { total: this.#warnings, byKind: this.#byKind },
       stopReason: this.#stopReason,
+      ...(this.#serviceDay.behindBy !== undefined
+        ? { clockAhead: { ...this.#serviceDay.behindBy, leftOut: this.#serviceDay.left } }
+        : {}),
+      ...(this.#stopReason === 'rate-limited' && this.#refusal.seen
+        ? { serviceRefused: { retryAfterMs: this.#refusal.waitMs(this.#now()), advice: this.#advice() } }
+        : {}),
       budget: {
         rateLimit: this.#opts.rateLimit.text,
         spentBefore: this.#spentBefore,

@@ -37,6 +37,16 @@ export interface SyncSummary {
   readonly rows: number;
   readonly warnings: { total: number; byKind: Partial<Record<QualityKind, number>> };
   readonly stopReason: StopReason | null;
+  /**
+   * The service answered 429 and the run stopped on it: how long it asked to wait (null when it
+   * gave no Retry-After) and the advice the summary line gives.
+   */
+  /**
+   * The service's date (its answers' Date header) is earlier than this machine's: the windows
+   * after it were left out, neither fetched nor deferred.
+   */
+  readonly clockAhead?: { readonly service: Day; readonly local: Day; readonly leftOut: number };
+  readonly serviceRefused?: { readonly retryAfterMs: number | null; readonly advice: string };
   readonly budget: { rateLimit: string; spentBefore: number; freesAt: string | null };
   readonly durationMs: number;
   readonly failures: readonly WindowFailure[];

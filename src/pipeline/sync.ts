@@ -22,7 +22,8 @@ import {
 } from '../load/runs.js';
 import { addDays, todayUtc, type Day } from '../util/day.js';
 import { DEFAULT_MAX_THREADS } from '../streams/assistant-threads.js';
-import { estimateRun } from './estimate.js';
+import { estimateRun, typicalPages } from './estimate.js';
+import { DaysAhead } from './days-ahead.js';
 import { RunBudget } from './limits.js';
 import { freesAtIso, SyncRun, type StateRead } from './sync-run.js';
 import { admissionKey } from './admission.js';
@@ -137,10 +138,13 @@ async function readState(dest: Destination, opts: SyncOptions, nowMs: number): P
   const plans: ProjectPlan[] = [];
   const pagesPerWindow = new Map<string, number | undefined>();
   const pagesOfWindow = new Map<string, number>();
+  const today = todayUtc(nowMs);
+  const ahead = new DaysAhead(today);
   for (const projectId of opts.projects) {
     for (const stream of streamsOf(opts)) {
       const { name } = stream;
       const s = await readSyncState(db, projectId, name);
+      ahead.add(name, s.loadedDays);
       const deferredDays = await readDeferredDays(db, projectId, name);
       const state = { ...s, deferredDays };
       plans.push(planStream(stream, projectId, state, planOptions(opts, nowMs)));
@@ -149,6 +153,8 @@ async function readState(dest: Destination, opts: SyncOptions, nowMs: number): P
         pagesOfWindow.set(windowKey({ projectId, stream: name, day }), pages);
     }
   }
+  const line = ahead.line();
+  if (line !== undefined) opts.logger.warn(line);
   // Agent calls have their own limit at the service; every analytics endpoint shares this one.
   const ledger = await readLedgerSince(db, nowMs - opts.rateLimit.windowMs, {
     endpoints: ANALYTICS_ENDPOINTS,
@@ -237,21 +243,26 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
     state.plans,
     STREAMS.map((s) => s.name),
   );
-  let requests = 0;
   let fromHistory = true;
   const byStream = new Map<string, { windows: number; estimatedRequests: number; fromHistory: boolean }>();
   for (const w of windows) {
     const own = state.pagesOfWindow.get(windowKey(w));
     const avg = own ?? state.pagesPerWindow.get(admissionKey(w.projectId, w.stream));
-    const n = Math.max(1, Math.round(avg ?? 1));
+    // The expected cost, not a floor: a stream with no history yet costs what a busy site's does.
+    const n = avg !== undefined ? Math.max(1, Math.round(avg)) : typicalPages(w.stream);
     if (avg === undefined) fromHistory = false;
-    requests += n;
     const s = byStream.get(w.stream) ?? { windows: 0, estimatedRequests: 0, fromHistory: true };
     byStream.set(w.stream, {
       windows: s.windows + 1,
       estimatedRequests: s.estimatedRequests + n,
       fromHistory: s.fromHistory && avg !== undefined,
     });
+  }
+  let requests = 0;
+  for (const [name, s] of byStream) {
+    const whole = Math.ceil(s.estimatedRequests);
+    byStream.set(name, { ...s, estimatedRequests: whole });
+    requests += whole;
   }
   const budget = new RunBudget(opts.rateLimit, {}, { spent: state.ledger, now });
   const spent = budget.spentInWindow();

@@ -67,6 +67,12 @@ export function parseRateLimit(text: string): RateLimitSpec {
   // The count without leading zeros, the window with its unit: 100/1h, never 0100/1h or 100 / 1h.
   const m = /^([1-9]\d*)\/(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(text.trim());
   const limit = m ? Number(m[1]) : NaN;
+  if (/^0+\/\d/.test(text.trim())) {
+    throw new UsageError(
+      `--rate-limit "${text}": the count must be at least 1 (no request could ever start): use e.g. 100/1h, the service's limit`,
+      { value: text },
+    );
+  }
   if (!m || !Number.isSafeInteger(limit)) {
     throw new UsageError(
       `--rate-limit "${text}" is not N/DURATION: use e.g. 100/1h (the service's limit), 40/4s or 1000/10m`,

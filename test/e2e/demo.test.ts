@@ -15,6 +15,8 @@ describe('mintlify-etl demo as a process', () => {
     expect(r.stderr).toMatch(
       /synced 14 days of visitors, views, searches, feedback, assistant, caller_stats, assistant_threads, visitors_weekly, visitors_monthly \(\d+ windows, \d+ rows\) with \d+ requests/,
     );
+    // Multi-line text is printed as lines, never as a literal \n (issue 27, item 17).
+    expect(r.stderr).not.toContain('\\n');
     expect(r.stdout).toContain('Unique visitors per day');
     expect(r.stdout).toContain('Top pages, last 7 days');
     expect(r.stdout).toContain(`report --db ${db} --html`);

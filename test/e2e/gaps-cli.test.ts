@@ -109,6 +109,9 @@ describe('mintlify-etl agent fix', () => {
     expect(created.code, created.stderr).toBe(0);
     const jobId = created.stdout.trim();
     expect(jobId).toMatch(/^job_/);
+    // The prompt on stderr is printed as lines, never as one line of literal \n (issue 27, item 17).
+    expect(created.stderr).not.toContain('\\n');
+    expect(created.stderr).toMatch(/\n {2}.*Asked of you/);
     const linked = await rows(
       `SELECT gap_id, kind FROM agent_job_gaps WHERE job_id = '${jobId}' ORDER BY gap_id`,
     );

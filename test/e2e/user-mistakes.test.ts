@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -329,5 +330,112 @@ describe('a duration flag given a bare number is refused, whichever flag it is',
     const before = snapshot();
     expectUsage(await runCli([...args, '--db', db], env), pattern);
     expect(snapshot()).toEqual(before);
+  });
+});
+
+describe('every mistake is one line with its fix (issue 27, item 19)', () => {
+  const env = { MINTLIFY_PROJECT_ID: 'docs', MINTLIFY_API_KEY: 'mint_test_one_line_fix' };
+
+  it('--api-key-file that does not exist says so and how to give the key', async () => {
+    const before = snapshot();
+    const r = await runCli(['sync', '--dry-run', '--db', db, '--api-key-file', join(dir, 'missing-key')], {
+      MINTLIFY_PROJECT_ID: 'docs',
+    });
+    expectUsage(r, /--api-key-file .*missing-key does not exist: .*MINTLIFY_API_KEY/);
+    expect(r.stderr).not.toContain('ENOENT');
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('--rate-limit 0/1h says the count must be at least 1', async () => {
+    expectUsage(
+      await runCli(['sync', '--dry-run', '--db', db, '--rate-limit', '0/1h'], env),
+      /--rate-limit "0\/1h": the count must be at least 1.*100\/1h/,
+    );
+  });
+
+  it('--rate-limit above the service limit is accepted with a warning that the service refuses past 100/1h', async () => {
+    const r = await runCli(['sync', '--dry-run', '--db', db, '--rate-limit', '500/1h'], env);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/warn: --rate-limit 500\/1h is more than the service's 100 requests an hour/);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('query with no SQL says how to give it', async () => {
+    expectUsage(
+      await runCli(['query', '--db', db]),
+      /query needs the SQL to run: .*mintlify-etl query "SELECT/,
+    );
+  });
+
+  it('a key file others can read is used, with a warning to chmod 600 it', async () => {
+    const keyFile = join(dir, 'shared-key');
+    writeFileSync(keyFile, 'mint_test_readable_by_others\n', { mode: 0o644 });
+    chmodSync(keyFile, 0o644);
+    const r = await runCli(['sync', '--dry-run', '--db', db, '--api-key-file', keyFile], {
+      MINTLIFY_PROJECT_ID: 'docs',
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/warn: --api-key-file .*shared-key is readable by others.*chmod 600/);
+    expect(r.stderr).not.toContain('mint_test_readable');
+    chmodSync(keyFile, 0o600);
+    const quiet = await runCli(['sync', '--dry-run', '--db', db, '--api-key-file', keyFile], {
+      MINTLIFY_PROJECT_ID: 'docs',
+    });
+    expect(quiet.stderr).not.toMatch(/readable by others/);
+  });
+});
+
+describe('an unknown project is one line (issue 27, item 19)', () => {
+  let emu: Emulator;
+  beforeAll(async () => {
+    emu = await startEmulator({ seed: 5, days: 10, paths: 20 });
+  });
+  afterAll(() => emu.close());
+
+  it('--project with a typo prints one line naming the project and where to check it', async () => {
+    const r = await runCli(
+      ['sync', '--db', join(dir, 'typo.duckdb'), '--project', 'proj_dmeo', '--streams', 'visitors'],
+      { MINTLIFY_API_URL: emu.url, MINTLIFY_API_KEY: emu.apiKey },
+    );
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/project proj_dmeo was not found \(404\).*--project/);
+  });
+});
+
+describe('a new database only where the user meant one (issue 27, item 18)', () => {
+  let emu: Emulator;
+  beforeAll(async () => {
+    emu = await startEmulator({ seed: 6, days: 10, paths: 20 });
+  });
+  afterAll(() => emu.close());
+  const envOf = (): Record<string, string> => ({
+    MINTLIFY_API_URL: emu.url,
+    MINTLIFY_API_KEY: emu.apiKey,
+    MINTLIFY_PROJECT_ID: emu.projectId,
+  });
+
+  it('sync --db in a folder that does not exist exits 2 with the fix, creates nothing and sends nothing', async () => {
+    const before = snapshot();
+    const sent = emu.stats.requests;
+    const r = await runCli(['sync', '--db', join(dir, 'nope', 'sub', 'a.duckdb')], envOf());
+    expectUsage(r, /--db .*nope\/sub\/a\.duckdb: the folder .*nope\/sub does not exist.*mkdir -p/);
+    expect(snapshot()).toEqual(before);
+    expect(emu.stats.requests).toBe(sent);
+    const fromEnv = await runCli(['sync'], { ...envOf(), MINTLIFY_ETL_DB: join(dir, 'nope', 'b.duckdb') });
+    expectUsage(fromEnv, /MINTLIFY_ETL_DB .*nope\/b\.duckdb: the folder .*nope does not exist/);
+    expect(emu.stats.requests).toBe(sent);
+  });
+
+  it('sync says when it created a new database, and only then', async () => {
+    const fresh = join(dir, 'fresh.duckdb');
+    const args = ['sync', '--db', fresh, '--streams', 'visitors', '--from', addDays(emu.dataset.today, -2)];
+    const first = await runCli(args, envOf());
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain(`created a new database at ${fresh}`);
+    const second = await runCli(args, envOf());
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).not.toContain('created a new database');
   });
 });

@@ -144,7 +144,7 @@ describe('loadApiKey', () => {
 
   it('names a missing key file by its path', async () => {
     await expect(loadApiKey({ apiKeyFile: '/nonexistent/key', env: {} })).rejects.toThrow(
-      'cannot read --api-key-file /nonexistent/key: ENOENT',
+      '--api-key-file /nonexistent/key does not exist: check the path',
     );
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mergePlans, planProject, windowKey } from '../../src/extract/plan.js';
+import { MONTHS, planRanges } from '../../src/extract/range-plan.js';
 import { dayRange } from '../../src/util/day.js';
 import { UsageError } from '../../src/errors.js';
 
@@ -201,5 +202,40 @@ describe('settled days inside an explicit range', () => {
   it('never counts a partial day as settled', () => {
     const p = planProject('p', { ...state, partialDays: ['2026-11-03'] }, range);
     expect(p.windows.map((w) => w.day)).toContain('2026-11-03');
+  });
+});
+
+describe('days after today in the database (a clock that was ahead, issue 27 item 5)', () => {
+  it('plan as if they were not there: no gap of decades, no window after today', () => {
+    const loaded = [...dayRange('2026-11-10', '2026-11-20'), ...dayRange('2099-12-08', '2100-01-01')];
+    const p = planProject('p', { loadedDays: loaded, partialDays: [], deferredDays: ['2099-12-09'] }, base);
+    expect(p.windows.every((w) => w.day < today)).toBe(true);
+    expect(p.windows.length).toBeLessThanOrEqual(5);
+  });
+
+  it('a database holding only days after today plans the first 30 days, as an empty one does', () => {
+    const p = planProject(
+      'p',
+      { loadedDays: dayRange('2099-12-08', '2100-01-01'), partialDays: [], deferredDays: [] },
+      base,
+    );
+    expect(p.windows).toHaveLength(30);
+    expect(p.windows.at(-1)?.day).toBe('2026-11-20');
+    const r = planRanges('p', { loadedDays: ['2099-12-01'], partialDays: [], deferredDays: [] }, base, {
+      stream: 'feedback',
+      grid: MONTHS,
+      kind: 'events',
+    });
+    expect(r.windows.map((w) => w.day)).toEqual(['2026-10-01', '2026-11-01']);
+  });
+
+  it('ranges: a month loaded in 2099 is neither re-read nor a reason to plan every month between', () => {
+    const plan = planRanges(
+      'p',
+      { loadedDays: ['2026-10-01', '2099-12-01'], partialDays: [], deferredDays: [] },
+      base,
+      { stream: 'feedback', grid: MONTHS, kind: 'events' },
+    );
+    expect(plan.windows.map((w) => w.day)).toEqual(['2026-10-01', '2026-11-01']);
   });
 });
