@@ -83,9 +83,9 @@ describe('mintlify-etl alerts as a process', () => {
     try {
       const env = { MINTLIFY_ETL_WEBHOOK_URL: hook.url };
       const failed = await runCli(['alerts', '--db', db, '--rules', rules], env);
-      expect(failed.code).toBe(6);
+      expect(failed.code).toBe(4);
       expect(failed.stderr).toBe(
-        'mintlify-etl: webhook delivery failed: the webhook answered 400; the 1 alert(s) stay unsent and go again on the next run\n',
+        'mintlify-etl: webhook delivery failed: the webhook answered 400; the 1 alert(s) were not delivered and go again on the next run\n',
       );
       const retried = await runCli(['alerts', '--db', db, '--rules', rules, '--json'], env);
       expect(retried.code).toBe(6);
