@@ -41,14 +41,18 @@ does a run after one killed mid-POST (--resend sends again). With --webhook (or
 ${WEBHOOK_ENV}) the alerts are POSTed as one JSON message that Slack and Microsoft Teams
 display, each with a stable id; a failed delivery goes again on the next run.
 
-  traffic    human visitors or views of the site, or visitors of a top page, outside
-             median +/- 3 x 1.4826 x MAD (and 20%) of the same weekday of the 8 weeks before
-  search     a term searched 5+ times that day without a click, not such a term the week before
-  feedback   thumbs-down or comments on a page, 3+ that day and 3x its daily rate of 28 days
-  assistant  the unanswered share 15 points above its median of the 28 days before
-  pipeline   the last sync refused (401: keys expire after 90 days), windows failed or
-             deferred more than a day, data more than 2 days behind, the budget exhausted
-             3 nights running
+  traffic    human visitors or views of the site, or visitors of a top page,
+             outside median +/- 3 x 1.4826 x MAD (and 20%) of the same
+             weekday of the 8 weeks before
+  search     a term searched 5+ times that day without a click, not such a
+             term the week before
+  feedback   thumbs-down or comments on a page, 3+ that day and 3x its daily
+             rate of 28 days
+  assistant  the unanswered share 15 points above its median of the 28 days
+             before
+  pipeline   the last sync refused (401: an expired or revoked key), windows
+             failed or deferred more than a day, data more than 2 days
+             behind, the budget exhausted 3 nights running
 
 Tune or turn off any rule with --rules FILE (JSON): docs/alerts-and-digest.md.`,
     )

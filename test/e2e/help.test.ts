@@ -1,8 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/errors.js';
-import { runCli } from '../helpers/cli.js';
+import { CLI, runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/duckdb-temp.js';
 
 const SRC = join(import.meta.dirname, '..', '..', 'src');
 
@@ -113,5 +115,36 @@ describe('mintlify-etl --help and --version as a process', () => {
       expect(m, `${cmd.join(' ')} --help ends with its docs page`).not.toBeNull();
       expect(existsSync(m![1]!), m![1]).toBe(true);
     }
+  });
+
+  it('prints the top-level help with commander and the option definitions only: no DuckDB, pg, jsdom, Plot, undici or zod', () => {
+    const t = tempDir('mlx-help-modules-');
+    try {
+      const trace = join(t.dir, 'modules.txt');
+      const hooks = join(import.meta.dirname, '..', 'helpers', 'module-trace.mjs');
+      const r = spawnSync(process.execPath, ['--import', hooks, CLI, '--help'], {
+        env: { PATH: process.env['PATH'] ?? '', MODULE_TRACE_FILE: trace },
+        encoding: 'utf8',
+      });
+      expect(r.status).toBe(0);
+      expect(r.stdout).toMatch(/^ {2}digest /m);
+      const loaded = readFileSync(trace, 'utf8');
+      expect(loaded).toContain('node_modules/commander/');
+      const heavy = [...loaded.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)]
+        .map((m) => m[1])
+        .filter((name) => /^(@duckdb\/|pg$|pg-|jsdom|@observablehq\/|d3|undici|zod)/.test(name ?? ''));
+      expect([...new Set(heavy)]).toEqual([]);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('describes both destinations and ends with where the docs are', async () => {
+    const r = await runCli(['--help']);
+    const text = r.stdout.replace(/\s+/g, ' ');
+    expect(text).toContain('a DuckDB file (the default) or a PostgreSQL schema');
+    const m = /\nDocs: (\S+\.md) /.exec(r.stdout);
+    expect(m).not.toBeNull();
+    expect(existsSync(m![1]!)).toBe(true);
   });
 });
