@@ -36,6 +36,26 @@ const version = (
   }
 ).version;
 
+/**
+ * `node --import` this: module hooks (module.register) that append every module URL the process
+ * resolves to the file MODULE_TRACE_FILE names: timing-free evidence of what a command loads.
+ */
+const MODULE_TRACE = dataUrl(`
+  import { register } from 'node:module';
+  register(${JSON.stringify(
+    dataUrl(`
+      import { appendFileSync } from 'node:fs';
+      export async function resolve(specifier, context, next) {
+        const r = await next(specifier, context);
+        appendFileSync(process.env.MODULE_TRACE_FILE, r.url + '\\n');
+        return r;
+      }`),
+  )});`);
+
+function dataUrl(source: string): string {
+  return `data:text/javascript,${encodeURIComponent(source)}`;
+}
+
 describe('mintlify-etl --help and --version as a process', () => {
   it('prints the package version', async () => {
     const r = await runCli(['--version']);
@@ -121,8 +141,7 @@ describe('mintlify-etl --help and --version as a process', () => {
     const t = tempDir('mlx-help-modules-');
     try {
       const trace = join(t.dir, 'modules.txt');
-      const hooks = join(import.meta.dirname, '..', 'helpers', 'module-trace.mjs');
-      const r = spawnSync(process.execPath, ['--import', hooks, CLI, '--help'], {
+      const r = spawnSync(process.execPath, ['--import', MODULE_TRACE, CLI, '--help'], {
         env: { PATH: process.env['PATH'] ?? '', MODULE_TRACE_FILE: trace },
         encoding: 'utf8',
       });
