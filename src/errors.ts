@@ -231,6 +231,15 @@ export class StuckCursorError extends EtlError {
   readonly exitCode = EXIT.windowsFailed;
 }
 
+/**
+ * The disk under the database refused a write for want of space: the machine's state, not a
+ * window's fault. The run stops, keeps what it committed and defers the rest. Exit 4.
+ */
+export class DiskFullError extends EtlError {
+  readonly code = 'E_DISK_FULL';
+  readonly exitCode = EXIT.windowsFailed;
+}
+
 /** Another process holds the database. Exit 5. */
 export class DatabaseInUseError extends EtlError {
   readonly code = 'E_DB_IN_USE';

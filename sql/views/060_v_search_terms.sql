@@ -19,6 +19,16 @@
 -- hits may be missing, so sums of rarer terms can be too low. truncated_days_28d counts those days.
 -- last_day_partial: L was not over when fetched (--include-today): the last 7 days hold half a day.
 -- rank: 1 = most hits in the last 28 days; ties broken by the term so it is unique.
+-- query: the term with readers' e-mail addresses shown as [email] (terms that differ only there are
+-- one row).
+-- Readers' e-mail addresses: every view that shows readers' text (this one, v_feedback_open,
+-- v_assistant_unanswered, v_content_gaps, v_gap_outcomes) shows [email] instead, by redact_emails.
+-- The rule is written once, in src/util/personal-data.ts (the readers in TypeScript use it too):
+-- the pattern and the token are filled in when this file is applied; docs/personal-data.md says
+-- what counts as an address. Defined here, in the first view file that uses it.
+CREATE OR REPLACE MACRO redact_emails(s) AS
+  regexp_replace(s, {{email_pattern}}, {{email_token}}, 'g');
+
 CREATE OR REPLACE VIEW v_search_terms AS
 WITH days AS (
   SELECT
@@ -52,7 +62,7 @@ periods AS (
   GROUP BY l.project_id, l.last_day
 ),
 term_days AS (
-  SELECT s.project_id, s.day, s.query, s.hits, s.ctr, s.top_clicked_path, d.truncated, p.last_day
+  SELECT s.project_id, s.day, redact_emails(s.query) AS query, s.hits, s.ctr, s.top_clicked_path, d.truncated, p.last_day
   FROM search_daily AS s
   JOIN periods AS p
     ON p.project_id = s.project_id AND s.day > p.last_day - 28 AND s.day <= p.last_day

@@ -5,6 +5,7 @@
 -- NULL when the API gave none). age_days: whole UTC days from created_at's day to today's, NULL
 -- when created_at is NULL. first_seen_at: when this tool first fetched the entry (a lower bound of
 -- its age when created_at is missing).
+-- comment: readers' e-mail addresses in it show as [email] (redact_emails, see v_search_terms).
 -- NOT in it: `contact` (the reader's email: personal data stays in the table), the code fields of
 -- code_snippet entries (code, filename, lang: see the table), resolved and dismissed entries. The
 -- API sets status later without any timestamp: an entry is as open as the last sync that fetched
@@ -19,7 +20,7 @@ SELECT
   source,
   status,
   helpful,
-  comment,
+  redact_emails(comment) AS comment,
   created_at,
   date_diff('day', (created_at AT TIME ZONE 'UTC')::DATE, (current_timestamp AT TIME ZONE 'UTC')::DATE)::BIGINT
     AS age_days,

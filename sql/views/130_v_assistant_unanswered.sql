@@ -9,6 +9,8 @@
 -- example_page_url: the page the reader was on when asking, from the latest such turn that has one
 -- (NULL when none has). rank: 1 = asked most often, ties broken by last_asked (latest first) then
 -- question_key; the view is ordered by project and rank.
+-- Readers' e-mail addresses show as [email] in query and question_key (redact_emails, see
+-- v_search_terms): questions that differ only there are one.
 -- NOT in it: answered turns (even of the same question), the assistant's responses.
 CREATE OR REPLACE VIEW v_assistant_unanswered AS
 WITH turns AS (
@@ -16,9 +18,9 @@ WITH turns AS (
     project_id,
     thread_id,
     ts,
-    query,
+    redact_emails(query) AS query,
     page_url,
-    lower(trim(regexp_replace(query, '\s+', ' ', 'g'))) AS question_key
+    lower(trim(regexp_replace(redact_emails(query), '\s+', ' ', 'g'))) AS question_key
   FROM assistant_turns
   WHERE resolution_status = 'unanswered'
 ),

@@ -26,20 +26,22 @@
 --              count = human views; rate = the fall (0.4 = 40% fewer).
 --
 -- trend: new (previous_count 0), worse (>= 1.25 x previous), better (<= 0.8 x previous), same;
---   a losing page is always worse (the gap is its fall).
+--   a losing page is always worse (the gap is its fall). Only when the gap's stream (assistant,
+--   searches, feedback) holds every day of W and of P whole (a loaded window fetched after the day
+--   ended, no page cap): otherwise previous_count and trend are NULL and the score takes no trend
+--   factor (after a first sync P is not loaded, and "new" against it would be invented).
 -- score: the readers the gap failed in W, weighted by how sure that is, times the trend:
 --   unanswered 1 per turn, search 0.5 per search without a click (searches x (1 - CTR): a reader
 --   may have found the answer in the results), flagged 1 per entry, losing 0.1 per human view lost;
---   x 1.5 new, x 1.25 worse, x 1 same, x 0.75 better; rounded to one decimal.
+--   x 1.5 new, x 1.25 worse, x 1 same or no trend, x 0.75 better; rounded to one decimal.
 -- gap_id: 'gap_' and 12 hex digits of md5(project_id | kind | subject_key): the same gap keeps its
 --   id across runs and windows.
 -- rank: 1 = highest score in the project (ties: kind, then subject_key).
 -- fix_job_id, fix_status, fix_pr_link: the latest agent job started for this gap (`agent fix`),
 --   NULL when none was.
 -- Readers' e-mail addresses never reach a gap: a question, a search term or a comment that holds one
--- shows [email] instead (subject, subject_key, examples, answer_excerpt).
-CREATE OR REPLACE MACRO redact_emails(s) AS
-  regexp_replace(s, '[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}', '[email]', 'g');
+-- shows [email] instead (subject, subject_key, examples, answer_excerpt), by redact_emails (see
+-- 060_v_search_terms.sql).
 
 -- A question as a gap knows it: lower case, punctuation and runs of white space made one space,
 -- trimmed ("How do I  log-in?" and "how do i log in" are one question).
@@ -276,17 +278,43 @@ fixes AS (
   )
   WHERE n = 1
 ),
+-- The days of W and of P each stream holds whole: covered by a loaded window fetched after the day
+-- ended and not cut short by a page cap. A gap is compared with P only when both windows are whole
+-- for its stream: after a first sync P holds a few days or none, and every gap would be "new".
+calendar AS (
+  SELECT project_id, w_start, w_end - w_start AS n,
+    unnest(generate_series(p_start::TIMESTAMP, (w_end - 1)::TIMESTAMP, INTERVAL 1 DAY))::DATE AS day
+  FROM win
+),
+whole AS (
+  SELECT c.project_id, sw.stream,
+    count(DISTINCT c.day) FILTER (WHERE c.day >= c.w_start) = c.n
+      AND count(DISTINCT c.day) FILTER (WHERE c.day < c.w_start) = c.n AS comparable
+  FROM calendar AS c
+  JOIN sync_windows AS sw
+    ON sw.project_id = c.project_id AND sw.status = 'loaded' AND NOT sw.truncated
+    AND sw.stream IN ('assistant', 'searches', 'feedback')
+    AND sw.window_start <= c.day AND sw.window_end > c.day
+    AND sw.fetched_at >= ((c.day + 1)::TIMESTAMP AT TIME ZONE 'UTC')
+  GROUP BY c.project_id, sw.stream, c.n
+),
 judged AS (
   SELECT
     g.*,
+    -- losing is computed only when views hold both windows whole (views_complete).
+    g.kind = 'losing' OR coalesce(wh.comparable, false) AS comparable,
     CASE
       WHEN g.kind = 'losing' THEN 'worse'
+      WHEN NOT coalesce(wh.comparable, false) THEN NULL
       WHEN g.previous_count = 0 THEN 'new'
       WHEN g.current_count >= 1.25 * g.previous_count THEN 'worse'
       WHEN g.current_count <= 0.8 * g.previous_count THEN 'better'
       ELSE 'same'
     END AS trend
   FROM gaps AS g
+  LEFT JOIN whole AS wh
+    ON wh.project_id = g.project_id
+    AND wh.stream = CASE g.kind WHEN 'unanswered' THEN 'assistant' WHEN 'search' THEN 'searches' ELSE 'feedback' END
 )
 SELECT
   j.project_id,
@@ -308,7 +336,7 @@ SELECT
     ELSE 'human views'
   END AS measure,
   CAST(j.current_count AS BIGINT) AS current_count,
-  CAST(j.previous_count AS BIGINT) AS previous_count,
+  CASE WHEN j.comparable THEN CAST(j.previous_count AS BIGINT) END AS previous_count,
   j.trend,
   round(j.failed * CASE j.trend WHEN 'new' THEN 1.5 WHEN 'worse' THEN 1.25 WHEN 'better' THEN 0.75 ELSE 1 END, 1)
     AS score,

@@ -57,10 +57,11 @@ export function registerAgentFix(agent: Command, run: Run): void {
     .addHelpText(
       'after',
       `
-Writes the agent's prompt from the gaps' evidence (what readers asked or searched, verbatim;
-the pages; what the assistant answered; what is asked of the agent; never an e-mail address),
-prints it, and creates one job for all the gaps given, recorded in agent_job_gaps. A gap that
-already has a job still active is left out, and said so. The same gaps give the same prompt.
+Writes the agent's prompt from the gaps' evidence (what readers asked or searched, the pages,
+what the assistant answered: each excerpt capped and fenced, after a line telling the agent it
+is data, not instructions; e-mail addresses as [email]) and what is asked of the agent, prints
+it, and creates one job for all the gaps given, recorded in agent_job_gaps. A gap that already
+has a job still active is left out, and said so. The same gaps give the same prompt.
 
 Output: the prompt on stdout with --dry-run; otherwise the prompt on stderr and, as for
 create, the job id (or with --wait the pull-request URL) on stdout.

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { projectsWithWindows, readGaps, SCORE_RULE, type Gap } from '../insights/gaps.js';
+import { projectsWithWindows, readGaps, SCORE_RULE, trendText, type Gap } from '../insights/gaps.js';
 import { formatTable, type Column } from '../query/format.js';
 import { addDays, parseDay } from '../util/day.js';
 import { openToRead } from './open-readonly.js';
@@ -128,7 +128,7 @@ export function formatGaps(gaps: readonly Gap[], days: number, maxWidth: number)
       g.subject,
       g.currentCount,
       g.previousCount,
-      g.trend,
+      trendText(g),
       g.score,
       g.fix === null ? '' : `${g.fix.status ?? 'sent'} ${g.fix.jobId}`,
     ]);

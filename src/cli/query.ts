@@ -12,6 +12,7 @@ import {
 } from '../query/format.js';
 import type pg from 'pg';
 import { DEFAULT_QUERY_TIMEOUT_MS, withPostgresQuery } from '../query/pg-run.js';
+import { refuseLeavingReadOnly } from '../query/pg-guard.js';
 import { streamQuery, type QueryStream } from '../query/run.js';
 import { openExistingReadOnly } from './open-readonly.js';
 import { intFlag } from './options.js';
@@ -28,7 +29,7 @@ export interface QueryFlags {
   schema?: string;
   format: OutputFormat;
   maxWidth?: number;
-  /** Seconds a statement may run on a PostgreSQL destination before it is cancelled. */
+  /** Seconds the whole query may take on a PostgreSQL destination before it is cancelled. */
   timeout?: number;
 }
 
@@ -55,7 +56,7 @@ export function registerQuery(
     )
     .option(
       '--timeout <seconds>',
-      `PostgreSQL destination: seconds each statement may run before it is cancelled (default ${DEFAULT_QUERY_TIMEOUT_MS / 1000})`,
+      `PostgreSQL destination: seconds the whole query may take (every statement and every batch of rows) before it is cancelled (default ${DEFAULT_QUERY_TIMEOUT_MS / 1000})`,
       intFlag('--timeout', 1, 86_400),
     )
     .addHelpText(
@@ -82,7 +83,9 @@ async function queryCommand(sqlArg: string, flags: QueryFlags): Promise<CommandR
   if (sql.trim() === '') throw new UsageError('query: the SQL is empty');
   const target = dbTargetOf(flags);
   if (target.kind === 'postgres') {
-    const pgDb = await openPostgres(target);
+    // Before connecting: SQL that could leave read-only mode never reaches the server.
+    refuseLeavingReadOnly(sql);
+    const pgDb = await openPostgres(target, { applicationName: 'mintlify-etl query' });
     try {
       return await queryPostgres(pgDb.client, sql, flags);
     } finally {

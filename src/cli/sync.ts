@@ -396,7 +396,7 @@ function describe(s: SyncSummary): string {
   }
   const w = s.windows;
   const parts = [
-    `sync ${s.status}: ${s.error && (s.exitCode === EXIT.usage || s.stopReason === 'unreachable' || s.stopReason === 'unresponsive' || s.stopReason === 'lock-lost') ? `${s.error}; ` : ''}${w.loaded}/${w.planned} ${unit(s)} loaded`,
+    `sync ${s.status}: ${s.error && (s.exitCode === EXIT.usage || s.stopReason === 'unreachable' || s.stopReason === 'unresponsive' || s.stopReason === 'lock-lost' || s.stopReason === 'disk-full') ? `${s.error}; ` : ''}${w.loaded}/${w.planned} ${unit(s)} loaded`,
     w.failed ? `${w.failed} failed` : '',
     w.deferred ? `${w.deferred} deferred (${s.stopReason ?? 'stopped'}; the next run continues)` : '',
     w.dropped

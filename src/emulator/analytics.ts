@@ -59,13 +59,22 @@ export function prepareAnalytics(
   switch (kind) {
     case 'visitors': {
       const p = parseVisitorsQuery(params, today);
-      return p.ok ? ok(() => visitorsPage(dataset, p.query, ctx.hasMoreOnFullPages)) : p;
+      if (!p.ok) return p;
+      return ok(() =>
+        editRows(visitorsPage(dataset, p.query, ctx.hasMoreOnFullPages), 'visitors', ctx.edits.pages),
+      );
     }
     case 'views': {
       const p = parseViewsQuery(params, today);
       if (!p.ok) return p;
       const { dateFrom, dateTo } = p.query;
-      return ok(() => viewsPage(dataset.streams.views(dateFrom, dateTo), p.query, ctx.hasMoreOnFullPages));
+      return ok(() =>
+        editRows(
+          viewsPage(dataset.streams.views(dateFrom, dateTo), p.query, ctx.hasMoreOnFullPages),
+          'views',
+          ctx.edits.pages,
+        ),
+      );
     }
     case 'searches': {
       const p = parseSearchesQuery(params, today, ctx.cursors);

@@ -12,6 +12,16 @@ export interface ServedEdits {
   readonly assistant?: (turn: AssistantTurn) => AssistantTurn;
   readonly searches?: (row: SearchRow) => SearchRow;
   readonly thread?: (body: AssistantThreadBody) => AssistantThreadBody;
+  /** A page row of visitors and views (its path, say); the totals stay the dataset's. */
+  readonly pages?: (row: PageCountRow) => PageCountRow;
+}
+
+/** A page row as visitors and views serve it. */
+export interface PageCountRow {
+  readonly path: string;
+  readonly human: number;
+  readonly ai: number;
+  readonly total: number;
 }
 
 /** `body[field]` with `edit` applied to each row, or the body as it was when there is no edit. */

@@ -1,5 +1,6 @@
 import type { SqlSession } from '../load/session.js';
 import { daysBetween } from '../util/day.js';
+import { splitBackfill, type Backfill } from './alert-backfill.js';
 import type { AlertRules } from './alert-rules.js';
 import { makeAlert, type Alert } from './alert.js';
 
@@ -18,11 +19,17 @@ export async function pipelineAlerts(
   today: string,
   rules: AlertRules['pipeline'],
 ): Promise<Alert[]> {
-  const alert = (subject: string, message: string, fields: Alert['fields']): Alert =>
-    makeAlert({ projectId, day, rule: 'pipeline', subject, message, fields });
+  const alert = (subject: string, message: string, fields: Alert['fields'], once?: string): Alert =>
+    makeAlert({ projectId, day, rule: 'pipeline', subject, message, fields }, once);
   const out: Alert[] = [];
   const nights = await lastNights(session, projectId, rules.budgetNights);
   const last = nights[0];
+  const { backfill, deferred } = await splitBackfill(
+    session,
+    projectId,
+    day,
+    deferredStreams(last?.deferredDays ?? [], projectId, day),
+  );
   if (last !== undefined && /\(401\)/.test(last.error ?? '')) {
     out.push(
       alert('auth', `the last sync (${last.runId}, ${last.night}) was refused with 401. ${KEY_EXPIRY_HINT}`, {
@@ -31,7 +38,11 @@ export async function pipelineAlerts(
       }),
     );
   }
+  // A backfill the budget spreads over several nights is the plan, not a budget running out: the
+  // budget alert is for work that cannot keep up (days deferred inside the loaded history).
+  const onlyBackfill = backfill !== null && deferred.size === 0;
   if (
+    !onlyBackfill &&
     nights.length >= rules.budgetNights &&
     nights.every((n) => n.status === 'incomplete' && n.deferred > 0)
   ) {
@@ -52,7 +63,9 @@ export async function pipelineAlerts(
       ),
     );
   }
-  for (const [stream, days] of deferredStreams(last?.deferredDays ?? [], projectId, day)) {
+  if (backfill !== null)
+    out.push(alert('backfill', backfillMessage(backfill), { ...backfill.fields }, backfill.from));
+  for (const [stream, days] of deferred) {
     out.push(
       alert(
         `deferred ${stream}`,
@@ -64,6 +77,11 @@ export async function pipelineAlerts(
   const behind = await behindAlert(session, projectId, today, rules.maxDaysBehind);
   if (behind !== null) out.push(alert('behind', behind.message, behind.fields));
   return out;
+}
+
+function backfillMessage(b: Backfill): string {
+  const f = b.fields;
+  return `backfill in progress, as planned: ${f.loaded} of the ${f.days} days from ${f.from} to ${f.to} loaded, ${f.left} left for the next runs (${b.streams.join(', ')}); nothing to do (mintlify-etl status shows the progress; this alert is sent once per backfill)`;
 }
 
 interface Night {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RuleName } from './alert-rules.js';
+import { maskEmails } from '../util/personal-data.js';
 
 /** One alert: what `alerts` prints, records in alerts_sent and posts to the webhook. */
 export interface Alert {
@@ -21,8 +22,23 @@ export function alertId(projectId: string, rule: RuleName, subject: string, day:
   return `al_${createHash('sha256').update(`${projectId}|${rule}|${subject}|${day}`).digest('hex').slice(0, 12)}`;
 }
 
-export function makeAlert(a: Omit<Alert, 'id'>): Alert {
-  return { id: alertId(a.projectId, a.rule, a.subject, a.day), ...a };
+/**
+ * An alert whose id is keyed by its day: the same finding on a later day is a new alert, sent
+ * again. `once` keys it by something else instead (the backfill's first day): an alert about a
+ * state that lasts several nights is then sent once, not every night. Readers' text reaches alerts
+ * (a search term, the top unanswered questions): its e-mail addresses are masked here, once for
+ * every rule, before the alert is printed, recorded or posted.
+ */
+export function makeAlert(a: Omit<Alert, 'id'>, once?: string): Alert {
+  const masked = {
+    ...a,
+    subject: maskEmails(a.subject),
+    message: maskEmails(a.message),
+    fields: Object.fromEntries(
+      Object.entries(a.fields).map(([k, v]) => [k, typeof v === 'string' ? maskEmails(v) : v]),
+    ),
+  };
+  return { id: alertId(masked.projectId, masked.rule, masked.subject, once ?? masked.day), ...masked };
 }
 
 /** What one project's evaluation found: its alerts and what kept rules from running (said once). */

@@ -1,16 +1,24 @@
 import { UsageError } from '../errors.js';
 import type { Row, SqlSession } from '../load/session.js';
 import { addDays } from '../util/day.js';
+import { maskEmails } from '../util/personal-data.js';
 import { lowerAll } from './dialect-sql.js';
 import { readGaps, type Gap } from './gaps.js';
+import { bothWhole } from './stream-days.js';
 
-/** A week's figure and the week before's: null when that stream has no loaded day in the week. */
+/**
+ * A week's figure and the week before's. `now` is null when the stream has no loaded day in the
+ * week; `before` and `changePct` are null unless both weeks are whole (7 days each, every one in a
+ * window fetched after it ended): a week against 2 loaded days, or none, is no change.
+ */
 export interface Change {
   readonly now: number | null;
   readonly before: number | null;
   readonly changePct: number | null;
-  /** Loaded complete days in the week (of 7). */
+  /** Whole days in the week (of 7). */
   readonly days: number;
+  /** Whole days in the week before (of 7). */
+  readonly daysBefore: number;
 }
 
 export interface Mover {
@@ -28,10 +36,12 @@ export interface Digest {
   readonly weekEnd: string;
   readonly visitors: Change;
   readonly views: Change;
-  readonly moversUp: readonly Mover[];
-  readonly moversDown: readonly Mover[];
+  /** null unless both weeks are whole for visitors (no page cap either): nothing moves against days not loaded. */
+  readonly moversUp: readonly Mover[] | null;
+  readonly moversDown: readonly Mover[] | null;
   readonly topSearches: readonly { query: string; searches: number; ctr: number | null }[];
-  readonly newZeroClick: readonly { query: string; searches: number }[];
+  /** null unless both weeks are whole for searches: "not such a term the week before" needs that week. */
+  readonly newZeroClick: readonly { query: string; searches: number }[] | null;
   readonly feedback: { received: number; thumbsDown: number; comments: number; stillOpen: number } | null;
   readonly assistant: { questions: number; unanswered: number; unansweredPct: number | null } | null;
   readonly gaps: readonly Gap[];
@@ -86,25 +96,31 @@ export async function lastCompleteWeek(session: SqlSession, projectId: string): 
 
 const n = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
-function change(r: Row | undefined): Change {
+function change(r: Row | undefined, w: { now: number; before: number; whole: boolean }): Change {
   const now = n(r?.['now']);
-  const before = n(r?.['before']);
+  const before = w.whole ? n(r?.['before']) : null;
   const pct =
     now !== null && before !== null && before !== 0
       ? Math.round(((now - before) / before) * 1000) / 10
       : null;
-  return { now, before, changePct: pct, days: Number(r?.['days'] ?? 0) };
+  return { now, before, changePct: pct, days: w.now, daysBefore: w.before };
 }
 
-async function totals(session: SqlSession, table: string, p: string, start: string): Promise<Change> {
+/** Human counts of the week (Monday to Sunday: day < Monday + 7) and of the week before. */
+async function totals(
+  session: SqlSession,
+  table: string,
+  stream: string,
+  p: string,
+  start: string,
+): Promise<Change> {
   const rows = await session.rows(
     `SELECT sum(human) FILTER (WHERE day >= $2::DATE)::DOUBLE PRECISION AS now,
-       sum(human) FILTER (WHERE day < $2::DATE)::DOUBLE PRECISION AS before,
-       count(*) FILTER (WHERE day >= $2::DATE)::INTEGER AS days
+       sum(human) FILTER (WHERE day < $2::DATE)::DOUBLE PRECISION AS before
      FROM ${table} WHERE project_id = $1::VARCHAR AND NOT partial AND day >= $2::DATE - 7 AND day < $2::DATE + 7`,
     [p, start],
   );
-  return change(rows[0]);
+  return change(rows[0], await bothWhole(session, p, stream, start, 7));
 }
 
 async function movers(session: SqlSession, p: string, start: string): Promise<Mover[]> {
@@ -126,6 +142,7 @@ async function searches(
   session: SqlSession,
   p: string,
   start: string,
+  weekBefore: boolean,
 ): Promise<Pick<Digest, 'topSearches' | 'newZeroClick'>> {
   // A term's spellings are one row, named by the spelling on most days (ties: code-point order).
   const rows = await session.rows(
@@ -148,17 +165,19 @@ async function searches(
     [p, start],
   );
   const all = rows.map((r) => ({
-    query: String(r['query']),
+    query: maskEmails(String(r['query'])),
     searches: Number(r['now']),
     ctr: n(r['ctr']),
     zeroBefore: n(r['before']) !== null && Number(r['before']) >= 5 && Number(r['clicks_before']) === 0,
   }));
   return {
     topSearches: all.slice(0, 5).map(({ query, searches: s, ctr }) => ({ query, searches: s, ctr })),
-    newZeroClick: all
-      .filter((t) => t.searches >= 5 && t.ctr === 0 && !t.zeroBefore)
-      .slice(0, 5)
-      .map(({ query, searches: s }) => ({ query, searches: s })),
+    newZeroClick: weekBefore
+      ? all
+          .filter((t) => t.searches >= 5 && t.ctr === 0 && !t.zeroBefore)
+          .slice(0, 5)
+          .map(({ query, searches: s }) => ({ query, searches: s }))
+      : null,
   };
 }
 
@@ -204,7 +223,8 @@ async function fixes(session: SqlSession, p: string): Promise<Digest['fixes']> {
     [p],
   );
   return rows.map((r) => ({
-    subject: String(r['subject']),
+    // Recorded when the job was started: masked again, as a record of an older version may hold one.
+    subject: maskEmails(String(r['subject'])),
     kind: String(r['kind']),
     verdict: String(r['verdict']),
     before: n(r['measure_before']),
@@ -216,21 +236,26 @@ async function fixes(session: SqlSession, p: string): Promise<Digest['fixes']> {
 /** The week at a glance for one project; `week` default: its last complete ISO week. */
 export async function readDigest(session: SqlSession, projectId: string, week: string): Promise<Digest> {
   const weekStart = isoWeekStart(week);
-  const pages = await movers(session, projectId, weekStart);
+  const untruncated = { untruncated: true };
+  const pagesWhole = (await bothWhole(session, projectId, 'visitors', weekStart, 7, untruncated)).whole;
+  const searchesWhole = (await bothWhole(session, projectId, 'searches', weekStart, 7, untruncated)).whole;
+  const pages = pagesWhole ? await movers(session, projectId, weekStart) : [];
   const byChange = [...pages].sort((a, b) => b.change - a.change || a.path.localeCompare(b.path));
   return {
     projectId,
     week,
     weekStart,
     weekEnd: addDays(weekStart, 6),
-    visitors: await totals(session, 'site_daily', projectId, weekStart),
-    views: await totals(session, 'site_views_daily', projectId, weekStart),
-    moversUp: byChange.filter((m) => m.change > 0).slice(0, 5),
-    moversDown: byChange
-      .filter((m) => m.change < 0)
-      .reverse()
-      .slice(0, 5),
-    ...(await searches(session, projectId, weekStart)),
+    visitors: await totals(session, 'site_daily', 'visitors', projectId, weekStart),
+    views: await totals(session, 'site_views_daily', 'views', projectId, weekStart),
+    moversUp: pagesWhole ? byChange.filter((m) => m.change > 0).slice(0, 5) : null,
+    moversDown: pagesWhole
+      ? byChange
+          .filter((m) => m.change < 0)
+          .reverse()
+          .slice(0, 5)
+      : null,
+    ...(await searches(session, projectId, weekStart, searchesWhole)),
     feedback: await feedback(session, projectId, weekStart),
     assistant: await assistant(session, projectId, weekStart),
     gaps: await readGaps(session, { days: 7, to: addDays(weekStart, 7), projectId, limit: 5 }),

@@ -2,7 +2,7 @@ import type { Row, SqlParam, SqlSession } from '../load/session.js';
 
 /** How a gap's score is computed, as `gaps` and the report say it (content_gaps computes it). */
 export const SCORE_RULE =
-  'score = readers the gap failed in the window (1 per unanswered turn, 0.5 per search without a click, 1 per thumbs-down or comment, 0.1 per human view lost) x trend (new 1.5, worse 1.25, same 1, better 0.75)';
+  'score = readers the gap failed in the window (1 per unanswered turn, 0.5 per search without a click, 1 per thumbs-down or comment, 0.1 per human view lost) x trend (new 1.5, worse 1.25, same 1, better 0.75; no trend, and no factor, unless its stream holds both windows whole)';
 
 export const GAP_KINDS = ['unanswered', 'search', 'flagged', 'losing'] as const;
 export type GapKind = (typeof GAP_KINDS)[number];
@@ -21,8 +21,13 @@ export interface Gap {
   readonly windowEnd: string;
   readonly measure: string;
   readonly currentCount: number;
-  readonly previousCount: number;
-  readonly trend: GapTrend;
+  /**
+   * null unless the gap's stream holds every day of the window and of the one before it whole:
+   * after a first sync the window before is not loaded, and a count of 0 there is no count.
+   */
+  readonly previousCount: number | null;
+  /** null when previousCount is (no comparison: the text says "not loaded"). */
+  readonly trend: GapTrend | null;
   readonly score: number;
   /** CTR for a search gap, the fall for a losing page, else null. */
   readonly rate: number | null;
@@ -88,8 +93,8 @@ function toGap(r: Row): Gap {
     windowEnd: r['window_end'] as string,
     measure: r['measure'] as string,
     currentCount: r['current_count'] as number,
-    previousCount: r['previous_count'] as number,
-    trend: r['trend'] as GapTrend,
+    previousCount: (r['previous_count'] as number | null) ?? null,
+    trend: (r['trend'] as GapTrend | null) ?? null,
     score: r['score'] as number,
     rate: r['rate'] as number | null,
     category: r['category'] as string | null,
@@ -105,6 +110,11 @@ function toGap(r: Row): Gap {
             prLink: r['fix_pr_link'] as string | null,
           },
   };
+}
+
+/** What the text shows for a gap's trend: "not loaded" when the window before is not whole. */
+export function trendText(g: Pick<Gap, 'trend'>): string {
+  return g.trend ?? 'not loaded';
 }
 
 /** A fix still in progress: a job that has not reached a terminal status (or was never seen again). */

@@ -1,4 +1,5 @@
 import type { SqlSession } from '../load/session.js';
+import { addDays } from '../util/day.js';
 
 export type DayState = 'complete' | 'partial' | 'missing';
 
@@ -56,4 +57,47 @@ export async function streamEverLoaded(
     [projectId, stream],
   );
   return Number(rows[0]?.['n'] ?? 0) > 0;
+}
+
+/**
+ * How many days of [from, to] (both inclusive) a stream holds whole: covered by a loaded window
+ * fetched after the day ended, and (`untruncated`) not cut short by a page cap. A comparison of
+ * two periods needs every day of both: a week of 2 loaded days against one of 7 is a "+250%"
+ * that never happened (issue 27, item 13).
+ */
+export async function fullDays(
+  session: SqlSession,
+  projectId: string,
+  stream: string,
+  from: string,
+  to: string,
+  opts: { readonly untruncated?: boolean } = {},
+): Promise<number> {
+  const rows = await session.rows(
+    `SELECT count(*)::INTEGER AS n
+     FROM generate_series(0, $4::DATE - $3::DATE) AS r(i)
+     WHERE EXISTS (SELECT 1 FROM sync_windows AS w
+       WHERE w.project_id = $1::VARCHAR AND w.stream = $2::VARCHAR AND w.status = 'loaded'
+         AND w.window_start <= $3::DATE + r.i::INTEGER AND w.window_end > $3::DATE + r.i::INTEGER
+         AND w.fetched_at >= (($3::DATE + r.i::INTEGER + 1)::TIMESTAMP AT TIME ZONE 'UTC')
+         ${opts.untruncated === true ? 'AND NOT w.truncated' : ''})`,
+    [projectId, stream, from, to],
+  );
+  return Number(rows[0]?.['n'] ?? 0);
+}
+
+/** Whether [from, from + days) and the `days` before it are both held whole by the stream. */
+export async function bothWhole(
+  session: SqlSession,
+  projectId: string,
+  stream: string,
+  from: string,
+  days: number,
+  opts: { readonly untruncated?: boolean } = {},
+): Promise<{ now: number; before: number; whole: boolean }> {
+  const end = (start: string): string => addDays(start, days - 1);
+  const before = addDays(from, -days);
+  const now = await fullDays(session, projectId, stream, from, end(from), opts);
+  const prev = await fullDays(session, projectId, stream, before, end(before), opts);
+  return { now, before: prev, whole: now === days && prev === days };
 }

@@ -7,6 +7,7 @@ import { insertJsonChunks, jsonChunkBuilder, jsonChunks } from './json-tables.js
 import type { JsonChunk, JsonTable, SitePageData } from './table-spec.js';
 import { HashedStringSet } from '../util/hashed-string-set.js';
 import { dayNumber, toDateValue } from './sql.js';
+import { isStorable, storableText } from './storable-text.js';
 import {
   loadPreparedBatch,
   type BatchLoadOptions,
@@ -61,7 +62,7 @@ export function prepareWindow(
   checkSite(w);
   const seen = new Map<string, PageRowIn>();
   const out: PageRowIn[] = [];
-  // Paths that held a lone surrogate: their U+FFFD form may equal another path of the day.
+  // Paths that held NUL or a lone surrogate: their U+FFFD form may equal another path of the day.
   const rewrittenPaths = new Set<string>();
   for (const [i, row] of w.pages.entries()) {
     const p = storableRow(row, i, w, seen, rewrittenPaths);
@@ -102,7 +103,7 @@ export interface SealedSitePageRows {
  */
 export function sitePageRows(where: Pick<WindowLoad, 'projectId' | 'day'>): SitePageRows {
   let paths = new HashedStringSet();
-  // Paths that held a lone surrogate, kept as they are (rare): the text holds their stored form.
+  // Paths that held NUL or a lone surrogate, kept as they are (rare): the text holds their stored form.
   const oddPaths = new Set<string>();
   const rewrittenPaths = new Set<string>();
   const chunks = jsonChunkBuilder(PAGE_TABLE);
@@ -112,18 +113,18 @@ export function sitePageRows(where: Pick<WindowLoad, 'projectId' | 'day'>): Site
     add(page) {
       const text: PageRowIn[] = [];
       // A well-formed path whose hash was seen is confirmed in the text (this page's, then the
-      // earlier ones'); only a lone surrogate's U+FFFD form can be there without the path itself.
+      // earlier ones'); only an unstorable path's U+FFFD form can be there without the path itself.
       const stored = (path: string): boolean =>
         !rewrittenPaths.has(path) && (text.some((r) => r.path === path) || chunks.includes('path', path));
       const seen = { has: (path: string) => paths.mayHave(path) && stored(path) };
       for (const row of page) {
         const i = rows++;
         if (typeof row.path === 'string') {
-          const wellFormed = row.path.isWellFormed();
-          if (wellFormed ? !paths.add(row.path) && stored(row.path) : oddPaths.has(row.path)) {
-            return `path ${JSON.stringify(row.path)} appeared twice`;
+          const storable = isStorable(row.path);
+          if (storable ? !paths.add(row.path) && stored(row.path) : oddPaths.has(row.path)) {
+            return `path ${JSON.stringify(storableText(row.path))} appeared twice`;
           }
-          if (!wellFormed) oddPaths.add(row.path);
+          if (!storable) oddPaths.add(row.path);
         }
         // After a refused row the text only serves `stored`: the window will not load.
         text.push(refused === undefined ? checkedRow(row, i, seen) : row);
@@ -171,9 +172,9 @@ function checkCounts(p: PageRowIn, i: number, w: Pick<WindowLoad, 'projectId' | 
 }
 
 /**
- * A row whose path UTF-8 can store: a lone UTF-16 surrogate (JSON.parse accepts "\ud800") has no
- * UTF-8 form, so it is stored as U+FFFD, as DuckDB's own string conversion would, instead of
- * failing the batch, unless that makes it another path of the day.
+ * A row whose path both destinations can store: NUL and a lone UTF-16 surrogate become U+FFFD
+ * (storable-text.ts, as every text of every stream) instead of failing the batch, unless that
+ * makes it another path of the day.
  */
 function storableRow(
   row: PageRowIn,
@@ -188,11 +189,11 @@ function storableRow(
       day: w.day,
     });
   }
-  if (row.path.isWellFormed()) {
+  if (isStorable(row.path)) {
     if (rewrittenPaths.has(row.path)) throw surrogateCollision(w, row.path);
     return row;
   }
-  const p = { ...row, path: row.path.toWellFormed() };
+  const p = { ...row, path: storableText(row.path) };
   if (seen.has(p.path) || rewrittenPaths.has(p.path)) throw surrogateCollision(w, p.path);
   rewrittenPaths.add(p.path);
   return p;
@@ -221,7 +222,7 @@ function preparedSitePages(
  */
 function surrogateCollision(w: Pick<WindowLoad, 'projectId' | 'day'>, path: string): EtlError {
   return new InternalError(
-    `window ${w.projectId} ${w.day}: path ${JSON.stringify(path)} stands for two API paths that differ only in an unpaired UTF-16 surrogate, which UTF-8 (and DuckDB) cannot store; the day is not loaded`,
+    `window ${w.projectId} ${w.day}: path ${JSON.stringify(path)} stands for two API paths that differ only in an unpaired UTF-16 surrogate or a NUL, both stored as U+FFFD; the day is not loaded`,
     { projectId: w.projectId, day: w.day, path },
   );
 }

@@ -1,4 +1,5 @@
 import { EtlError, InternalError, ValueTooLargeError } from '../errors.js';
+import { withoutQuotedValues } from './driver-message.js';
 import { formatSize } from './large-values.js';
 import type { PreparedWindow } from './prepared-window.js';
 
@@ -26,8 +27,9 @@ export function batchFailure(e: unknown, windows: readonly PreparedWindow[], int
   if (e instanceof EtlError) return e;
   const first = (windows[0] as PreparedWindow).w;
   const name = `${first.projectId} ${first.stream === 'visitors' ? '' : `${first.stream} `}${first.day}`;
-  // DuckDB's messages run to several lines of advice; the log and the window record take one.
-  const said = firstLine((e as Error).message);
+  // DuckDB's messages run to several lines of advice; the log and the window record take one,
+  // without the row text a driver quotes (a reader's comment is never logged).
+  const said = withoutQuotedValues(e instanceof Error ? e.message : String(e));
   if (windows.length === 1) {
     const big = (windows[0] as PreparedWindow).largest;
     if (big !== undefined && /out of memory/i.test(said)) {
@@ -48,8 +50,4 @@ export function batchFailure(e: unknown, windows: readonly PreparedWindow[], int
     { windows: windows.length, path: into },
     { cause: e },
   );
-}
-
-function firstLine(message: string): string {
-  return message.split('\n', 1)[0]?.trim() ?? '';
 }

@@ -6,7 +6,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { DatabaseInUseError, InternalError, UsageError } from '../errors.js';
 import { sqlDir } from '../paths.js';
 import { makeFolder, userFileError } from '../util/file-errors.js';
-import { damageOnOpen, refuseMissingBlocks } from './integrity.js';
+import { damageOnOpen, refuseMissingBlocks, reportingDamage } from './integrity.js';
 import { inTransaction, queryRows, runSqlFile } from './sql.js';
 import { duckSession } from './duckdb/session.js';
 import type { SqlSession } from './session.js';
@@ -331,7 +331,7 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
     path,
     label: path,
     connection: conn,
-    session: duckSession(conn),
+    session: readOnly ? reportingDamage(duckSession(conn), path) : duckSession(conn),
     readOnly,
     close(): void {
       if (closed) return;

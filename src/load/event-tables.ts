@@ -2,6 +2,7 @@ import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { InternalError } from '../errors.js';
 import type { EventTable, EventTableData, JsonChunk } from './table-spec.js';
 import { toDateValue, toTimestampValue } from './sql.js';
+import { storableJson } from './storable-text.js';
 import type { PreparedWindow, TableLoader } from './window-batch.js';
 
 export type { EventColumn, EventTable, EventTableData } from './table-spec.js';
@@ -36,7 +37,7 @@ export function eventChunks(rows: readonly object[]): EventChunks {
     chars = 0;
   };
   for (const [i, row] of rows.entries()) {
-    const text = JSON.stringify(row);
+    const text = storableJson(row);
     if (text.length > longest.chars) Object.assign(longest, { index: i, chars: text.length });
     if (chars + text.length > CHUNK_CHARS) flush();
     part.push(text);

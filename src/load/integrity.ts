@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { DatabaseDamagedError } from '../errors.js';
+import type { SqlSession } from './session.js';
 import { queryRows } from './sql.js';
 
 /** A DuckDB file starts with three 4 KiB headers (the main one and two alternating database headers). */
@@ -23,6 +24,28 @@ export function damageOnOpen(path: string, e: unknown): DatabaseDamagedError | u
   const message = e instanceof Error ? e.message : String(e);
   if (!DAMAGE.test(message)) return undefined;
   return damaged(path, message.split('\n')[0]?.slice(0, 200) ?? 'unreadable', e);
+}
+
+/**
+ * A reader's session whose statements fail as DatabaseDamagedError when DuckDB finds a block that
+ * is not what the file promised. DuckDB checks a block's checksum only when it reads the block, so
+ * a file whose data went bad after it was written opens fine and fails in the middle of a read:
+ * the user's file, not a fault of the tool. Readers only: nothing was written, as the line says.
+ */
+export function reportingDamage(session: SqlSession, path: string): SqlSession {
+  const mapped = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (e) {
+      throw damageOnOpen(path, e) ?? e;
+    }
+  };
+  return {
+    dialect: session.dialect,
+    rows: (sql, params) => mapped(() => session.rows(sql, params)),
+    run: (sql, params) => mapped(() => session.run(sql, params)),
+    transaction: (fn) => mapped(() => session.transaction(fn)),
+  };
 }
 
 /** DuckDB files of this process found whole already: a reopen by the writer need not look again. */

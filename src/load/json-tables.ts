@@ -1,5 +1,6 @@
 import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { InternalError } from '../errors.js';
+import { storableJson } from './storable-text.js';
 import { toDateValue } from './sql.js';
 import type { JsonChunk, JsonTable, JsonTablesData } from './table-spec.js';
 import type { PreparedWindow, TableLoader } from './window-batch.js';
@@ -46,10 +47,8 @@ export function jsonChunkBuilder(t: JsonTable): JsonChunkBuilder {
         const part = page.slice(i, i + CHUNK_ROWS - rows);
         parts.push(
           t.byColumn === true
-            ? fields.map((f) =>
-                JSON.stringify(part.map((r) => (r as Record<string, unknown>)[f])).slice(1, -1),
-              )
-            : [JSON.stringify(part, fields).slice(1, -1)],
+            ? fields.map((f) => storableJson(part.map((r) => (r as Record<string, unknown>)[f])).slice(1, -1))
+            : [storableJson(part, fields).slice(1, -1)],
         );
         rows += part.length;
         i += part.length;

@@ -14,6 +14,7 @@ import {
 } from '@duckdb/node-api';
 import { InternalError } from '../errors.js';
 import { exclusive } from '../util/exclusive.js';
+import { renderSql } from './sql-fragments.js';
 
 export type SqlParams = readonly DuckDBValue[] | Readonly<Record<string, DuckDBValue>>;
 
@@ -118,7 +119,7 @@ export async function queryWithTypes(
 
 /** Runs every statement of a SQL file (no parameters). */
 export async function runSqlFile(conn: DuckDBConnection, file: string): Promise<void> {
-  const sql = await readFile(file, 'utf8');
+  const sql = renderSql(await readFile(file, 'utf8'), file);
   try {
     await conn.run(sql);
   } catch (e) {

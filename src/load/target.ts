@@ -57,7 +57,7 @@ export function parseDbTarget(
     url = new URL(value);
   } catch {
     throw new UsageError(
-      `--db ${maskUserinfo(value)} is not a valid PostgreSQL URL: write it as postgresql:// then USER@HOST:5432/DATABASE (a password in it, or PGPASSWORD)`,
+      `--db ${maskUserinfo(value)} is not a valid PostgreSQL URL: write it as postgresql:// then USER@HOST:5432/DATABASE (a password in it, or PGPASSWORD; percent-encode a #, /, ? or @ in it as %23, %2F, %3F, %40)`,
       {},
     );
   }

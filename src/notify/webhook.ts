@@ -27,7 +27,8 @@ export interface WebhookOptions {
  * become secrets of the process before anything can print them.
  */
 export function registerWebhookSecret(url: string): void {
-  registerSecret(url, 'webhook-url-****');
+  // The whole URL only as a whole: its pieces (https://, the host) are public; its path is the secret.
+  registerSecret(url, 'webhook-url-****', { pieces: false });
   try {
     const u = new URL(url);
     registerSecret(`${u.pathname}${u.search}`, '/****');

@@ -12,7 +12,9 @@ export type StopReason =
   | 'unreachable'
   | 'unresponsive'
   /** The run's lock went away while held (PostgreSQL: its connection broke). */
-  | 'lock-lost';
+  | 'lock-lost'
+  /** The disk under the database refused a write for want of space. */
+  | 'disk-full';
 
 export interface RunLimits {
   readonly maxRequests?: number | undefined;

@@ -24,6 +24,7 @@ import { placeOrFile } from '../load/duckdb/place.js';
 import type { RunRequestLedger } from '../load/destination.js';
 import { finishRun, type LedgerRow } from '../load/runs.js';
 import { formatDuration } from '../util/duration.js';
+import { diskFullError, isDiskFull } from '../util/file-errors.js';
 import { untrusted } from '../util/safe-text.js';
 import type { Logger } from '../util/log.js';
 import { admissionKey, DayAdmission, type Flight } from './admission.js';
@@ -117,6 +118,8 @@ export class SyncRun {
   #dropped = 0;
   #stopReason: StopReason | null = null;
   #fatal: EtlError | undefined;
+  /** The first write the disk refused for want of space: the run stops there. */
+  #diskFull: unknown;
   #unreachable: UnreachableError | undefined;
   readonly #pendingLoads = new Set<Promise<void>>();
   #pendingRows = 0;
@@ -218,13 +221,15 @@ export class SyncRun {
       clearTimeout(hardStop);
       this.#progress.stop();
       await this.#client.close();
-      await this.#writer.close();
+      await this.#closeWriter();
     }
     await this.#record();
-    // Every request is in the database now (the writer drained the ledger when it closed).
-    await requests.finish();
+    // Every request is in the database now (the writer drained the ledger when it closed), unless
+    // the disk refused it: then the journal stays for the next run to recover.
+    if (this.#diskFull === undefined) await requests.finish();
     if (this.#fatal) throw this.#fatal;
-    if (this.#stopReason && this.#stopReason !== 'unreachable' && this.#stopReason !== 'unresponsive') {
+    const saidInError = ['unreachable', 'unresponsive', 'disk-full'];
+    if (this.#stopReason && !saidInError.includes(this.#stopReason)) {
       this.#log.info(
         `stopped early (${this.#stopReason}): ${this.#deferred.length} ${streamsOf(this.#opts).length === 1 ? 'day(s)' : 'window(s)'} deferred; the next run picks them up without flags`,
       );
@@ -439,6 +444,7 @@ export class SyncRun {
           this.#p.rows = this.#rows;
         },
         async (e: unknown) => {
+          if (isDiskFull(e)) return this.#onDiskFull(w, e);
           const message = e instanceof Error ? e.message : String(e);
           const code = e instanceof EtlError ? e.code : 'E_LOAD';
           this.#failures.push({
@@ -489,9 +495,21 @@ export class SyncRun {
       this.#halt('unreachable');
     } else if (e instanceof HttpStatusError && e.status === 404 && e.request.path.includes('/analytics/')) {
       this.#notFound(w, e);
+    } else if (isDiskFull(e)) {
+      this.#onDiskFull(w, e);
     } else {
       await this.#fail(w, e);
     }
+  }
+
+  /**
+   * A full disk is the machine's state, not the window's: every later write would fail the same
+   * way, so the run stops, the window waits for the next run, and one line says why at the end.
+   */
+  #onDiskFull(w: PlannedWindow, e: unknown): void {
+    this.#diskFull ??= e;
+    this.#deferred.push(w);
+    this.#halt('disk-full');
   }
 
   /**
@@ -580,8 +598,14 @@ export class SyncRun {
       parts.push(
         `the run's lock on ${this.#place.label} was lost (its connection broke): it stopped so as not to load beside another run of these projects; ${this.#deferred.length} window(s) deferred to the next run`,
       );
+    if (this.#diskFull !== undefined) parts.push(this.#diskFullError(this.#diskFull).message);
     if (this.#failures.length > 0) parts.push(`${this.#failures.length} window(s) failed after retries`);
     return parts.length > 0 ? parts.join('; ') : null;
+  }
+
+  #diskFullError(e: unknown): EtlError {
+    const n = this.#deferred.length;
+    return diskFullError(e, this.#place.label, `the run stopped, ${n} window(s) deferred to the next run`);
   }
 
   #unresponsiveMessage(e: RequestEvent): string {
@@ -592,6 +616,7 @@ export class SyncRun {
   #exitCode(): number {
     if (this.#stopReason === 'interrupted') return EXIT.interrupted;
     if (this.#stopReason === 'lock-lost') return EXIT.dbInUse;
+    if (this.#diskFull !== undefined) return EXIT.windowsFailed;
     if (this.#unknownProjects.size > 0) return EXIT.usage;
     if (this.#unreachable || this.#unresponsive || this.#failures.length > 0) return EXIT.windowsFailed;
     return EXIT.ok;
@@ -601,7 +626,30 @@ export class SyncRun {
     return this.#deferred.map(windowKey).sort();
   }
 
+  /** The writer's last commit (the request ledger) is one more write a full disk refuses. */
+  async #closeWriter(): Promise<void> {
+    try {
+      await this.#writer.close();
+    } catch (e) {
+      if (!isDiskFull(e)) throw e;
+      this.#diskFull ??= e;
+      this.#stopReason ??= 'disk-full';
+    }
+  }
+
   async #record(): Promise<void> {
+    try {
+      await this.#writeRunRecord();
+    } catch (e) {
+      // The run's own record is one more write the full disk refuses: the summary still says what
+      // happened, and the next run closes the record it left open.
+      if (!isDiskFull(e)) throw e;
+      this.#diskFull ??= e;
+      this.#stopReason ??= 'disk-full';
+    }
+  }
+
+  async #writeRunRecord(): Promise<void> {
     const dest = await this.#place.open('write');
     try {
       await finishRun(dest.session, {

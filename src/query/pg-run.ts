@@ -1,6 +1,7 @@
 /**
  * `query` on a PostgreSQL destination: the user's SQL in a READ ONLY transaction that is always
- * rolled back, each statement under a statement timeout, the last one's rows streamed through a
+ * rolled back, refused before anything runs when it could leave that mode (pg-guard.ts), the
+ * whole command under --timeout (pg-deadline.ts), the last statement's rows streamed through a
  * server-side cursor in batches (bounded memory, whatever the result's size) and converted to the
  * same JSON values as the DuckDB path gives for the same data.
  */
@@ -8,10 +9,12 @@ import pg from 'pg';
 import { SqlError } from '../errors.js';
 import type { Column, JsonValue } from './format.js';
 import { pgColumns, pgJsonValue, RAW_TEXT } from './pg-values.js';
-import { endsTransaction, isCursorQuery, leadingWords, splitStatements } from './pg-statements.js';
+import { QueryDeadline, timeoutError } from './pg-deadline.js';
+import { refuseLeavingReadOnly } from './pg-guard.js';
+import { isCursorQuery, type Statement } from './pg-statements.js';
 import type { QueryStream } from './run.js';
 
-/** What a statement may take by default before PostgreSQL cancels it. */
+/** What a query may take by default before it is cancelled. */
 export const DEFAULT_QUERY_TIMEOUT_MS = 5 * 60_000;
 
 /**
@@ -22,7 +25,7 @@ export const DEFAULT_QUERY_TIMEOUT_MS = 5 * 60_000;
 export const FETCH_ROWS = 2048;
 
 export interface PgQueryOptions {
-  /** statement_timeout of each statement (and of each FETCH of the last one), in ms. */
+  /** What the whole command may take (every statement and FETCH, and the time between), in ms. */
   readonly timeoutMs?: number;
   /** Rows per FETCH (test seam). */
   readonly fetchRows?: number;
@@ -53,8 +56,7 @@ export function pgSqlError(e: unknown, timeoutMs: number): unknown {
   if (code === '25006')
     hint =
       ' (query is read-only: it runs in a read-only transaction that is rolled back, so nothing is changed; write with psql or your own client)';
-  else if (code === '57014' && /statement timeout/.test(message))
-    hint = ` (after ${timeoutMs / 1000} s: raise --timeout, or narrow the query)`;
+  else if (code === '57014' && /statement timeout/.test(message)) return timeoutError(timeoutMs, e);
   return new SqlError(`${message}${hint}`, { sqlstate: code }, { cause: e });
 }
 
@@ -63,38 +65,41 @@ function convert(fields: RawResult['fields'], rows: RawResult['rows']): JsonValu
 }
 
 /** A statement whose rows are discarded (all but the last): a query's rows are skipped server-side. */
-async function runDiscarded(client: pg.ClientBase, statement: string): Promise<void> {
+async function runDiscarded(client: pg.ClientBase, statement: Statement): Promise<void> {
   if (!isCursorQuery(statement)) {
-    await runOne(client, statement);
+    await runOne(client, statement.text);
     return;
   }
-  await runOne(client, `DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${statement}`);
+  await runOne(client, `DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${statement.text}`);
   await runOne(client, `MOVE FORWARD ALL IN ${CURSOR}`);
   await runOne(client, `CLOSE ${CURSOR}`);
 }
 
-/** The last statement's rows through a cursor, FETCH by FETCH, each under the timeout again. */
+/** Runs `sql` in one round trip (the simple protocol takes several statements) and gives the last result. */
+async function lastResult(client: pg.ClientBase, text: string): Promise<RawResult> {
+  const results = (await client.query({
+    text,
+    rowMode: 'array',
+    types: RAW_TEXT,
+  } as pg.QueryArrayConfig)) as unknown as RawResult[];
+  const last = results.at(-1);
+  if (last === undefined) throw new Error('FETCH gave no result');
+  return last;
+}
+
+/** The last statement's rows through a cursor, FETCH by FETCH, each bounded by the time left. */
 async function cursorStream(
   client: pg.ClientBase,
-  statement: string,
-  setTimeout: string,
+  statement: Statement,
+  deadline: QueryDeadline,
   fetchRows: number,
   wrap: (e: unknown) => unknown,
 ): Promise<QueryStream> {
-  await runOne(client, `DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${statement}`);
-  // The timeout is set again with each FETCH: the query could have lifted it (set_config) while
-  // it ran. One round trip: the simple protocol takes both statements at once.
-  const fetch = async (): Promise<RawResult> => {
-    const text = `${setTimeout}; FETCH FORWARD ${fetchRows} FROM ${CURSOR}`;
-    const results = (await client.query({
-      text,
-      rowMode: 'array',
-      types: RAW_TEXT,
-    } as pg.QueryArrayConfig)) as unknown as RawResult[];
-    const last = results.at(-1);
-    if (last === undefined) throw new Error('FETCH gave no result');
-    return last;
-  };
+  await runOne(client, `DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${statement.text}`);
+  // The bounds are set again with each FETCH, to the time left: the query could have lifted them
+  // while it ran, and the time spent writing rows counts too.
+  const fetch = (): Promise<RawResult> =>
+    lastResult(client, `${deadline.boundsSql()}; FETCH FORWARD ${fetchRows} FROM ${CURSOR}`);
   const first = await fetch();
   const columns: readonly Column[] = pgColumns(first.fields);
   async function* batches(): AsyncGenerator<JsonValue[][]> {
@@ -112,9 +117,9 @@ async function cursorStream(
   return { columns, batches: batches() };
 }
 
-/** A last statement a cursor cannot run (SHOW, EXPLAIN, SET): its rows at once, as PostgreSQL gives them. */
-async function plainStream(client: pg.ClientBase, statement: string): Promise<QueryStream> {
-  const result = await runOne(client, statement);
+/** A last statement a cursor cannot run (SHOW, EXPLAIN, DO): its rows at once, as PostgreSQL gives them. */
+async function plainStream(client: pg.ClientBase, statement: Statement): Promise<QueryStream> {
+  const result = await runOne(client, statement.text);
   const rows = convert(result.fields, result.rows);
   // eslint-disable-next-line @typescript-eslint/require-await -- the rows are here already
   async function* batches(): AsyncGenerator<JsonValue[][]> {
@@ -126,8 +131,9 @@ async function plainStream(client: pg.ClientBase, statement: string): Promise<Qu
 /**
  * Runs the user's SQL on PostgreSQL (several statements allowed: the last one's rows are given to
  * `consume`, as on DuckDB) in a READ ONLY transaction, rolled back when `consume` is done or
- * anything failed: DDL and DML are refused by PostgreSQL, nothing is ever changed. Errors of the
- * SQL (a refusal, a timeout, a typo) are SqlError with PostgreSQL's first line.
+ * anything failed: DDL and DML are refused by PostgreSQL, nothing is ever changed. SQL that could
+ * leave read-only mode is refused before anything runs (RefusedStatement). Errors of the SQL (a
+ * refusal, a timeout, a typo) are SqlError with PostgreSQL's first line.
  */
 export async function withPostgresQuery<T>(
   client: pg.ClientBase,
@@ -135,35 +141,46 @@ export async function withPostgresQuery<T>(
   opts: PgQueryOptions,
   consume: (stream: QueryStream) => Promise<T>,
 ): Promise<T> {
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
-  const wrap = (e: unknown): unknown => pgSqlError(e, timeoutMs);
-  const statements = splitStatements(sql);
+  const statements = refuseLeavingReadOnly(sql);
+  return runReadOnly(client, statements, opts, consume);
+}
+
+/**
+ * The statements in a READ ONLY transaction under one deadline. Its first statement is a query
+ * (the deadline's bounds): after it PostgreSQL refuses `SET TRANSACTION READ WRITE` and its
+ * spellings ("must be called before any query"), so even a statement the guard missed cannot
+ * leave read-only mode.
+ */
+export async function runReadOnly<T>(
+  client: pg.ClientBase,
+  statements: readonly Statement[],
+  opts: PgQueryOptions,
+  consume: (stream: QueryStream) => Promise<T>,
+): Promise<T> {
   const last = statements.at(-1);
   if (last === undefined) throw new SqlError('the SQL holds no statement (only blanks or comments)');
-  const ending = statements.find(endsTransaction);
-  if (ending !== undefined) {
-    throw new SqlError(
-      `${leadingWords(ending, 1).join('')} is refused: query runs in a read-only transaction that is rolled back, so nothing is changed`,
-    );
-  }
-  const setTimeout = `SET LOCAL statement_timeout = ${Math.max(1, Math.round(timeoutMs))}`;
-  await client.query('BEGIN TRANSACTION READ ONLY');
+  const deadline = new QueryDeadline(opts.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS);
+  const wrap = (e: unknown): unknown => pgSqlError(deadline.explain(e), deadline.timeoutMs);
+  deadline.arm(client);
   try {
+    await client.query('BEGIN TRANSACTION READ ONLY');
     let stream: QueryStream;
     try {
       for (const statement of statements.slice(0, -1)) {
-        await client.query(setTimeout);
+        await client.query(deadline.boundsSql());
         await runDiscarded(client, statement);
       }
-      await client.query(setTimeout);
+      await client.query(deadline.boundsSql());
       stream = isCursorQuery(last)
-        ? await cursorStream(client, last, setTimeout, opts.fetchRows ?? FETCH_ROWS, wrap)
+        ? await cursorStream(client, last, deadline, opts.fetchRows ?? FETCH_ROWS, wrap)
         : await plainStream(client, last);
     } catch (e) {
       throw wrap(e);
     }
     return await consume(stream);
   } finally {
+    // Our timer stays armed through the ROLLBACK: a stalled connection cannot hold the command.
     await client.query('ROLLBACK').catch(() => undefined);
+    deadline.disarm();
   }
 }

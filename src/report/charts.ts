@@ -275,7 +275,7 @@ function topPagesChart(p: ProjectReport, document: Document, width: number): str
   const label = new Map(pages.map((t) => [t.rank, truncateMiddle(t.path, narrow ? 22 : 44)]));
   const longest = Math.max(...[...label.values()].map((l) => l.length));
   const title = (t: (typeof pages)[number]): string =>
-    `${t.path}\ntotal ${formatCount(t.totalVisitorDays7d)} · human ${formatCount(t.humanVisitorDays7d)} · AI ${formatCount(t.aiVisitorDays7d)} visitor-days\nAI share ${formatShare(t.aiShare7d)} · vs previous 7 days ${formatChange(t.changePct)}`;
+    `${t.path}\ntotal ${formatCount(t.totalVisitorDays7d)} · human ${formatCount(t.humanVisitorDays7d)} · AI ${formatCount(t.aiVisitorDays7d)} visitor-days\nAI share ${formatShare(t.aiShare7d)} · vs previous 7 days ${t.change === null ? 'not loaded' : formatChange(t.changePct)}`;
   const max = Math.max(...pages.map((t) => t.totalVisitorDays7d), 1);
   return svg(
     Plot.plot({

@@ -1,4 +1,5 @@
 import { readGaps, readOutcomes } from '../insights/gaps.js';
+import { bothWhole } from '../insights/stream-days.js';
 import type { Row, SqlSession } from '../load/session.js';
 import { addDays, daysBetween } from '../util/day.js';
 import type {
@@ -178,6 +179,11 @@ async function gatherProject(
   const windowTotals = period('win', windowFrom, to);
   const last7 = period('last', str(periods, 'last_from'), to);
   const prev7 = period('prev', str(periods, 'prev_from'), str(periods, 'prev_to'));
+  // A change needs both 7-day periods whole; the pages also need no page cap on either.
+  const site = await bothWhole(session, projectId, 'visitors', last7.from, 7);
+  const pages = site.whole
+    ? await bothWhole(session, projectId, 'visitors', last7.from, 7, { untruncated: true })
+    : site;
 
   const weeklyRows = await session.rows(
     `SELECT w.iso_year, w.iso_week, w.week_start, w.days, w.human_visitor_days, w.ai_visitor_days,
@@ -196,7 +202,9 @@ async function gatherProject(
   const trends = await session.rows(
     `WITH t AS MATERIALIZED (
        SELECT rank, path, human_visitor_days_7d, ai_visitor_days_7d, total_visitor_days_7d,
-              total_visitor_days_prev_7d, change, change_pct, ai_share_7d
+              CASE WHEN $4::BOOLEAN THEN total_visitor_days_prev_7d END AS total_visitor_days_prev_7d,
+              CASE WHEN $4::BOOLEAN THEN change END AS change,
+              CASE WHEN $4::BOOLEAN THEN change_pct END AS change_pct, ai_share_7d
          FROM v_page_trends WHERE project_id = $1::VARCHAR),
      lists AS (
        SELECT 1 AS list, row_number() OVER (ORDER BY rank) AS ord, t.* FROM t
@@ -207,7 +215,7 @@ async function gatherProject(
      SELECT * FROM lists
       WHERE ord <= CASE list WHEN 1 THEN $2::INTEGER ELSE $3::INTEGER END
       ORDER BY list, ord`,
-    [projectId, opts.topPages ?? 10, opts.movers ?? 5],
+    [projectId, opts.topPages ?? 10, opts.movers ?? 5, pages.whole],
   );
   const list = (n: number): PageTrend[] => trends.filter((r) => num(r, 'list') === n).map(toPageTrend);
 
@@ -238,8 +246,13 @@ async function gatherProject(
     latest,
     last7,
     prev7,
+    comparable: site.whole,
+    pagesComparable: pages.whole,
     last7Change:
-      last7.totalVisitorDays !== null && prev7.totalVisitorDays !== null && prev7.totalVisitorDays > 0
+      site.whole &&
+      last7.totalVisitorDays !== null &&
+      prev7.totalVisitorDays !== null &&
+      prev7.totalVisitorDays > 0
         ? (last7.totalVisitorDays - prev7.totalVisitorDays) / prev7.totalVisitorDays
         : null,
     weekly: weeklyRows.map(toWeekRow),
@@ -334,8 +347,8 @@ function toPageTrend(r: Row): PageTrend {
     humanVisitorDays7d: num(r, 'human_visitor_days_7d'),
     aiVisitorDays7d: num(r, 'ai_visitor_days_7d'),
     totalVisitorDays7d: num(r, 'total_visitor_days_7d'),
-    totalVisitorDaysPrev7d: num(r, 'total_visitor_days_prev_7d'),
-    change: num(r, 'change'),
+    totalVisitorDaysPrev7d: numOrNull(r, 'total_visitor_days_prev_7d'),
+    change: numOrNull(r, 'change'),
     changePct: numOrNull(r, 'change_pct'),
     aiShare7d: numOrNull(r, 'ai_share_7d'),
   };

@@ -13,9 +13,16 @@ function measure(v: number | null): string {
 export function changeText(c: Change): string {
   if (c.now === null) return 'not loaded';
   const pct =
-    c.changePct === null ? '' : ` (${c.changePct > 0 ? '+' : ''}${c.changePct}% vs the week before)`;
+    c.changePct !== null
+      ? ` (${c.changePct > 0 ? '+' : ''}${c.changePct}% vs the week before)`
+      : c.days === 7 && c.daysBefore < 7
+        ? ` (the week before not loaded: ${c.daysBefore} of 7 days)`
+        : '';
   return `${fmt(c.now)}${pct}${c.days < 7 ? `, ${c.days} of 7 days loaded` : ''}`;
 }
+
+/** What a section comparing with the week before says when that week is not loaded whole. */
+const WEEK_BEFORE_NOT_LOADED = 'not loaded: the week before is not loaded whole, so nothing is compared';
 
 export function title(d: Digest): string {
   return `Docs week ${d.week} · ${d.projectId} · ${d.weekStart} to ${d.weekEnd}`;
@@ -38,13 +45,13 @@ export function sections(d: Digest): Section[] {
     },
     {
       heading: 'Pages up',
-      items: d.moversUp.map((m) => `${m.path}: ${fmt(m.now)} (+${fmt(m.change)})`),
-      empty: 'none',
+      items: (d.moversUp ?? []).map((m) => `${m.path}: ${fmt(m.now)} (+${fmt(m.change)})`),
+      empty: d.moversUp === null ? WEEK_BEFORE_NOT_LOADED : 'none',
     },
     {
       heading: 'Pages down',
-      items: d.moversDown.map((m) => `${m.path}: ${fmt(m.now)} (${fmt(m.change)})`),
-      empty: 'none',
+      items: (d.moversDown ?? []).map((m) => `${m.path}: ${fmt(m.now)} (${fmt(m.change)})`),
+      empty: d.moversDown === null ? WEEK_BEFORE_NOT_LOADED : 'none',
     },
     {
       heading: 'Top searches',
@@ -53,8 +60,8 @@ export function sections(d: Digest): Section[] {
     },
     {
       heading: 'New searches without a click',
-      items: d.newZeroClick.map((s) => `"${s.query}": ${fmt(s.searches)} searches, none clicked`),
-      empty: 'none',
+      items: (d.newZeroClick ?? []).map((s) => `"${s.query}": ${fmt(s.searches)} searches, none clicked`),
+      empty: d.newZeroClick === null ? WEEK_BEFORE_NOT_LOADED : 'none',
     },
     {
       heading: 'Feedback',
@@ -80,7 +87,8 @@ export function sections(d: Digest): Section[] {
     {
       heading: 'Top content gaps',
       items: d.gaps.map(
-        (g) => `${g.kind}: ${g.subject} (${g.currentCount} this week, ${g.trend}) · ${g.gapId}`,
+        (g) =>
+          `${g.kind}: ${g.subject} (${g.currentCount} this week, ${g.trend ?? 'the week before not loaded'}) · ${g.gapId}`,
       ),
       empty: 'none',
     },

@@ -1,5 +1,6 @@
 import type { Row, SqlSession } from '../load/session.js';
 import { addDays } from '../util/day.js';
+import { maskEmails, maskEmailsOrNull } from '../util/personal-data.js';
 import type {
   AssistantDay,
   AssistantPeriod,
@@ -98,7 +99,7 @@ export async function gatherFeedback(session: SqlSession, w: EventWindow): Promi
       path: String(r['path']),
       source: String(r['source']),
       status: String(r['status']),
-      comment: strOrNull(r, 'comment'),
+      comment: maskEmailsOrNull(strOrNull(r, 'comment')),
       createdAt,
       ageDays: Number.isFinite(ms) ? Math.max(0, Math.floor((nowMs - ms) / 86_400_000)) : null,
       pageOpen: num(r, 'page_open'),
@@ -239,7 +240,7 @@ export async function gatherAssistant(
     last7: period(addDays(latest.day, -6), latest.day),
     window: period(w.from, w.to),
     unanswered: questions.map((r) => ({
-      query: String(r['query']),
+      query: maskEmails(String(r['query'])),
       count: num(r, 'n'),
       threads: num(r, 'threads'),
       lastAsked: String(r['last']),

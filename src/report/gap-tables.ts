@@ -1,4 +1,4 @@
-import { SCORE_RULE, type GapOutcome } from '../insights/gaps.js';
+import { SCORE_RULE, trendText, type GapOutcome } from '../insights/gaps.js';
 import { formatChange, formatCount, formatShare } from './format.js';
 import type { ProjectReport } from './model.js';
 import { change, head, num, type Cell, type Table, type Tone } from './tables.js';
@@ -46,10 +46,10 @@ export function contentGapsTable(p: ProjectReport): Table {
       { text: x.kind },
       subject(x.subject),
       num(formatCount(x.currentCount), 'strong'),
-      num(formatCount(x.previousCount), 'muted'),
+      num(x.previousCount === null ? 'not loaded' : formatCount(x.previousCount), 'muted'),
       {
-        text: x.fix !== null ? `${x.trend}, fix ${x.fix.status ?? 'sent'}` : x.trend,
-        tone: TREND_TONE[x.trend],
+        text: x.fix !== null ? `${trendText(x)}, fix ${x.fix.status ?? 'sent'}` : trendText(x),
+        tone: x.trend === null ? 'muted' : TREND_TONE[x.trend],
       },
       num(String(x.score)),
       { text: x.gapId, tone: 'muted', minor: true },

@@ -267,7 +267,9 @@ function anchorId(projectId: string): string {
 function cards(p: ProjectReport): string {
   const l = p.latest;
   const shareDelta =
-    p.last7.aiShare !== null && p.prev7.aiShare !== null ? (p.last7.aiShare - p.prev7.aiShare) * 100 : null;
+    p.comparable && p.last7.aiShare !== null && p.prev7.aiShare !== null
+      ? (p.last7.aiShare - p.prev7.aiShare) * 100
+      : null;
   const items: [string, string, string, string][] = [
     [
       `Visitors on ${l.day}${l.partial ? ' (partial)' : ''}`,
@@ -285,16 +287,16 @@ function cards(p: ProjectReport): string {
       'Last 7 days, visitor-days',
       formatCount(p.last7.totalVisitorDays),
       `human ${formatCount(p.last7.humanVisitorDays)} · AI ${formatCount(p.last7.aiVisitorDays)}`,
-      p.prev7.daysLoaded === 0
-        ? '<span class="flat">the 7 days before are not loaded</span>'
-        : delta(p.last7Change, 'vs the 7 days before'),
+      p.comparable
+        ? delta(p.last7Change, 'vs the 7 days before')
+        : `<span class="flat">${escapeHtml(notLoadedBefore(p))}</span>`,
     ],
     [
       'AI share, last 7 days',
       formatShare(p.last7.aiShare),
       `${l.day}: ${formatShare(l.aiShare)}`,
       shareDelta === null
-        ? '<span class="flat">–</span>'
+        ? `<span class="flat">${p.comparable ? '–' : escapeHtml(notLoadedBefore(p))}</span>`
         : `<span class="${changeTone(shareDelta / 100)}">${escapeHtml(`${shareDelta >= 0 ? '+' : '-'}${Math.abs(shareDelta).toFixed(1)} pt`)}</span> <span class="flat">vs the 7 days before</span>`,
     ],
   ];
@@ -313,6 +315,11 @@ function windowAverage(p: ProjectReport): string {
   const w = p.windowTotals;
   if (p.window.days <= 7) return `${p.last7.from} to ${p.last7.to}`;
   return `${p.window.days}-day average ${formatCount(w.totalVisitorDays !== null && w.daysLoaded > 0 ? w.totalVisitorDays / w.daysLoaded : null)}`;
+}
+
+/** No change against days never loaded (a first sync): say how many of the 7 days before are. */
+function notLoadedBefore(p: ProjectReport): string {
+  return `the 7 days before not loaded (${p.prev7.daysLoaded} of 7): no change shown`;
 }
 
 function delta(fraction: number | null, what: string): string {

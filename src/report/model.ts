@@ -58,9 +58,11 @@ export interface PageTrend {
   readonly humanVisitorDays7d: number;
   readonly aiVisitorDays7d: number;
   readonly totalVisitorDays7d: number;
-  readonly totalVisitorDaysPrev7d: number;
-  readonly change: number;
-  /** Fraction (0.25 = +25%); null when the previous 7 days had 0. */
+  /** null unless both 7-day periods are whole (ProjectReport.pagesComparable). */
+  readonly totalVisitorDaysPrev7d: number | null;
+  /** null unless both 7-day periods are whole (ProjectReport.pagesComparable). */
+  readonly change: number | null;
+  /** Fraction (0.25 = +25%); null when the previous 7 days had 0 or either period is not whole. */
   readonly changePct: number | null;
   /** AI / (human + AI) visitor-days. */
   readonly aiShare7d: number | null;
@@ -109,10 +111,19 @@ export interface ProjectReport {
   readonly windowTotals: PeriodTotals;
   readonly last7: PeriodTotals;
   readonly prev7: PeriodTotals;
-  /** Fraction (0.25 = +25%) of total visitor-days against the 7 days before; null when those are 0. */
+  /**
+   * Whether last7 and prev7 are both whole: every day in a visitors window fetched after it ended.
+   * Only then is anything compared (last7Change, the period table's change); after a first sync
+   * the 7 days before hold a few days or none, and a change against them would be invented.
+   */
+  readonly comparable: boolean;
+  /** comparable, and no page cap cut either period's page rows: only then do pages show a change and movers. */
+  readonly pagesComparable: boolean;
+  /** Fraction (0.25 = +25%) of total visitor-days against the 7 days before; null when those are 0 or not comparable. */
   readonly last7Change: number | null;
   readonly weekly: readonly WeekRow[];
   readonly topPages: readonly PageTrend[];
+  /** Empty unless pagesComparable: a page cannot move against days never loaded. */
   readonly moversUp: readonly PageTrend[];
   readonly moversDown: readonly PageTrend[];
   /** Present only when the views stream is loaded for the project (see streams.ts). */

@@ -1,5 +1,6 @@
 import type { Row, SqlSession } from '../load/session.js';
 import { addDays } from '../util/day.js';
+import { maskEmails } from '../util/personal-data.js';
 import { codePoint, utcStart } from './sql-dialect.js';
 import type {
   CallerDay,
@@ -192,7 +193,7 @@ export async function gatherSearches(
     const now = num(r, 'hits_7d');
     const before = num(r, 'hits_prev_7d');
     return {
-      query: String(r['query']),
+      query: maskEmails(String(r['query'])),
       hits7d: now,
       hitsPrev7d: before,
       hitsChangePct: comparable && before > 0 ? (now - before) / before : null,

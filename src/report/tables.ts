@@ -198,6 +198,14 @@ function periodShare(t: PeriodTotals): Cell {
 
 const NOT_LOADED = 'not loaded';
 
+/** Why the pages show no change: the two 7-day periods are not both loaded whole. */
+function notComparable(p: ProjectReport): string {
+  if (!p.comparable) {
+    return `No change is shown: ${p.prev7.daysLoaded} of the 7 days before (${p.prev7.from} to ${p.prev7.to}) are loaded, and a change against days not loaded would be invented (sync --from ${p.prev7.from} loads them).`;
+  }
+  return 'No change is shown: a page cap (--max-pages) cut the page rows of a day in the two 7-day periods.';
+}
+
 /** Why the two periods compare unevenly, and how to load a period that is missing altogether. */
 function periodNotes(a: PeriodTotals, b: PeriodTotals): string[] {
   const missing = [a, b].find((t) => t.daysLoaded === 0);
@@ -207,7 +215,9 @@ function periodNotes(a: PeriodTotals, b: PeriodTotals): string[] {
     ];
   }
   return a.daysLoaded < 7 || b.daysLoaded < 7
-    ? [`Only ${a.daysLoaded} and ${b.daysLoaded} of 7 days are loaded: the comparison is uneven.`]
+    ? [
+        `Only ${a.daysLoaded} and ${b.daysLoaded} of 7 days are loaded: no change is shown (it would compare unlike periods).`,
+      ]
     : [];
 }
 
@@ -218,7 +228,8 @@ export function periodTable(p: ProjectReport): Table {
     label(name, tone),
     periodCount(a, x, tone),
     periodCount(b, y),
-    change(ratio(x, y)),
+    // Not comparable: "not loaded", unless a column already says so (no day of a period loaded).
+    p.comparable ? change(ratio(x, y)) : num(a.daysLoaded * b.daysLoaded === 0 ? '–' : NOT_LOADED, 'muted'),
   ];
   return {
     id: 'period',
@@ -268,6 +279,8 @@ export function weeklyTable(p: ProjectReport): Table {
 }
 
 function pageChange(t: PageTrend): Cell {
+  // null: the 7 days before are not all loaded (a first sync); "new" would be a guess.
+  if (t.totalVisitorDaysPrev7d === null) return num(NOT_LOADED, 'muted');
   if (t.totalVisitorDaysPrev7d === 0) return num(t.totalVisitorDays7d > 0 ? 'new' : '–', 'up');
   return change(t.changePct);
 }
@@ -294,15 +307,15 @@ export function topPagesTable(p: ProjectReport): Table {
       num(formatShare(t.aiShare7d)),
       pageChange(t),
     ]),
-    notes: [],
+    notes: p.pagesComparable ? [] : [notComparable(p)],
     empty: 'no page data in the last 7 days',
   };
 }
 
 export function moversTable(p: ProjectReport): Table {
   const row = (t: PageTrend): Cell[] => [
-    { text: t.change > 0 ? '↑' : '↓', tone: changeTone(t.change) },
-    num(formatSignedCount(t.change), changeTone(t.change)),
+    { text: (t.change ?? 0) > 0 ? '↑' : '↓', tone: changeTone(t.change) },
+    num(t.change === null ? NOT_LOADED : formatSignedCount(t.change), changeTone(t.change)),
     pageChange(t),
     num(formatCount(t.totalVisitorDaysPrev7d), 'muted'),
     num(formatCount(t.totalVisitorDays7d)),
@@ -314,7 +327,7 @@ export function moversTable(p: ProjectReport): Table {
     head: [head('', false), head('change'), head('%'), head('before'), head('now'), head('path', false)],
     rows: [...p.moversUp.map(row), ...p.moversDown.map(row)],
     notes: [],
-    empty: 'no page changed',
+    empty: p.pagesComparable ? 'no page changed' : notComparable(p),
   };
 }
 

@@ -1,6 +1,6 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { UsageError } from '../errors.js';
+import { DiskFullError, UsageError } from '../errors.js';
 
 /**
  * The file system's refusals that the user causes and can fix, with what to do about each. Any
@@ -111,4 +111,30 @@ export function makeFolder(dir: string, subject: string): void {
   for (const folder of missing.reverse()) {
     onFile(subject, 'create the folder', folder, () => mkdirSync(folder));
   }
+}
+
+/**
+ * DuckDB's ways of saying the disk is full: an IO Error in words, or an Out of Memory Error when
+ * the temp folder may not grow (its max_temp_directory_size defaults to the space left on the disk).
+ */
+const DISK_FULL = /no space left on device|disk quota exceeded|max_temp_directory_size/i;
+
+/** Whether `e`, or an error it wraps, is a disk refusing a write for want of space. */
+export function isDiskFull(e: unknown): boolean {
+  for (let c: unknown = e, depth = 0; c !== undefined && c !== null && depth < 5; depth++) {
+    const code = (c as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') return true;
+    if (c instanceof Error && DISK_FULL.test(c.message)) return true;
+    c = c instanceof Error ? c.cause : undefined;
+  }
+  return false;
+}
+
+/** One line for a full disk under `where` (a database file, or a destination's label), saying what happened and what to do. */
+export function diskFullError(e: unknown, where: string, what: string): DiskFullError {
+  return new DiskFullError(
+    `the disk holding ${where} is full (no space left on the device): ${what}; free some space or move --db to another disk, then run the command again`,
+    { where },
+    { cause: e },
+  );
 }

@@ -1,7 +1,7 @@
 /**
  * The process's registry of secrets (the API key, a URL's password; later database passwords
  * and webhook URLs) and the one function that removes them from text. It sits below everything
- * (it imports nothing) so that every exit point — log lines, error messages, --json summaries,
+ * (it imports only secret-pieces.ts, which imports nothing) so that every exit point — log lines, error messages, --json summaries,
  * error columns of the database — can redact with it, whatever layer it is in.
  *
  * A server or a library may hand a secret back in another spelling than the raw one: a JSON
@@ -9,7 +9,11 @@
  * percent-encoded URL, an HTML page. So each registered secret becomes one pattern in which each
  * character may appear raw or in any of those encodings, in any mix, and the whole secret may
  * also appear in base64.
+ *
+ * A server may also echo a secret in pieces ("mint_Super ... SecretKey_Q1w2E3r4T5y6"): no piece
+ * of PIECE_LENGTH characters or more of a secret may show either (secret-pieces.ts).
  */
+import { emptyPieceIndex, indexPieces, redactPieces } from './secret-pieces.js';
 
 /** Shorter values would mask ordinary words; a URL's userinfo is masked by its own rule anyway. */
 export const MIN_SECRET_LENGTH = 4;
@@ -20,15 +24,26 @@ interface Secret {
   readonly pattern: RegExp;
 }
 
+export interface RegisterOptions {
+  /**
+   * Whether a piece of the value (PIECE_LENGTH characters or more) is redacted too (the
+   * default). Off for a value whose pieces are public, such as a webhook URL's `https://host`
+   * part: its secret part is registered on its own, with pieces.
+   */
+  readonly pieces?: boolean;
+}
+
 export class SecretRegistry {
   #secrets: Secret[] = [];
+  readonly #pieces = emptyPieceIndex();
 
   /**
    * Adds a value to redact from now on, shown as `mask`. Returns false (and registers nothing)
    * for a value too short to tell from ordinary text.
    */
-  register(value: string, mask = '****'): boolean {
+  register(value: string, mask = '****', opts: RegisterOptions = {}): boolean {
     if (value.length < MIN_SECRET_LENGTH) return false;
+    if (opts.pieces ?? true) indexPieces(this.#pieces, value, mask);
     if (this.#secrets.some((s) => s.value === value)) return true;
     this.#secrets.push({ value, mask, pattern: secretPattern(value) });
     // Longest first: a secret that contains another is masked whole, not around the shorter one.
@@ -36,19 +51,22 @@ export class SecretRegistry {
     return true;
   }
 
-  /** The text with every registered secret, in any spelling the pattern knows, replaced by its mask. */
+  /**
+   * The text with every registered secret, in any spelling the pattern knows, replaced by its
+   * mask; then every piece left of one (in any of those spellings) replaced by its mask too.
+   */
   redact(text: string): string {
     let out = text;
     for (const s of this.#secrets) out = out.replace(s.pattern, s.mask);
-    return out;
+    return redactPieces(out, this.#pieces);
   }
 }
 
 /** The process-wide registry: every command registers its secrets here, every output redacts with it. */
 export const secrets = new SecretRegistry();
 
-export function registerSecret(value: string, mask?: string): boolean {
-  return secrets.register(value, mask);
+export function registerSecret(value: string, mask?: string, opts?: RegisterOptions): boolean {
+  return secrets.register(value, mask, opts);
 }
 
 export function redactSecrets(text: string): string {

@@ -2,9 +2,11 @@ import { registerSecret } from './secrets.js';
 
 /**
  * `scheme://user:password@` anywhere in a text, even in a value that is not a valid URL (a
- * refused flag is echoed exactly because it did not parse).
+ * refused flag is echoed exactly because it did not parse). A password may hold an unencoded
+ * `#`, `/`, `?` or `@` that no parser takes for part of it, so the userinfo is everything
+ * between `//` and the last `@` of the run of text: more is masked than a parser would, never less.
  */
-const USERINFO = /\/\/[^\s/?#@"'<>]*@/g;
+const USERINFO = /\/\/[^\s"'<>]*@/g;
 
 /** A text with the user and password of every URL in it shown as `***`: for any message that shows a URL. */
 export function maskUserinfo(text: string): string {
@@ -17,16 +19,31 @@ export function maskUserinfo(text: string): string {
  * secret, and a name such as `admin` would mask that word in every message.
  */
 export function registerUrlSecrets(raw: string): void {
-  let password: string;
+  const passwords = new Set<string>([textualPassword(raw)]);
   try {
-    password = new URL(raw).password;
+    passwords.add(new URL(raw).password);
   } catch {
     // Not a URL: nothing connects with it, but its message may still quote it.
-    password = /\/\/[^\s/?#@:]*:([^\s/?#@]*)@/.exec(raw)?.[1] ?? '';
   }
-  if (password === '') return;
-  registerSecret(password);
-  registerSecret(safeDecode(password));
+  for (const password of passwords) {
+    if (password === '') continue;
+    registerSecret(password);
+    registerSecret(safeDecode(password));
+  }
+}
+
+/**
+ * The password as the text has it: after the first `:` of the userinfo, which runs from `://` to
+ * the last `@` (an unencoded `#` or `/` in a password makes a parser put the host inside it, or
+ * throw; `postgresql://etl:Hunter2#Secret/Path?x@host/db` has the password `Hunter2#Secret/Path?x`).
+ */
+function textualPassword(raw: string): string {
+  const start = raw.indexOf('://');
+  const at = raw.lastIndexOf('@');
+  if (start < 0 || at < start + 3) return '';
+  const userinfo = raw.slice(start + 3, at);
+  const colon = userinfo.indexOf(':');
+  return colon < 0 ? '' : userinfo.slice(colon + 1);
 }
 
 function safeDecode(s: string): string {

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { addDays } from '../../src/util/day.js';
 import { CLI, runCli } from '../helpers/cli.js';
 import { extractRunnableBlocks, type RunnableBlock } from '../helpers/doc-blocks.js';
 
@@ -31,6 +32,12 @@ const BLOCKS: RunnableBlock[] = PAGES.flatMap((page) =>
   extractRunnableBlocks(page, readFileSync(join(ROOT, page), 'utf8')),
 );
 
+/**
+ * The day the pages' example outputs were made on: the service and every command take it (each
+ * command's clock starts at NOW and ticks), so the examples mean the same on every day the suite runs.
+ */
+const TODAY = '2026-11-23';
+const NOW = `${TODAY}T06:00:00.000Z`;
 let emu: Emulator;
 let bin: string;
 let template: string;
@@ -42,7 +49,7 @@ let template: string;
  */
 async function syncTemplate(): Promise<void> {
   template = join(mkdtempSync(join(tmpdir(), 'mlx-docs-template-')), 'analytics.duckdb');
-  const from = new Date(Date.now() - 35 * 86_400_000).toISOString().slice(0, 10);
+  const from = addDays(TODAY, -35);
   const streams =
     'visitors,views,searches,feedback,assistant,caller_stats,assistant_threads,visitors_weekly,visitors_monthly';
   const r = await runCli(
@@ -60,7 +67,12 @@ async function syncTemplate(): Promise<void> {
       '20',
       '-q',
     ],
-    { MINTLIFY_API_URL: emu.url, MINTLIFY_API_KEY: emu.apiKey, MINTLIFY_PROJECT_ID: emu.projectId },
+    {
+      MINTLIFY_API_URL: emu.url,
+      MINTLIFY_API_KEY: emu.apiKey,
+      MINTLIFY_PROJECT_ID: emu.projectId,
+      MINTLIFY_ETL_NOW: NOW,
+    },
   );
   expect(r.code, r.stderr).toBe(0);
   const db = await DuckDBInstance.create(template);
@@ -71,7 +83,7 @@ async function syncTemplate(): Promise<void> {
 }
 
 beforeAll(async () => {
-  emu = await startEmulator({ seed: 5, days: 40, paths: 120, latencyMs: 0 });
+  emu = await startEmulator({ seed: 5, days: 40, paths: 120, latencyMs: 0, today: TODAY });
   bin = mkdtempSync(join(tmpdir(), 'mlx-docs-bin-'));
   const shim = join(bin, 'mintlify-etl');
   writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
@@ -108,6 +120,7 @@ function runBlock(block: RunnableBlock): Promise<{ code: number | null; output: 
       MINTLIFY_API_KEY: emu.apiKey,
       MINTLIFY_PROJECT_ID: emu.projectId,
       MINTLIFY_ETL_DB: join(home, 'data', 'analytics.duckdb'),
+      MINTLIFY_ETL_NOW: NOW,
     },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -129,7 +142,8 @@ describe('the documentation examples', () => {
   });
 
   for (const block of BLOCKS) {
-    it(`${block.page}:${block.line} runs and exits 0`, async () => {
+    // A block runs several commands one after another: its bound is theirs together.
+    it(`${block.page}:${block.line} runs and exits 0`, { timeout: 180_000 }, async () => {
       const r = await runBlock(block);
       expect(r.code, `${block.script}\n--- output ---\n${r.output.slice(-3000)}`).toBe(0);
     });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { openDatabase } from '../../src/load/database.js';
 import { queryRows, type Row } from '../../src/load/sql.js';
+import { addDays } from '../../src/util/day.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 
@@ -10,6 +11,7 @@ import { tempDir } from '../helpers/duckdb-temp.js';
  * gaps and agent fix as a user runs them: the built CLI against the emulator, on a database
  * synced from it (every default stream, 40 days).
  */
+const TODAY = '2026-05-20';
 let emu: Emulator;
 let dir: string;
 let cleanup: () => void;
@@ -45,15 +47,16 @@ beforeAll(async () => {
   const t = tempDir('mlx-gaps-cli-');
   dir = t.dir;
   cleanup = t.cleanup;
-  emu = await startEmulator({ seed: 4, days: 40, paths: 80, latencyMs: 0, pollsToFinish: 1 });
+  // The service and every command share one fixed "today": the same gaps on every day the suite runs.
+  emu = await startEmulator({ seed: 4, days: 40, paths: 80, latencyMs: 0, pollsToFinish: 1, today: TODAY });
   env = {
     MINTLIFY_API_URL: emu.url,
     MINTLIFY_API_KEY: emu.apiKey,
     MINTLIFY_PROJECT_ID: emu.projectId,
     MINTLIFY_ETL_DB: join(dir, 'g.duckdb'),
+    MINTLIFY_ETL_NOW: `${TODAY}T15:00:00Z`,
   };
-  const from = new Date(Date.now() - 35 * 86_400_000).toISOString().slice(0, 10);
-  const r = await runCli(['sync', '--from', from, '--rate-limit', '100000/1h', '-q'], env);
+  const r = await runCli(['sync', '--from', addDays(TODAY, -35), '--rate-limit', '100000/1h', '-q'], env);
   expect(r.code, r.stderr).toBe(0);
 }, 120_000);
 

@@ -218,3 +218,83 @@ describe('untrusted text in log lines', () => {
     expect(errors[0]?.n).toBeLessThan(2_000);
   }, 60_000);
 });
+
+describe('a database URL that does not parse', () => {
+  // An unencoded # in the password: no URL parser finds the password where it is.
+  const PASSWORD = 'Hunter2#Secret/Path?x';
+  const URL_TEXT = `postgresql://etl:${PASSWORD}@host/db`;
+  const pieces = Array.from({ length: PASSWORD.length - 7 }, (_, i) => PASSWORD.slice(i, i + 8));
+
+  it.each([
+    ['sync', ['sync', '--json']],
+    ['sync --dry-run', ['sync', '--dry-run']],
+    ['status', ['status', '--json']],
+    ['query', ['query', 'SELECT 1']],
+    ['export', ['export', '--out', 'x']],
+    ['report', ['report']],
+    ['gaps', ['gaps', '--json']],
+    ['digest', ['digest']],
+    ['alerts', ['alerts', '--json']],
+    ['agent fix', ['agent', 'fix']],
+    ['demo', ['demo']],
+  ])('never shows a piece of its password (%s)', async (what, args) => {
+    // demo takes no MINTLIFY_ETL_DB (it writes its own file), only --db.
+    for (const how of what === 'demo' ? (['flag'] as const) : (['flag', 'env'] as const)) {
+      const env: Record<string, string> = { MINTLIFY_API_KEY: KEY, MINTLIFY_PROJECT_ID: PROJECT };
+      const argv = how === 'flag' ? [...args, '--db', URL_TEXT] : args;
+      if (how === 'env') env['MINTLIFY_ETL_DB'] = URL_TEXT;
+      const r = await runCli(argv, env);
+      expect(r.code, `${how}: ${r.stderr}`).not.toBe(0);
+      const out = r.stdout + r.stderr;
+      expect({ how, shown: pieces.filter((p) => out.includes(p)) }).toEqual({ how, shown: [] });
+    }
+  });
+});
+
+describe('an API that echoes the key in pieces', () => {
+  let api: FakeApi;
+  beforeAll(async () => {
+    api = await startFakeApi((req) => {
+      const key = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+      const hex = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+      // Two parts with a gap (22 of the key's characters), a \u-escaped middle, a percent-encoded tail.
+      const body = {
+        error: `invalid key ${key.slice(0, 10)} ... ${key.slice(-12)}`,
+        details: [
+          { message: `near ${[...key.slice(6, 18)].map(hex).join('')}` },
+          { message: `tail ${encodeURIComponent(key.slice(-9))}` },
+        ],
+      };
+      return {
+        status: req.url?.includes('/visitors?') ? 400 : 401,
+        body: JSON.stringify(body).replaceAll('\\\\u', '\\u'),
+      };
+    });
+  });
+  afterAll(async () => {
+    await api.close();
+  });
+
+  it('shows no 8-character piece of it anywhere: stdout, stderr, --json and the database', async () => {
+    const db = tempDbPath();
+    const env = {
+      MINTLIFY_API_KEY: KEY,
+      MINTLIFY_PROJECT_ID: PROJECT,
+      MINTLIFY_API_URL: api.url,
+      MINTLIFY_ETL_STREAMS: 'visitors',
+      MINTLIFY_ETL_DEBUG: '1',
+    };
+    const sync = await runCli(
+      ['sync', '--db', db, '--from', '2026-01-05', '--to', '2026-01-05', '--json'],
+      env,
+    );
+    expect(sync.code, sync.stderr).not.toBe(0);
+    expectNoKey('sync --json', sync);
+    const check = await runCli(['check', '--db', db], env);
+    expectNoKey('check', check);
+    const status = await runCli(['status', '--db', db, '--json'], env);
+    expectNoKey('status --json', status);
+    const rows = await readRows(db, 'SELECT * FROM sync_windows');
+    expect(leaked(JSON.stringify(rows))).toEqual([]);
+  }, 60_000);
+});

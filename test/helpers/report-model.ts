@@ -115,6 +115,8 @@ export function makeProject(opts: ModelOptions = {}): ProjectReport {
     ),
     last7: period(addDays(to, -6), to, 8400),
     prev7: period(addDays(to, -13), addDays(to, -7), 8000),
+    comparable: true,
+    pagesComparable: true,
     last7Change: 0.05,
     weekly: [
       makeWeek('2026-02-02', 6, 7000),
@@ -123,8 +125,8 @@ export function makeProject(opts: ModelOptions = {}): ProjectReport {
       makeWeek('2026-02-23', 9, 7700),
     ],
     topPages: pages,
-    moversUp: pages.filter((p) => p.change > 0).sort((a, b) => b.change - a.change),
-    moversDown: pages.filter((p) => p.change < 0).sort((a, b) => a.change - b.change),
+    moversUp: pages.filter((p) => (p.change ?? 0) > 0).sort((a, b) => (b.change ?? 0) - (a.change ?? 0)),
+    moversDown: pages.filter((p) => (p.change ?? 0) < 0).sort((a, b) => (a.change ?? 0) - (b.change ?? 0)),
   };
 }
 

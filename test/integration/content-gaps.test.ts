@@ -64,6 +64,15 @@ beforeAll(async () => {
       api_totals_total, attempts, fetched_at, run_id, error)
     SELECT '${P}', 'views', d::DATE, d::DATE + 1, 'loaded', 1, 2, false, NULL, 1, TIMESTAMPTZ '2026-03-05', 'r', NULL
     FROM range(DATE '2026-02-01', DATE '2026-03-01', INTERVAL 1 DAY) AS r(d)`);
+  // The other streams hold February whole too (a trend needs both windows loaded): searches a
+  // window a day, assistant and feedback one range each, as they load.
+  await run(`INSERT INTO sync_windows (project_id, stream, window_start, window_end, status, pages, rows, truncated,
+      api_totals_total, attempts, fetched_at, run_id, error)
+    SELECT '${P}', 'searches', d::DATE, d::DATE + 1, 'loaded', 1, 2, false, NULL, 1, TIMESTAMPTZ '2026-03-05', 'r', NULL
+    FROM range(DATE '2026-02-01', DATE '2026-03-01', INTERVAL 1 DAY) AS r(d)
+    UNION ALL
+    SELECT '${P}', s, DATE '2026-02-01', DATE '2026-03-01', 'loaded', 1, 2, false, NULL, 1, TIMESTAMPTZ '2026-03-05', 'r', NULL
+    FROM (VALUES ('assistant'), ('feedback')) AS t(s)`);
   await run(`INSERT INTO page_views_daily
     SELECT '${P}', d::DATE, '/l', CASE WHEN d < DATE '2026-02-15' THEN 20 ELSE 10 END, 0, 0
     FROM range(DATE '2026-02-01', DATE '2026-03-01', INTERVAL 1 DAY) AS r(d)

@@ -133,10 +133,12 @@ async function period(
   );
 }
 
-/** Whole UTC days from `day` to today. */
-function ageDays(day: string): number {
-  const today = Date.parse(new Date().toISOString().slice(0, 10));
-  return Math.round((today - Date.parse(day)) / 86_400_000);
+/**
+ * Whole UTC days from `day` to `today`: the view's own today, read in the same statement as its
+ * rows, so a test running across midnight cannot see two different days.
+ */
+function ageDays(day: string, today: string): number {
+  return Math.round((Date.parse(today) - Date.parse(day)) / 86_400_000);
 }
 
 beforeAll(async () => {
@@ -316,7 +318,12 @@ describe('v_feedback_open', () => {
     expect(await rows(`SELECT DISTINCT status_seen_at FROM v_feedback_open WHERE project_id = 'fb'`)).toEqual(
       [{ status_seen_at: '2025-01-01T00:00:00.000Z' }],
     );
-    const r = await rows(`SELECT * EXCLUDE (status_seen_at) FROM v_feedback_open WHERE project_id = 'fb'`);
+    const withToday = await rows(
+      `SELECT * EXCLUDE (status_seen_at), strftime((current_timestamp AT TIME ZONE 'UTC')::DATE, '%Y-%m-%d') AS today
+       FROM v_feedback_open WHERE project_id = 'fb'`,
+    );
+    const today = String(withToday[0]?.['today']);
+    const r = withToday.map(({ today: _today, ...row }) => row);
     const common = { project_id: 'fb', first_seen_at: '2024-12-31T00:00:00.000Z' };
     expect(r).toEqual([
       {
@@ -328,7 +335,7 @@ describe('v_feedback_open', () => {
         helpful: false,
         comment: null,
         created_at: '2024-09-30T08:00:00.000Z',
-        age_days: ageDays('2024-09-30'),
+        age_days: ageDays('2024-09-30', today),
       },
       {
         ...common,
@@ -339,7 +346,7 @@ describe('v_feedback_open', () => {
         helpful: true,
         comment: 'nice',
         created_at: '2024-10-01T10:00:00.000Z',
-        age_days: ageDays('2024-10-01'),
+        age_days: ageDays('2024-10-01', today),
       },
       {
         ...common,
@@ -350,7 +357,7 @@ describe('v_feedback_open', () => {
         helpful: false,
         comment: 'wrong port',
         created_at: '2024-10-01T23:30:00.000Z',
-        age_days: ageDays('2024-10-01'),
+        age_days: ageDays('2024-10-01', today),
       },
       {
         ...common,

@@ -139,22 +139,22 @@ describe('recoverJournal', () => {
     expect(requests).toEqual([{ requests: 3 }]);
   });
 
-  it(
-    'recovers 60,000 lines of one run in one pass (the old quadratic grouping took 31 s)',
-    { timeout: 60_000 },
-    async () => {
-      writeFileSync(
-        journal,
-        Array.from({ length: 60_000 }, (_, i) => line('big', T0 + (i % 1_000))).join(''),
-      );
-      const started = performance.now();
-      const report = await recoverJournalReport(db, journal, { now: NOW });
-      const elapsed = performance.now() - started;
-      expect(report.added).toBe(60_000);
-      // A single pass takes a fraction of a second; the generous bound only catches a quadratic one.
-      expect(elapsed).toBeLessThan(8_000);
-    },
-  );
+  it('recovers 60,000 lines of one run with as many statements as one line needs', async () => {
+    // Correct at size, and no statement per line or per run: the time it takes is a benchmark's
+    // business (npm run bench), not a test's on a shared machine.
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => line('big', T0 + (i % 1_000))).join('');
+    writeFileSync(journal, lines(1));
+    const small = counting(db);
+    expect((await recoverJournalReport(small.db, journal, { now: NOW })).added).toBe(1);
+    await db.connection.run(`DELETE FROM api_requests`);
+    writeFileSync(journal, lines(60_000));
+    const big = counting(db);
+    expect((await recoverJournalReport(big.db, journal, { now: NOW })).added).toBe(60_000);
+    expect(big.calls()).toBe(small.calls());
+    expect(
+      await queryRows(db.connection, `SELECT count(*) AS n FROM api_requests WHERE run_id = 'big'`),
+    ).toEqual([{ n: 60_000 }]);
+  });
 });
 
 describe('budget scopes in the journal', () => {

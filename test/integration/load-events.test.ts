@@ -163,6 +163,25 @@ describe('loading a feedback range', () => {
     ]);
   });
 
+  it('keeps a row stamped exactly at the end of a narrower re-load (its end is exclusive), and deletes one a microsecond before', async () => {
+    await load(
+      feedback,
+      nov,
+      fakeClient('feedback', [
+        fb('before', '2026-11-09T23:59:59.999999Z'),
+        fb('edge', '2026-11-10T00:00:00.000Z'),
+      ]),
+      '2026-12-05T00:00:00Z',
+    );
+    await load(
+      feedback,
+      { ...nov, dateTo: '2026-11-10' },
+      fakeClient('feedback', []),
+      '2026-12-06T00:00:00Z',
+    );
+    expect(await queryRows(db.connection, 'SELECT id FROM feedback ORDER BY id')).toEqual([{ id: 'edge' }]);
+  });
+
   it('keeps rows with no time (upserted by key, never deleted by a range) and stores one row for each', async () => {
     const oct = { ...nov, day: '2026-10-01', dateTo: '2026-11-01' };
     await load(feedback, oct, fakeClient('feedback', [fb('u', null)]), '2026-11-20T00:00:00Z');
@@ -272,6 +291,27 @@ function turn(thread: string, ts: string, over: Partial<AssistantTurn> = {}): As
 }
 
 describe('loading an assistant range', () => {
+  it('keeps a turn stamped exactly at the end of a narrower re-load of its week', async () => {
+    await load(
+      assistant,
+      week,
+      fakeClient('conversations', [
+        turn('T1', '2026-11-19T23:59:59.999Z'),
+        turn('T2', '2026-11-20T00:00:00.000Z'),
+      ]),
+      '2026-11-23T00:00:00Z',
+    );
+    await load(
+      assistant,
+      { ...week, dateTo: '2026-11-20' },
+      fakeClient('conversations', []),
+      '2026-11-24T00:00:00Z',
+    );
+    expect(await queryRows(db.connection, 'SELECT thread_id FROM assistant_turns')).toEqual([
+      { thread_id: 'T2' },
+    ]);
+  });
+
   it('keys turns by thread and time (the id repeats), defaults the response type, and keeps sources as a list of structs', async () => {
     await load(
       assistant,

@@ -16,7 +16,8 @@ import { openDatabase, type Database } from '../../src/load/database.js';
 import { exportTables, type ExportOptions, type ExportSummary } from '../../src/load/export.js';
 import { exportFromPostgres } from '../../src/load/postgres/export.js';
 import { migratePostgres } from '../../src/load/postgres/migrate.js';
-import { PLAIN_TYPES } from '../../src/load/postgres/session.js';
+import { duckSession } from '../../src/load/duckdb/session.js';
+import { PLAIN_TYPES, pgSession } from '../../src/load/postgres/session.js';
 import { runSync } from '../../src/pipeline/sync.js';
 import type { OutputFormat } from '../../src/query/format.js';
 import { streamQuery } from '../../src/query/run.js';
@@ -42,7 +43,15 @@ const SCHEMA = 'Query "Export"';
 /** Text that every format must carry through: quotes, a comma, a newline, CR, non-ASCII. */
 const ODD = ' "quoted", then\nnext\r line – ünï 🚀';
 
+/** Counts past 2^53 that no double holds (a double reads them as ...992 and ...996). */
+const BIG_TOTAL = '9007199254740993';
+const BIG_HITS = '9007199254740995';
+
 async function makeAwkward(conn: DuckDBConnection): Promise<void> {
+  const last = (t: string, key: string): string =>
+    `day = (SELECT max(day) FROM ${t}) AND ${key} = (SELECT min(${key}) FROM ${t} WHERE day = (SELECT max(day) FROM ${t}))`;
+  await conn.run(`UPDATE page_daily SET total = ${BIG_TOTAL} WHERE ${last('page_daily', 'path')}`);
+  await conn.run(`UPDATE search_daily SET hits = ${BIG_HITS} WHERE ${last('search_daily', 'query')}`);
   await conn.run(`UPDATE page_daily SET path = path || '${ODD}' WHERE dayofmonth(day) = 3`);
   await conn.run(
     `UPDATE feedback SET created_at = NULL WHERE id IN (SELECT id FROM feedback ORDER BY id LIMIT 2)`,
@@ -182,6 +191,50 @@ describe.skipIf(!runIf)('query and export on a PostgreSQL destination', () => {
     }
   });
 
+  it('reads counts beyond 2^53 back exact, as DuckDB does: query in every format, the session, CSV and Parquet export', async () => {
+    const sql = `SELECT 'page' AS k, total AS n FROM page_daily WHERE total > 9007199254740992
+      UNION ALL SELECT 'term', hits FROM search_daily WHERE hits > 9007199254740992 ORDER BY k`;
+    const want = [
+      { k: 'page', n: BIG_TOTAL },
+      { k: 'term', n: BIG_HITS },
+    ];
+    for (const format of FORMATS) {
+      const post = await onPostgres(sql, { format, maxWidth: 200 });
+      expect(post, format).toBe(await onDuckDb(sql, { format, maxWidth: 200 }));
+      expect(post, format).toContain(BIG_TOTAL);
+      expect(post, format).toContain(BIG_HITS);
+    }
+    expect(JSON.parse(await onPostgres(sql, { format: 'json' }))).toEqual(want);
+    expect(await pgSession(client).rows(sql)).toEqual(want);
+    const ro = await openExistingReadOnly(dbPath);
+    try {
+      expect(await duckSession(ro.connection).rows(sql)).toEqual(want);
+    } finally {
+      ro.close();
+    }
+    const to = todayUtc();
+    for (const format of ['csv', 'parquet'] as const) {
+      const { duck, post } = await exportBoth({ format, from: addDays(to, -3), to });
+      for (const [table, column, big] of [
+        ['page_daily', 'total', BIG_TOTAL],
+        ['search_daily', 'hits', BIG_HITS],
+      ] as const) {
+        const read = async (dir: string): Promise<unknown[][]> => {
+          const glob = join(dir, table, '**', `*.${format}`).replaceAll("'", "''");
+          const from =
+            format === 'csv' ? `read_csv('${glob}', all_varchar = true)` : `read_parquet('${glob}')`;
+          return (
+            await rc.runAndReadAll(
+              `SELECT ${column}::VARCHAR FROM ${from} WHERE length(${column}::VARCHAR) > 15`,
+            )
+          ).getRows();
+        };
+        expect(await read(post), `${format} ${table}`).toEqual([[big]]);
+        expect(await read(duck), `${format} ${table}`).toEqual([[big]]);
+      }
+    }
+  });
+
   it('streams a large result in batches and prints every row', async () => {
     const sql = 'SELECT day, path, total FROM page_daily ORDER BY day, md5(path)';
     const rows = await count('page_daily');
@@ -230,17 +283,15 @@ describe.skipIf(!runIf)('query and export on a PostgreSQL destination', () => {
     ['a statement before the last', 'SELECT pg_sleep(60); SELECT 1'],
     [
       'a query that lifted the timeout before its rows',
-      "SELECT set_config('statement_timeout', '0', true); SELECT pg_sleep(60)",
+      // set_config itself is refused (pg-guard.ts); a DO block that builds the call is not.
+      "DO $$BEGIN EXECUTE 'SELECT set_' || 'config(''statement_timeout'', ''0'', true)'; END$$; SELECT pg_sleep(60)",
     ],
   ])('cancels %s at the timeout with a SQL error', async (_what, sql) => {
-    const started = Date.now();
     const err = (await queryPostgres(client, sql, { format: 'csv', timeout: 1 }, sink()).catch(
       (e: unknown) => e,
     )) as Error;
     expect(err).toBeInstanceOf(SqlError);
     expect(err.message).toMatch(/canceling statement due to statement timeout \(after 1 s/);
-    // Far less than the sleep: the timeout, not the query, ended it.
-    expect(Date.now() - started).toBeLessThan(15_000);
     expect(await onPostgres('SELECT 2 AS b', { format: 'csv' })).toBe('b\n2\n');
   });
 

@@ -18,7 +18,7 @@ import { tempDbPath } from '../helpers/db.js';
 import { insertGapEvidence, insertGapFixes } from '../helpers/gap-fixes.js';
 import { copyTable, duckTables } from '../helpers/postgres-copy.js';
 import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
-import { emulatorSyncOptions } from '../helpers/sync-options.js';
+import { clockFrom, emulatorSyncOptions } from '../helpers/sync-options.js';
 
 /*
  * `report` and `status` read the same from both destinations. One emulator is synced into a DuckDB
@@ -112,11 +112,16 @@ describe.skipIf(!hasPostgres())('report and status on PostgreSQL', () => {
   let db: Database | undefined;
   let duck: SqlSession;
   let post: SqlSession;
-  const now = new Date();
+  // A fixed instant for the service, the sync and the readers: the same report on every day the suite runs.
+  const NOW = '2026-05-20T15:00:00.000Z';
+  const now = new Date(NOW);
 
   beforeAll(async () => {
-    const today = todayUtc();
-    [server, emu] = await Promise.all([startPostgres(), startEmulator({ seed: 7, days: 100, paths: 60 })]);
+    const today = todayUtc(now.getTime());
+    [server, emu] = await Promise.all([
+      startPostgres(),
+      startEmulator({ seed: 7, days: 100, paths: 60, today }),
+    ]);
     const dbPath = tempDbPath();
     const summary = await runSync(
       emulatorSyncOptions(emu, dbPath, {
@@ -125,6 +130,7 @@ describe.skipIf(!hasPostgres())('report and status on PostgreSQL', () => {
         includeToday: true,
         periodPages: true,
         maxThreads: 10_000,
+        now: clockFrom(NOW),
       }),
     );
     expect(summary.status).toBe('succeeded');

@@ -137,7 +137,7 @@ describe('report data from a real DuckDB database (60 days of site and page rows
     expect(p?.moversDown[0]?.change).toBe(
       sumPage('/guides/falling', 'total', 53, 60) - sumPage('/guides/falling', 'total', 46, 53),
     );
-    expect(p?.moversUp.every((m) => m.change > 0)).toBe(true);
+    expect(p?.moversUp.every((m) => (m.change ?? 0) > 0)).toBe(true);
   });
 
   it('renders those numbers in the terminal report', () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Dataset, PageRow, Totals } from '../../src/emulator/index.js';
 import {
   addDays,
@@ -210,9 +210,15 @@ describe('buildDataset', () => {
   });
 
   it('defaults the project id to proj_demo and today to the current UTC day', () => {
-    const d = buildDataset({ seed: 1, days: 4, paths: 20 });
-    expect(d.projectId).toBe('proj_demo');
-    expect(d.today).toBe(new Date().toISOString().slice(0, 10));
+    // A clock pinned a second before a UTC midnight: the day must be the clock's, not the machine's.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.parse('2031-05-17T23:59:59Z') });
+    try {
+      const d = buildDataset({ seed: 1, days: 4, paths: 20 });
+      expect(d.projectId).toBe('proj_demo');
+      expect(d.today).toBe('2031-05-17');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

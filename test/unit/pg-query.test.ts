@@ -2,7 +2,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { SqlError } from '../../src/errors.js';
 import { pgSqlError } from '../../src/query/pg-run.js';
-import { endsTransaction, isCursorQuery, splitStatements } from '../../src/query/pg-statements.js';
+import { isCursorQuery, splitStatements } from '../../src/query/pg-statements.js';
 import {
   isoFromPgTimestamp,
   jsonNumericText,
@@ -33,15 +33,11 @@ describe('splitting PostgreSQL SQL into statements', () => {
     expect(splitStatements('SELECT $1; SELECT 2')).toEqual(['SELECT $1', ' SELECT 2']);
   });
 
-  it('knows which statements a cursor can run and which would end the transaction', () => {
+  it('knows which statements a cursor can run', () => {
     expect(isCursorQuery(' /* c */ (SELECT 1)')).toBe(true);
     expect(isCursorQuery('with x as (select 1) select * from x')).toBe(true);
     expect(isCursorQuery('SHOW search_path')).toBe(false);
     expect(isCursorQuery('EXPLAIN SELECT 1')).toBe(false);
-    for (const s of ['COMMIT', ' end', '-- x\nROLLBACK AND CHAIN', 'abort', 'PREPARE TRANSACTION $$x$$'])
-      expect(endsTransaction(s), s).toBe(true);
-    for (const s of ['PREPARE q AS SELECT 1', 'SELECT 1', "SELECT 'commit'"])
-      expect(endsTransaction(s), s).toBe(false);
   });
 });
 

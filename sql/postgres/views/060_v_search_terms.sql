@@ -1,6 +1,14 @@
 -- PostgreSQL dialect of sql/views/060_v_search_terms.sql (the column comments there hold for both).
 -- sum() of a bigint is numeric here: sums divided into a ratio are cast to double precision, as
 -- DuckDB divides in DOUBLE. rank breaks ties by the term in code-point order (COLLATE "C").
+-- redact_emails: see sql/views/060_v_search_terms.sql; the rule of src/util/personal-data.ts,
+-- filled in when this file is applied, as on DuckDB.
+CREATE OR REPLACE FUNCTION redact_emails(s text) RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $$
+  SELECT regexp_replace(s, {{email_pattern}}, {{email_token}}, 'g')
+$$;
+
 CREATE OR REPLACE VIEW v_search_terms AS
 WITH days AS (
   SELECT
@@ -34,7 +42,7 @@ periods AS (
   GROUP BY l.project_id, l.last_day
 ),
 term_days AS (
-  SELECT s.project_id, s.day, s.query, s.hits, s.ctr, s.top_clicked_path, d.truncated, p.last_day
+  SELECT s.project_id, s.day, redact_emails(s.query) AS query, s.hits, s.ctr, s.top_clicked_path, d.truncated, p.last_day
   FROM search_daily AS s
   JOIN periods AS p
     ON p.project_id = s.project_id AND s.day > p.last_day - 28 AND s.day <= p.last_day

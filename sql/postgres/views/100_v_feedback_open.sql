@@ -8,7 +8,7 @@ SELECT
   source,
   status,
   helpful,
-  comment,
+  redact_emails(comment) AS comment,
   created_at,
   ((current_timestamp AT TIME ZONE 'UTC')::date - (created_at AT TIME ZONE 'UTC')::date)::bigint AS age_days,
   first_seen_at,

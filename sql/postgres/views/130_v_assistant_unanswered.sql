@@ -9,9 +9,9 @@ WITH turns AS (
     project_id,
     thread_id,
     ts,
-    query,
+    redact_emails(query) AS query,
     page_url,
-    lower(trim(regexp_replace(query, '[\t\n\f\r ]+', ' ', 'g')) COLLATE "und-x-icu") COLLATE "default" AS question_key
+    lower(trim(regexp_replace(redact_emails(query), '[\t\n\f\r ]+', ' ', 'g')) COLLATE "und-x-icu") COLLATE "default" AS question_key
   FROM assistant_turns
   WHERE resolution_status = 'unanswered'
 ),

@@ -1,6 +1,6 @@
 -- PostgreSQL dialect of sql/views/140_v_content_gaps.sql (the comments there say what every
--- column means; they hold for both). The macros are SQL functions: redact_emails, question_key and
--- is_flag IMMUTABLE, content_gaps(win_days, to_day) a STABLE table function whose body
+-- column means; they hold for both). The macros are SQL functions: question_key and is_flag
+-- IMMUTABLE (redact_emails is defined in 060_v_search_terms.sql), content_gaps(win_days, to_day) a STABLE table function whose body
 -- resolves tables in the schema it was created in (SET search_path FROM CURRENT: a function body,
 -- unlike a view, is bound when it runs, and a BI tool's search_path names other schemas).
 -- What keeps the rows the same as DuckDB's:
@@ -17,12 +17,6 @@
 --   TimeZone.
 
 DROP FUNCTION IF EXISTS content_gaps(integer, date);
-
-CREATE OR REPLACE FUNCTION redact_emails(s text) RETURNS text
-LANGUAGE sql IMMUTABLE
-AS $$
-  SELECT regexp_replace(s, '[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}', '[email]', 'g')
-$$;
 
 CREATE OR REPLACE FUNCTION question_key(q text) RETURNS text
 LANGUAGE sql IMMUTABLE
@@ -327,17 +321,40 @@ fixes AS (
   ) AS latest
   WHERE n = 1
 ),
+-- The days of W and of P each stream holds whole (see the DuckDB text): a gap is compared with P
+-- only when both are whole for its stream.
+calendar AS (
+  SELECT w.project_id, w.w_start, w.w_end - w.w_start AS n, d::date AS day
+  FROM win AS w, generate_series(w.p_start::timestamp, (w.w_end - 1)::timestamp, interval '1 day') AS d
+),
+whole AS (
+  SELECT c.project_id, sw.stream,
+    count(DISTINCT c.day) FILTER (WHERE c.day >= c.w_start) = c.n
+      AND count(DISTINCT c.day) FILTER (WHERE c.day < c.w_start) = c.n AS comparable
+  FROM calendar AS c
+  JOIN sync_windows AS sw
+    ON sw.project_id = c.project_id AND sw.status = 'loaded' AND NOT sw.truncated
+    AND sw.stream IN ('assistant', 'searches', 'feedback')
+    AND sw.window_start <= c.day AND sw.window_end > c.day
+    AND sw.fetched_at >= ((c.day + 1)::timestamp AT TIME ZONE 'UTC')
+  GROUP BY c.project_id, sw.stream, c.n
+),
 judged AS (
   SELECT
     g.*,
+    g.kind = 'losing' OR coalesce(wh.comparable, false) AS comparable,
     CASE
       WHEN g.kind = 'losing' THEN 'worse'
+      WHEN NOT coalesce(wh.comparable, false) THEN NULL
       WHEN g.previous_count = 0 THEN 'new'
       WHEN g.current_count >= 1.25 * g.previous_count THEN 'worse'
       WHEN g.current_count <= 0.8 * g.previous_count THEN 'better'
       ELSE 'same'
     END AS trend
   FROM gaps AS g
+  LEFT JOIN whole AS wh
+    ON wh.project_id = g.project_id
+    AND wh.stream = CASE g.kind WHEN 'unanswered' THEN 'assistant' WHEN 'search' THEN 'searches' ELSE 'feedback' END
 ),
 scored AS (
   SELECT
@@ -366,7 +383,7 @@ SELECT
     ELSE 'human views'
   END AS measure,
   j.current_count::bigint AS current_count,
-  j.previous_count::bigint AS previous_count,
+  CASE WHEN j.comparable THEN j.previous_count::bigint END AS previous_count,
   j.trend,
   j.score,
   j.rate,

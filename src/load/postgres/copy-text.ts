@@ -15,9 +15,10 @@ const ESCAPED = /[\\\t\n\r]/g;
 const ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
 /**
- * A string no PostgreSQL text column can hold. NUL: DuckDB stores it, PostgreSQL's text and jsonb
- * refuse it, so the window fails with its old data kept rather than being stored altered. An
- * unpaired surrogate: DuckDB's JSON reader refuses the window too ("no low surrogate").
+ * A string no PostgreSQL text column can hold (NUL, an unpaired surrogate). The streams' rows never
+ * hold one: they became U+FFFD when the rows were written as JSON (storable-text.ts), on the way
+ * to either destination. Finding one here is a bug, and the COPY stops rather than store
+ * something DuckDB does not.
  */
 function unstorable(s: string): string | undefined {
   if (s.includes('\0')) return 'holds U+0000 (NUL), which PostgreSQL text cannot store';

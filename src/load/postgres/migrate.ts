@@ -5,6 +5,7 @@ import type pg from 'pg';
 import { InternalError, UsageError } from '../../errors.js';
 import { sqlDir } from '../../paths.js';
 import { numberedSqlFiles, type SqlFile } from '../database.js';
+import { renderSql } from '../sql-fragments.js';
 import { DEFAULT_PG_SCHEMA } from '../target.js';
 import { inPgTransaction } from './session.js';
 
@@ -89,7 +90,9 @@ async function shippedViews(
   dir: string,
 ): Promise<{ texts: { f: SqlFile; sql: string }[]; names: string[]; tag: string }> {
   const files = await numberedSqlFiles(join(dir, 'views'));
-  const texts = await Promise.all(files.map(async (f) => ({ f, sql: await readFile(f.file, 'utf8') })));
+  const texts = await Promise.all(
+    files.map(async (f) => ({ f, sql: renderSql(await readFile(f.file, 'utf8'), f.file) })),
+  );
   const hash = createHash('sha256');
   for (const { f, sql } of texts) hash.update(`${f.name}\n${sql}\n`);
   const names = texts.flatMap(({ sql }) => [...sql.matchAll(VIEW_NAME)].map((m) => m[1] as string));
@@ -152,7 +155,7 @@ async function inTransaction(
   f: SqlFile,
   fn: (sql: string) => Promise<void>,
 ): Promise<void> {
-  const sql = await readFile(f.file, 'utf8');
+  const sql = renderSql(await readFile(f.file, 'utf8'), f.file);
   try {
     await inPgTransaction(client, () => fn(sql));
   } catch (e) {
