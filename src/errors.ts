@@ -14,6 +14,8 @@ export const EXIT = {
   usage: 2,
   auth: 3,
   windowsFailed: 4,
+  /** `alerts`, `digest`: the webhook refused the message or could not be reached, retries included. */
+  deliveryFailed: 4,
   dbInUse: 5,
   /** `alerts`: at least one alert was sent by this run (not an error: cron and CI act on it). */
   alertsFired: 6,

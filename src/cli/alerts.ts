@@ -3,7 +3,7 @@ import { EXIT, UsageError } from '../errors.js';
 import { defaultRules, loadRules } from '../insights/alert-rules.js';
 import type { Alert, Evaluation } from '../insights/alert.js';
 import { alertProjects, evaluateAlerts } from '../insights/alerts.js';
-import { dispatchAlerts, type Dispatch } from '../notify/dispatch.js';
+import { dispatchAlerts, type Dispatch, type DispatchOutcome } from '../notify/dispatch.js';
 import { checkWebhookUrl, registerWebhookSecret } from '../notify/webhook.js';
 import { parseDay, todayUtc } from '../util/day.js';
 import { safeLine } from '../util/safe-text.js';
@@ -35,19 +35,24 @@ export function registerAlerts(
     .description(
       `Evaluates the alert rules on each project's newest complete loaded day (or --day), from the
 database alone (no API call), prints one line per alert and exits 6 when at least one alert
-was sent, 0 when none. Each alert is sent once: alerts_sent records it, so a re-run for the
-same day sends nothing new (--resend sends again). With --webhook (or ${WEBHOOK_ENV}) the
-alerts are POSTed as one JSON message that Slack and Microsoft Teams display; a failed
-delivery leaves them unsent, to go again on the next run.
+was sent, 0 when none, 4 when the webhook did not take them. Each alert is sent at most once:
+alerts_sent records it before the POST, so a re-run for the same day sends nothing new, nor
+does a run after one killed mid-POST (--resend sends again). With --webhook (or
+${WEBHOOK_ENV}) the alerts are POSTed as one JSON message that Slack and Microsoft Teams
+display, each with a stable id; a failed delivery goes again on the next run.
 
-  traffic    human visitors or views of the site, or visitors of a top page, outside
-             median +/- 3 x 1.4826 x MAD (and 20%) of the same weekday of the 8 weeks before
-  search     a term searched 5+ times that day without a click, not such a term the week before
-  feedback   thumbs-down or comments on a page, 3+ that day and 3x its daily rate of 28 days
-  assistant  the unanswered share 15 points above its median of the 28 days before
-  pipeline   the last sync refused (401: keys expire after 90 days), windows failed or
-             deferred more than a day, data more than 2 days behind, the budget exhausted
-             3 nights running
+  traffic    human visitors or views of the site, or visitors of a top page,
+             outside median +/- 3 x 1.4826 x MAD (and 20%) of the same
+             weekday of the 8 weeks before
+  search     a term searched 5+ times that day without a click, not such a
+             term the week before
+  feedback   thumbs-down or comments on a page, 3+ that day and 3x its daily
+             rate of 28 days
+  assistant  the unanswered share 15 points above its median of the 28 days
+             before
+  pipeline   the last sync refused (401: an expired or revoked key), windows
+             failed or deferred more than a day, data more than 2 days
+             behind, the budget exhausted 3 nights running
 
 Tune or turn off any rule with --rules FILE (JSON): docs/alerts-and-digest.md.`,
     )
@@ -115,11 +120,18 @@ async function alertsCommand(flags: AlertsFlags): Promise<CommandResult> {
     await db.close();
   }
   writeNotes(evaluations, dispatch);
-  const exitCode = dispatch.sent.length > 0 ? EXIT.alertsFired : EXIT.ok;
+  const exitCode = EXIT_OF[dispatch.outcome];
   if (flags.json) return { exitCode, json: alertsJson(evaluations, dispatch) };
   process.stdout.write(formatAlerts(dispatch.sent));
   return { exitCode };
 }
+
+/** A failed delivery is not "sent": cron and CI must tell the two apart. */
+const EXIT_OF: Readonly<Record<DispatchOutcome, number>> = {
+  sent: EXIT.alertsFired,
+  'nothing-new': EXIT.ok,
+  'delivery-failed': EXIT.deliveryFailed,
+};
 
 /** One line per alert: project, day, rule, id, then the message. */
 export function formatAlerts(alerts: readonly Alert[]): string {
@@ -134,9 +146,14 @@ function writeNotes(evaluations: readonly Evaluation[], d: Dispatch): void {
       `${d.alreadySent.length} alert(s) already sent by an earlier run, not sent again (--resend sends them)`,
     );
   }
+  if (d.interrupted.length > 0) {
+    err(
+      `${d.interrupted.length} alert(s) were being sent when an earlier run stopped and may have arrived: not sent again (--resend sends them)`,
+    );
+  }
   if (d.deliveryError !== null) {
     err(
-      `webhook delivery failed: ${d.deliveryError.message}; the ${d.sent.length} alert(s) stay unsent and go again on the next run`,
+      `webhook delivery failed: ${d.deliveryError.message}; the ${d.sent.length} alert(s) were not delivered and go again on the next run`,
     );
   }
 }
@@ -146,6 +163,8 @@ function alertsJson(evaluations: readonly Evaluation[], d: Dispatch): unknown {
     projects: evaluations.map((e) => ({ projectId: e.projectId, day: e.day, notes: e.notes })),
     alerts: d.sent,
     alreadySent: d.alreadySent.map((a) => a.id),
+    interrupted: d.interrupted.map((a) => a.id),
+    outcome: d.outcome,
     delivered: d.delivered,
     deliveryError: d.deliveryError?.message ?? null,
   };

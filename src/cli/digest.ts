@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { alertProjects } from '../insights/alerts.js';
@@ -7,8 +6,10 @@ import { chatText } from '../notify/alert-payload.js';
 import { checkWebhookUrl, postJson, registerWebhookSecret } from '../notify/webhook.js';
 import { digestHtml } from '../report/digest-html.js';
 import { digestMarkdown } from '../report/digest-markdown.js';
+import { DIGEST_MARKDOWN_MARKER } from '../report/marker.js';
 import { WEBHOOK_ENV } from './alerts.js';
 import { openToRead } from './open-readonly.js';
+import { outputFile } from './output-file.js';
 import type { CommandResult } from './result.js';
 import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp, dbTargetOf } from './destination-flags.js';
 
@@ -19,6 +20,7 @@ interface DigestFlags {
   week?: string;
   format: 'markdown' | 'html';
   out?: string;
+  force?: boolean;
   webhook?: string;
   json?: boolean;
 }
@@ -35,7 +37,12 @@ export function registerDigest(
 alone: visitors and views with the change, pages up and down, top searches and new ones
 without a click, feedback received and still open, assistant questions and the unanswered
 share, the top content gaps, and the fixes and their effect. --webhook (or ${WEBHOOK_ENV})
-sends the Markdown digest as the "text" of a JSON message.`,
+sends the Markdown digest as the "text" of a JSON message.
+
+--out FILE replaces an earlier digest or report of this tool (recognised by its
+generator line) but no other file unless --force, never the database, and never
+anything but a regular file (a FIFO, a device, a folder). It is written to a
+temporary file in the same folder and renamed into place.`,
     )
     .option(DB_FLAG, dbHelp())
     .option(SCHEMA_FLAG, SCHEMA_HELP)
@@ -45,6 +52,10 @@ sends the Markdown digest as the "text" of a JSON message.`,
       new Option('--format <format>', 'markdown or html').choices(['markdown', 'html']).default('markdown'),
     )
     .option('--out <file>', 'write the digest to this file instead of stdout')
+    .option(
+      '--force',
+      'let --out replace an existing file that mintlify-etl did not write (refused by default)',
+    )
     .option(
       '--webhook <url>',
       `POST the Markdown digest to this URL (env ${WEBHOOK_ENV}); a secret, never printed`,
@@ -68,7 +79,20 @@ async function digestCommand(flags: DigestFlags): Promise<CommandResult> {
     checkWebhookUrl(url, flags.webhook !== undefined ? '--webhook' : WEBHOOK_ENV);
   }
   if (flags.week !== undefined) isoWeekStart(flags.week);
-  const db = await openToRead(dbTargetOf(flags));
+  const target = dbTargetOf(flags);
+  // Checked before any work: a refused --out costs nothing and the database is never replaced.
+  const out =
+    flags.out === undefined
+      ? undefined
+      : outputFile({
+          flag: '--out',
+          given: flags.out,
+          db: target.kind === 'duckdb' ? target.path : undefined,
+          force: flags.force === true,
+          what: 'the digest',
+          example: flags.format === 'html' ? 'digest.html' : 'digest.md',
+        });
+  const db = await openToRead(target);
   const session = db.session;
   const digests: Digest[] = [];
   try {
@@ -97,7 +121,8 @@ async function digestCommand(flags: DigestFlags): Promise<CommandResult> {
       : flags.format === 'html'
         ? digestHtml(digests)
         : digestMarkdown(digests);
-  if (flags.out !== undefined) writeFileSync(flags.out, text);
-  else process.stdout.write(text);
+  if (out === undefined) process.stdout.write(text);
+  // The HTML digest carries its marker in its head; any other text gets a first line that says it.
+  else await out.write(text.includes('<meta name="generator"') ? text : `${DIGEST_MARKDOWN_MARKER}\n${text}`);
   return { exitCode: 0 };
 }

@@ -39,6 +39,7 @@ const EXIT_MEANING: Readonly<Record<keyof typeof EXIT, string>> = {
   usage: 'bad usage or configuration, an unknown project or a wrong API URL (nothing written)',
   auth: 'key refused (401) or not allowed (403)',
   windowsFailed: 'some days failed after retries (the rest loaded), or the API could not be reached',
+  deliveryFailed: 'alerts, digest: the webhook did not take the message, retries included',
   dbInUse: 'database in use by another run',
   interrupted: 'interrupted by Ctrl-C or SIGTERM (finished days were kept)',
   alertsFired: 'alerts: at least one alert was sent by this run',
@@ -52,9 +53,13 @@ function table(rows: readonly (readonly [string, string])[]): string {
 
 /** The text after the top-level --help: every variable and every exit code. */
 export function helpReference(): string {
-  const codes = (Object.keys(EXIT_MEANING) as (keyof typeof EXIT)[])
-    .map((k) => [String(EXIT[k]), EXIT_MEANING[k]] as const)
-    .sort((a, b) => Number(a[0]) - Number(b[0]));
+  // Two names may share a code (4: windows failed, delivery failed): one line per code.
+  const byCode = new Map<number, string[]>();
+  for (const k of Object.keys(EXIT_MEANING) as (keyof typeof EXIT)[])
+    byCode.set(EXIT[k], [...(byCode.get(EXIT[k]) ?? []), EXIT_MEANING[k]]);
+  const codes = [...byCode]
+    .sort((a, b) => a[0] - b[0])
+    .map(([code, meanings]) => [String(code), meanings.join('; ')] as const);
   return `
 Environment:
 ${table(Object.entries(ENVIRONMENT))}

@@ -2,13 +2,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, type Help } from 'commander';
 import { EtlError, EXIT, isEtlError, UsageError } from '../errors.js';
 import { packageRoot } from '../paths.js';
 import { safeJson, safeLine, safeText } from '../util/safe-text.js';
 import { registerSecret } from '../util/secrets.js';
+import { commandsFor, listCommands } from './commands.js';
 import { addDocsPages } from './docs-pages.js';
 import { helpReference } from './help-reference.js';
+import { wrapHelpText } from './help-wrap.js';
 import type { CommandResult } from './result.js';
 
 // A sync allocates fast (pages parsed, checked and turned into load text) while keeping ~20 MB
@@ -18,37 +20,6 @@ import type { CommandResult } from './result.js';
 // ~340 to ~285 MiB, at the cost of more (short) full GCs (BENCHMARKS.md, benchmark 5). It must
 // be set before the heap grows, so here, first thing.
 setFlagsFromString('--heap-growing-percent=30');
-
-type Register = (program: Command, run: (fn: () => Promise<CommandResult>) => Promise<void>) => void;
-
-/**
- * Each command's module is imported only when that command runs: together they pull in DuckDB,
- * undici, zod, Plot and jsdom, which cost about a second of start-up that `query` or a cron
- * job should not pay. Help and unknown commands load them all, in this order.
- */
-const COMMANDS: Record<string, () => Promise<Register>> = {
-  sync: async () => (await import('./sync.js')).registerSync,
-  check: async () => (await import('./check.js')).registerCheck,
-  status: async () => (await import('./status.js')).registerStatus,
-  query: async () => (await import('./query.js')).registerQuery,
-  export: async () => (await import('./export.js')).registerExport,
-  report: async () => (await import('./report.js')).registerReport,
-  gaps: async () => (await import('./gaps.js')).registerGaps,
-  alerts: async () => (await import('./alerts.js')).registerAlerts,
-  digest: async () => (await import('./digest.js')).registerDigest,
-  agent: async () => (await import('./agent.js')).registerAgent,
-  emulator: async () => (await import('./emulator.js')).registerEmulator,
-  demo: async () => (await import('./demo.js')).registerDemo,
-  prune: async () => (await import('./prune.js')).registerPrune,
-};
-
-async function commandsFor(argv: readonly string[]): Promise<Register[]> {
-  const first = argv[0];
-  if (first !== undefined && Object.hasOwn(COMMANDS, first))
-    return [await (COMMANDS[first] as () => Promise<Register>)()];
-  if (argv.length === 1 && (first === '-V' || first === '--version')) return [];
-  return Promise.all(Object.values(COMMANDS).map((load) => load()));
-}
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string };
@@ -134,14 +105,24 @@ export async function main(argv: readonly string[]): Promise<number> {
 
   const program = new Command('mintlify-etl')
     .description(
-      'Keeps a DuckDB database current with your Mintlify docs site analytics (unique visitors per day and per page, human and AI), and drives Mintlify agent jobs. Start with `mintlify-etl demo`.',
+      'Keeps a database current with your Mintlify docs site analytics (unique visitors, views, searches, feedback, assistant questions, per day and per page, human and AI): a DuckDB file (the default) or a PostgreSQL schema (--db postgresql://...). Reports, content gaps, alerts and a weekly digest from it, and drives Mintlify agent jobs. Start with `mintlify-etl demo`.',
     )
     .version(version(), '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(safeText(s)) })
-    .addHelpText('after', helpReference());
-  for (const register of await commandsFor(argv)) register(program, run);
+    .configureHelp({
+      boxWrap(this: Help, str: string, width: number) {
+        return wrapHelpText(this, str, width);
+      },
+    })
+    .addHelpText(
+      'after',
+      `${helpReference()}\n\nDocs: ${join(packageRoot(), 'docs', 'getting-started.md')} (every page: ${join(packageRoot(), 'docs')})`,
+    );
+  const { registers, listOnly } = await commandsFor(argv);
+  for (const register of registers) register(program, run);
+  if (listOnly) listCommands(program);
   addDocsPages(program);
 
   try {

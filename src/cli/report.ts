@@ -1,21 +1,14 @@
-import { randomBytes } from 'node:crypto';
-import { closeSync, constants, lstatSync, openSync, readSync } from 'node:fs';
-import { rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { gatherReport, hasReportViews, listProjects } from '../report/data.js';
-import { REPORT_MARKER, REPORT_MARKER_WITHIN_BYTES } from '../report/marker.js';
 import type { ReportData } from '../report/model.js';
 import { renderTerminal, shouldColor, terminalColumns } from '../report/terminal.js';
 import { clockFromEnv } from './clock.js';
 import { openToRead } from './open-readonly.js';
 import { intFlag, projectIds } from './options.js';
+import { outputFile } from './output-file.js';
 import type { CommandResult } from './result.js';
 import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp, dbTargetOf } from './destination-flags.js';
-import { databaseFiles, realTarget } from './target-path.js';
-import { makeFolder, onFile, userFileError } from '../util/file-errors.js';
-import { specialKind } from '../util/regular-file.js';
 
 interface ReportFlags {
   db?: string;
@@ -104,7 +97,14 @@ async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
   const target = dbTargetOf(flags);
   const htmlFile =
     flags.html !== undefined
-      ? htmlTarget(flags.html, target.kind === 'duckdb' ? target.path : undefined, flags.force === true)
+      ? outputFile({
+          flag: '--html',
+          given: flags.html,
+          db: target.kind === 'duckdb' ? target.path : undefined,
+          force: flags.force === true,
+          what: 'the page',
+          example: 'report.html',
+        })
       : undefined;
   const db = await openToRead(target);
   let data: ReportData;
@@ -138,8 +138,7 @@ async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
   if (htmlFile !== undefined) {
     // Loaded only when asked for: Plot, d3 and jsdom take a noticeable time to import.
     const { renderHtml } = await import('../report/html.js');
-    await writeAtomically(htmlFile, renderHtml(data), `--html ${flags.html ?? htmlFile}`);
-    process.stderr.write(`wrote ${htmlFile}\n`);
+    await htmlFile.write(renderHtml(data));
   }
   if (flags.json) {
     if (data.projects.length === 0)
@@ -151,73 +150,4 @@ async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
     renderTerminal(data, { color: shouldColor(process.stdout), width: terminalColumns(process.stdout) }),
   );
   return { exitCode: 0 };
-}
-
-/** The real path --html would write, refused up front when no page can be written there. */
-function htmlTarget(file: string, db: string | undefined, force: boolean): string {
-  const real = realTarget(file, '--html');
-  const existing = onFile(`--html ${file}`, 'read', real, () => lstatSync(real, { throwIfNoEntry: false }));
-  const kind = existing === undefined ? undefined : specialKind(existing);
-  if (kind === 'folder') {
-    throw new UsageError(`--html ${file} is a folder: give a file name, e.g. ${join(file, 'report.html')}`, {
-      file,
-    });
-  }
-  if (kind !== undefined) {
-    throw new UsageError(
-      `--html ${file} is a ${kind}, not a regular file: the page is only ever written to a regular file; choose another name`,
-      { file, kind },
-    );
-  }
-  // The page replaces whatever file is there: never the database or a file it depends on.
-  const what = db === undefined ? undefined : databaseFiles(db).get(real);
-  if (what !== undefined) {
-    throw new UsageError(
-      `--html ${file} is ${what} (${db}): give the page its own file name, e.g. report.html`,
-      {
-        file,
-        db,
-      },
-    );
-  }
-  if (existing !== undefined && !force && !isOurPage(real, file)) {
-    throw new UsageError(
-      `--html ${file} exists and was not written by mintlify-etl report; it was left untouched: choose another file name, or pass --force to replace it`,
-      { file },
-    );
-  }
-  return real;
-}
-
-/** True when the file starts like a page this command wrote (its generator tag near the top). */
-function isOurPage(real: string, given: string): boolean {
-  // Non-blocking: the file was a regular one a moment ago, but must not hang us if swapped for a FIFO.
-  const fd = onFile(`--html ${given}`, 'read', real, () =>
-    openSync(real, constants.O_RDONLY | constants.O_NONBLOCK),
-  );
-  try {
-    const head = Buffer.alloc(REPORT_MARKER_WITHIN_BYTES);
-    const n = readSync(fd, head, 0, head.length, 0);
-    return head.toString('utf8', 0, n).includes(REPORT_MARKER);
-  } catch {
-    return false;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * A reader (a browser, a web server) never sees half a page: written to a temporary file in the
- * same folder (so the rename cannot cross a file system), which a failure removes.
- */
-async function writeAtomically(file: string, text: string, subject: string): Promise<void> {
-  makeFolder(dirname(file), subject);
-  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    await writeFile(tmp, text, { encoding: 'utf8', flag: 'wx' });
-    await rename(tmp, file);
-  } catch (e) {
-    await rm(tmp, { force: true });
-    throw userFileError(e, subject, 'write', file) ?? e;
-  }
 }

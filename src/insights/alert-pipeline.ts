@@ -5,7 +5,7 @@ import type { AlertRules } from './alert-rules.js';
 import { makeAlert, type Alert } from './alert.js';
 
 export const KEY_EXPIRY_HINT =
-  "Mintlify's API keys expire after 90 days by default: create a new admin key in the dashboard (API keys) and put it in MINTLIFY_API_KEY or --api-key-file";
+  "Mintlify's API keys expire after 7, 30, 60 or 90 days, or never, as chosen when the key was created (or it was revoked): create a new admin key in the dashboard (API keys) and put it in MINTLIFY_API_KEY or --api-key-file";
 
 /**
  * The health of the nightly job for the operator: the last run refused (401), streams whose

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readSmallFile } from '../util/small-file.js';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
 
@@ -84,14 +84,17 @@ export function defaultRules(): AlertRules {
   return rulesSchema.parse({});
 }
 
+/** A rules file is a few hundred bytes; the cap only keeps a wrong path from filling memory. */
+export const RULES_MAX_BYTES = 1024 * 1024;
+
 /** The rules of a JSON file over the defaults; a UsageError (exit 2) naming the key otherwise. */
 export function loadRules(file: string): AlertRules {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new UsageError(`--rules ${file}: cannot read it (${(e as Error).message})`, { file }, { cause: e });
-  }
+  const text = readSmallFile(file, {
+    subject: `--rules ${file}`,
+    maxBytes: RULES_MAX_BYTES,
+    what: 'a rules file',
+    advice: 'give a JSON file',
+  });
   let data: unknown;
   try {
     data = JSON.parse(text);

@@ -1,9 +1,21 @@
+import { createHash } from 'node:crypto';
 import type { Alert } from '../insights/alert.js';
+
+/**
+ * The id of one message: a hash of the ids of the alerts it carries, so the same alerts posted
+ * again (a retry, a --resend) carry the same id, in the payload's `id` and the Idempotency-Key
+ * header. A receiver that wants exactly once drops a message id, or an alert id, it has seen.
+ */
+export function deliveryId(alerts: readonly Alert[]): string {
+  const ids = alerts.map((a) => `${a.projectId}|${a.id}`).sort();
+  return `dl_${createHash('sha256').update(ids.join('\n')).digest('hex').slice(0, 16)}`;
+}
 
 /**
  * One payload that Slack and Microsoft Teams incoming webhooks both display as it is: each reads
  * `text` (Markdown both can render) and ignores the other's keys; Slack adds `attachments` (its
- * fields), Teams the MessageCard `sections` (its facts). `alerts` is the same list for a script.
+ * fields), Teams the MessageCard `sections` (its facts). `alerts` is the same list for a script,
+ * each with its stable `id`; `id` names the message (see deliveryId).
  */
 export function alertPayload(alerts: readonly Alert[]): Record<string, unknown> {
   const summary = `mintlify-etl: ${alerts.length} alert${alerts.length === 1 ? '' : 's'}`;
@@ -12,6 +24,7 @@ export function alertPayload(alerts: readonly Alert[]): Record<string, unknown> 
     ...alerts.map((a) => `• [${a.projectId} · ${a.rule}] ${chatText(a.message)}`),
   ].join('\n');
   return {
+    id: deliveryId(alerts),
     text,
     attachments: alerts.map((a) => ({
       fallback: chatText(a.message),

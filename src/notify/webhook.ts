@@ -3,10 +3,13 @@ import { request } from 'undici';
 import { EtlError, EXIT } from '../errors.js';
 import { registerSecret } from '../util/secrets.js';
 
-/** The webhook refused the payload or could not be reached, retries included. */
+/**
+ * The webhook refused the payload or could not be reached, retries included: the delivery
+ * failed (exit 4), a fault outside the tool, not an internal error.
+ */
 export class WebhookError extends EtlError {
   readonly code = 'E_WEBHOOK';
-  readonly exitCode = EXIT.internal;
+  readonly exitCode = EXIT.deliveryFailed;
 }
 
 export interface WebhookOptions {
@@ -15,6 +18,8 @@ export interface WebhookOptions {
   readonly retries?: number;
   /** First retry delay; doubles after each. */
   readonly retryDelayMs?: number;
+  /** Sent as the Idempotency-Key header: the same on every retry of the same message. */
+  readonly idempotencyKey?: string;
 }
 
 /**
@@ -51,8 +56,8 @@ class WebhookUsage extends EtlError {
 }
 
 /**
- * POSTs a JSON payload; retries on 5xx, 429 and network failures (bounded attempts and time),
- * gives up at once on another status. The error never holds the URL.
+ * POSTs a JSON payload; retries on 5xx, 429 (the receiver's rate limit: a wait, not a refusal)
+ * and network failures (bounded attempts and time), gives up at once on another status. The error never holds the URL.
  */
 export async function postJson(url: string, payload: unknown, o: WebhookOptions = {}): Promise<void> {
   const timeoutMs = o.timeoutMs ?? 10_000;
@@ -62,7 +67,10 @@ export async function postJson(url: string, payload: unknown, o: WebhookOptions 
     try {
       const res = await request(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: {
+          'content-type': 'application/json',
+          ...(o.idempotencyKey !== undefined ? { 'idempotency-key': o.idempotencyKey } : {}),
+        },
         body,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,

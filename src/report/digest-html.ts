@@ -1,6 +1,7 @@
 import type { Digest } from '../insights/digest.js';
 import { sections, title } from './digest-lines.js';
 import { escapeHtml } from './html.js';
+import { DIGEST_HTML_MARKER } from './marker.js';
 
 const BODY = 'margin:0;padding:0;background:#f4f4f5;font-family:Arial,Helvetica,sans-serif;color:#18181b';
 const CARD = 'max-width:600px;margin:0 auto;background:#ffffff;padding:16px 20px';
@@ -26,6 +27,6 @@ export function digestHtml(digests: readonly Digest[]): string {
     }
     return `<div style="${CARD}">${parts.join('\n')}</div>`;
   });
-  const head = `<meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(digests[0] === undefined ? 'Docs week' : title(digests[0]))}</title>`;
+  const head = `<meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${DIGEST_HTML_MARKER}<title>${escapeHtml(digests[0] === undefined ? 'Docs week' : title(digests[0]))}</title>`;
   return `<!doctype html>\n<html lang="en"><head>${head}</head><body style="${BODY}">\n${body.join('\n')}\n</body></html>\n`;
 }

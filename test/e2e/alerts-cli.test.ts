@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +18,9 @@ let dir: string;
 let cleanup: () => void;
 let rules: string;
 let n = 0;
+
+// A refusal that hangs (a FIFO nobody writes) is the bug; this bounds the wait, it is not a timing claim.
+const HANG_GUARD_MS = 90_000;
 
 async function database(): Promise<string> {
   const path = join(dir, `a${++n}.duckdb`);
@@ -79,9 +83,9 @@ describe('mintlify-etl alerts as a process', () => {
     try {
       const env = { MINTLIFY_ETL_WEBHOOK_URL: hook.url };
       const failed = await runCli(['alerts', '--db', db, '--rules', rules], env);
-      expect(failed.code).toBe(6);
+      expect(failed.code).toBe(4);
       expect(failed.stderr).toBe(
-        'mintlify-etl: webhook delivery failed: the webhook answered 400; the 1 alert(s) stay unsent and go again on the next run\n',
+        'mintlify-etl: webhook delivery failed: the webhook answered 400; the 1 alert(s) were not delivered and go again on the next run\n',
       );
       const retried = await runCli(['alerts', '--db', db, '--rules', rules, '--json'], env);
       expect(retried.code).toBe(6);
@@ -125,5 +129,48 @@ describe('mintlify-etl alerts as a process', () => {
     const r = await runCli(['alerts', '--db', db, '--rules', bad]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^mintlify-etl: --rules .*bad\.json: assistant\.increasePoints: /);
+  });
+
+  it(
+    'reads a rules file only when it is a regular file: a FIFO or a device is refused at once with exit 2',
+    async () => {
+      const db = await database();
+      const fifo = join(dir, 'rules.fifo');
+      execFileSync('mkfifo', [fifo]);
+      const [fromFifo, fromDevice] = await Promise.all([
+        runCli(['alerts', '--db', db, '--rules', fifo]),
+        runCli(['alerts', '--db', db, '--rules', '/dev/zero']),
+      ]);
+      expect(fromFifo.code).toBe(2);
+      expect(fromFifo.stderr).toMatch(
+        /^mintlify-etl: --rules .*rules\.fifo is a FIFO, not a regular file: give a JSON file\n$/,
+      );
+      expect(fromDevice.code).toBe(2);
+      expect(fromDevice.stderr).toBe(
+        'mintlify-etl: --rules /dev/zero is a device, not a regular file: give a JSON file\n',
+      );
+    },
+    HANG_GUARD_MS,
+  );
+
+  it('refuses a rules file over 1 MiB with exit 2, saying its size', async () => {
+    const db = await database();
+    const big = join(dir, 'big.json');
+    writeFileSync(big, `{"pipeline": {"maxDaysBehind": 100000}}${' '.repeat(1024 * 1024)}`);
+    const r = await runCli(['alerts', '--db', db, '--rules', big]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^mintlify-etl: --rules .*big\.json is 1\.0 MiB: a rules file is at most 1 MiB\n$/,
+    );
+  });
+
+  it('accepts a rules file that starts with a UTF-8 byte order mark (as Windows editors save it)', async () => {
+    const db = await database();
+    const bom = join(dir, 'bom.json');
+    writeFileSync(bom, `\uFEFF${JSON.stringify({ pipeline: { maxDaysBehind: 100_000 } })}`);
+    const r = await runCli(['alerts', '--db', db, '--rules', bom]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(6);
+    expect(lines(r)).toHaveLength(1);
   });
 });

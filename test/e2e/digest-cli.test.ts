@@ -1,4 +1,14 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -6,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/load/database.js';
 import { packageRoot } from '../../src/paths.js';
 import { AlertsFixture } from '../helpers/alerts-fixture.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -120,5 +130,113 @@ describe('mintlify-etl digest as a process', () => {
         await browser.close();
       }
     },
+  );
+});
+
+// A refusal that hangs (a FIFO nobody reads) is the bug; this bounds the wait, it is not a timing claim.
+const HANG_GUARD_MS = 90_000;
+
+/** Exit 2 with one line on stderr matching `pattern`, nothing on stdout. */
+function expectRefused(r: CliResult, pattern: RegExp): void {
+  expect(r.stderr).toMatch(/^mintlify-etl: [^\n]+\n$/);
+  expect(r.stderr).toMatch(pattern);
+  expect(r.code).toBe(2);
+  expect(r.stdout).toBe('');
+}
+
+function freshDir(name: string): string {
+  const d = join(dir, name);
+  mkdirSync(d, { recursive: true });
+  return d;
+}
+
+describe('digest --out never replaces a file it did not write', () => {
+  it('refuses the database itself, and a symbolic link to it, with exit 2, leaving every byte of it', async () => {
+    const d = freshDir('out-db');
+    const copy = join(d, 'x.duckdb');
+    copyFileSync(db, copy);
+    const before = readFileSync(copy);
+    const link = join(d, 'digest.md');
+    symlinkSync(copy, link);
+    for (const out of [copy, link]) {
+      for (const force of [[], ['--force']]) {
+        expectRefused(
+          await runCli(['digest', '--db', copy, '--week', '2026-W09', '--out', out, ...force]),
+          /--out .* is the database \(.*x\.duckdb\): give the digest its own file name/,
+        );
+      }
+    }
+    expect(readFileSync(copy).equals(before)).toBe(true);
+    expect(readdirSync(d).sort()).toEqual(['digest.md', 'x.duckdb']);
+  });
+
+  it('refuses an existing file it did not write with exit 2 and leaves it; --force replaces it and says "wrote"', async () => {
+    const d = freshDir('out-foreign');
+    const notes = join(d, 'notes.md');
+    writeFileSync(notes, 'my own notes\n');
+    expectRefused(
+      await runCli(['digest', '--db', db, '--week', '2026-W09', '--out', notes]),
+      /--out .*notes\.md exists and was not written by mintlify-etl; it was left untouched: .*--force/,
+    );
+    expect(readFileSync(notes, 'utf8')).toBe('my own notes\n');
+    const forced = await runCli(['digest', '--db', db, '--week', '2026-W09', '--out', notes, '--force']);
+    expect(forced.code).toBe(0);
+    expect(forced.stderr).toBe(`wrote ${notes}\n`);
+    expect(readFileSync(notes, 'utf8')).toContain('*Docs week 2026-W09');
+    expect(readdirSync(d)).toEqual(['notes.md']);
+  });
+
+  it('replaces its own earlier digest, Markdown or HTML, without --force, and leaves no temporary file', async () => {
+    const d = freshDir('out-own');
+    for (const [name, format] of [
+      ['digest.md', 'markdown'],
+      ['digest.html', 'html'],
+    ] as const) {
+      const out = join(d, name);
+      for (let i = 0; i < 2; i++) {
+        const r = await runCli([
+          'digest',
+          '--db',
+          db,
+          '--week',
+          '2026-W09',
+          '--format',
+          format,
+          '--out',
+          out,
+        ]);
+        expect(r.code).toBe(0);
+        expect(r.stderr).toBe(`wrote ${out}\n`);
+      }
+    }
+    expect(readdirSync(d).sort()).toEqual(['digest.html', 'digest.md']);
+    expect(readFileSync(join(d, 'digest.md'), 'utf8')).toMatch(
+      /^<!-- generator: mintlify-etl digest -->\n\*Docs week/,
+    );
+  });
+
+  it(
+    'never writes to a FIFO, a device or a folder, even with --force',
+    async () => {
+      const d = freshDir('out-special');
+      const fifo = join(d, 'pipe.md');
+      execFileSync('mkfifo', [fifo]);
+      const cases: [string, RegExp][] = [
+        [fifo, /--out .*pipe\.md is a FIFO, not a regular file/],
+        ['/dev/null', /--out \/dev\/null is a device, not a regular file/],
+        [d, /--out .*out-special is a folder: give a file name/],
+      ];
+      const runs = cases.flatMap(([out, pattern]) =>
+        [[], ['--force']].map(async (force) => {
+          expectRefused(
+            await runCli(['digest', '--db', db, '--week', '2026-W09', '--out', out, ...force]),
+            pattern,
+          );
+        }),
+      );
+      await Promise.all(runs);
+      expect(lstatSync(fifo).isFIFO()).toBe(true);
+    },
+    HANG_GUARD_MS,
   );
 });

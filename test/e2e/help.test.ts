@@ -1,8 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/errors.js';
-import { runCli } from '../helpers/cli.js';
+import { CLI, runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/duckdb-temp.js';
 
 const SRC = join(import.meta.dirname, '..', '..', 'src');
 
@@ -33,6 +35,26 @@ const version = (
     version: string;
   }
 ).version;
+
+/**
+ * `node --import` this: module hooks (module.register) that append every module URL the process
+ * resolves to the file MODULE_TRACE_FILE names: timing-free evidence of what a command loads.
+ */
+const MODULE_TRACE = dataUrl(`
+  import { register } from 'node:module';
+  register(${JSON.stringify(
+    dataUrl(`
+      import { appendFileSync } from 'node:fs';
+      export async function resolve(specifier, context, next) {
+        const r = await next(specifier, context);
+        appendFileSync(process.env.MODULE_TRACE_FILE, r.url + '\\n');
+        return r;
+      }`),
+  )});`);
+
+function dataUrl(source: string): string {
+  return `data:text/javascript,${encodeURIComponent(source)}`;
+}
 
 describe('mintlify-etl --help and --version as a process', () => {
   it('prints the package version', async () => {
@@ -113,5 +135,35 @@ describe('mintlify-etl --help and --version as a process', () => {
       expect(m, `${cmd.join(' ')} --help ends with its docs page`).not.toBeNull();
       expect(existsSync(m![1]!), m![1]).toBe(true);
     }
+  });
+
+  it('prints the top-level help with commander and the option definitions only: no DuckDB, pg, jsdom, Plot, undici or zod', () => {
+    const t = tempDir('mlx-help-modules-');
+    try {
+      const trace = join(t.dir, 'modules.txt');
+      const r = spawnSync(process.execPath, ['--import', MODULE_TRACE, CLI, '--help'], {
+        env: { PATH: process.env['PATH'] ?? '', MODULE_TRACE_FILE: trace },
+        encoding: 'utf8',
+      });
+      expect(r.status).toBe(0);
+      expect(r.stdout).toMatch(/^ {2}digest /m);
+      const loaded = readFileSync(trace, 'utf8');
+      expect(loaded).toContain('node_modules/commander/');
+      const heavy = [...loaded.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)]
+        .map((m) => m[1])
+        .filter((name) => /^(@duckdb\/|pg$|pg-|jsdom|@observablehq\/|d3|undici|zod)/.test(name ?? ''));
+      expect([...new Set(heavy)]).toEqual([]);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('describes both destinations and ends with where the docs are', async () => {
+    const r = await runCli(['--help']);
+    const text = r.stdout.replace(/\s+/g, ' ');
+    expect(text).toContain('a DuckDB file (the default) or a PostgreSQL schema');
+    const m = /\nDocs: (\S+\.md) /.exec(r.stdout);
+    expect(m).not.toBeNull();
+    expect(existsSync(m![1]!)).toBe(true);
   });
 });
