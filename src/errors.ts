@@ -238,6 +238,7 @@ export class StuckCursorError extends EtlError {
 export class DiskFullError extends EtlError {
   readonly code = 'E_DISK_FULL';
   readonly exitCode = EXIT.windowsFailed;
+  readonly stopsTheRun = true;
 }
 
 /** Another process holds the database. Exit 5. */

@@ -450,7 +450,7 @@ function describe(s: SyncSummary, created = false): string {
   }
   const w = s.windows;
   const parts = [
-    `sync ${s.status}: ${s.error && (s.exitCode === EXIT.usage || s.stopReason === 'unreachable' || s.stopReason === 'unresponsive' || s.stopReason === 'lock-lost' || s.stopReason === 'disk-full') ? `${s.error}; ` : ''}${w.loaded}/${w.planned} ${unit(s)} loaded`,
+    `sync ${s.status}: ${s.error && (s.exitCode === EXIT.usage || s.stopReason === 'unreachable' || s.stopReason === 'unresponsive' || s.stopReason === 'lock-lost' || s.stopReason === 'disk-full' || s.stopReason === 'destination-ended') ? `${s.error}; ` : ''}${w.loaded}/${w.planned} ${unit(s)} loaded`,
     w.failed ? `${w.failed} failed` : '',
     w.deferred
       ? s.serviceRefused !== undefined

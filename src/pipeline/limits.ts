@@ -14,7 +14,9 @@ export type StopReason =
   /** The run's lock went away while held (PostgreSQL: its connection broke). */
   | 'lock-lost'
   /** The disk under the database refused a write for want of space. */
-  | 'disk-full';
+  | 'disk-full'
+  /** The destination's server ended the run's connection (PostgreSQL: pg_terminate_backend, a restart). */
+  | 'destination-ended';
 
 export interface RunLimits {
   readonly maxRequests?: number | undefined;

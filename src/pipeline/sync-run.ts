@@ -2,6 +2,7 @@ import { MintlifyClient, type RequestEvent } from '../api/client.js';
 import type { ApiKey } from '../api/key.js';
 import {
   AuthError,
+  DiskFullError,
   EtlError,
   EXIT,
   HttpStatusError,
@@ -24,7 +25,7 @@ import { placeOrFile } from '../load/duckdb/place.js';
 import type { RunRequestLedger } from '../load/destination.js';
 import { finishRun, type LedgerRow } from '../load/runs.js';
 import { formatDuration } from '../util/duration.js';
-import { diskFullError, isDiskFull } from '../util/file-errors.js';
+import { destinationDown, unchanged } from './destination-down.js';
 import { untrusted } from '../util/safe-text.js';
 import type { Logger } from '../util/log.js';
 import { admissionKey, DayAdmission, type Flight } from './admission.js';
@@ -123,8 +124,11 @@ export class SyncRun {
   readonly #refusal = new ServiceRefusal();
   readonly #serviceDay: ServiceDay;
   #fatal: EtlError | undefined;
-  /** The first write the disk refused for want of space: the run stops there. */
-  #diskFull: unknown;
+  /**
+   * The first write the destination could not take at all (its disk is full, its server ended the
+   * connection): the run stops there.
+   */
+  #down: EtlError | undefined;
   #unreachable: UnreachableError | undefined;
   readonly #pendingLoads = new Set<Promise<void>>();
   #pendingRows = 0;
@@ -232,13 +236,13 @@ export class SyncRun {
     await this.#record();
     // Every request is in the database now (the writer drained the ledger when it closed), unless
     // the disk refused it: then the journal stays for the next run to recover.
-    if (this.#diskFull === undefined) await requests.finish();
+    if (this.#down === undefined) await requests.finish();
     if (this.#fatal) throw this.#fatal;
     const behind = this.#serviceDay.behindBy;
     if (behind !== undefined)
       this.#log.warn(clockAheadLine(behind.service, behind.local, this.#serviceDay.left));
     this.#blameRefusal();
-    const saidInError = ['unreachable', 'unresponsive', 'disk-full'];
+    const saidInError = ['unreachable', 'unresponsive', 'disk-full', 'destination-ended'];
     if (this.#stopReason === 'rate-limited' && this.#refusal.seen) {
       const unit = streamsOf(this.#opts).length === 1 ? 'day(s)' : 'window(s)';
       this.#log.info(refusedLine(this.#deferred.length, unit, this.#advice()));
@@ -493,7 +497,8 @@ export class SyncRun {
           this.#p.rows = this.#rows;
         },
         async (e: unknown) => {
-          if (isDiskFull(e)) return this.#onDiskFull(w, e);
+          const down = destinationDown(e, this.#place.label);
+          if (down !== undefined) return this.#onDestinationDown(w, down);
           const message = e instanceof Error ? e.message : String(e);
           const code = e instanceof EtlError ? e.code : 'E_LOAD';
           this.#failures.push({
@@ -503,7 +508,7 @@ export class SyncRun {
             code,
             message: `load failed: ${message}`,
           });
-          this.#log.error(`${label(w)}: load failed, the day is unchanged: ${message}`);
+          this.#log.error(`${label(w)}: load failed, ${unchanged(w)}: ${message}`);
           // Recorded like a fetch that failed: status and the next plan see a failed window.
           await this.#recordFailed(w, code, `load failed: ${message}`);
         },
@@ -544,21 +549,22 @@ export class SyncRun {
       this.#halt('unreachable');
     } else if (e instanceof HttpStatusError && e.status === 404 && e.request.path.includes('/analytics/')) {
       this.#notFound(w, e);
-    } else if (isDiskFull(e)) {
-      this.#onDiskFull(w, e);
+    } else if (destinationDown(e, this.#place.label) !== undefined) {
+      this.#onDestinationDown(w, destinationDown(e, this.#place.label) as EtlError);
     } else {
       await this.#fail(w, e);
     }
   }
 
   /**
-   * A full disk is the machine's state, not the window's: every later write would fail the same
-   * way, so the run stops, the window waits for the next run, and one line says why at the end.
+   * A full disk or a server that ended the connection is the destination's state, not the
+   * window's: every later write would fail the same way, so the run stops, the window waits for
+   * the next run, and one line says why at the end (not one per window).
    */
-  #onDiskFull(w: PlannedWindow, e: unknown): void {
-    this.#diskFull ??= e;
+  #onDestinationDown(w: PlannedWindow, down: EtlError): void {
+    this.#down ??= down;
     this.#deferred.push(w);
-    this.#halt('disk-full');
+    this.#halt(down instanceof DiskFullError ? 'disk-full' : 'destination-ended');
   }
 
   /**
@@ -649,14 +655,10 @@ export class SyncRun {
       parts.push(
         `the run's lock on ${this.#place.label} was lost (its connection broke): it stopped so as not to load beside another run of these projects; ${this.#deferred.length} window(s) deferred to the next run`,
       );
-    if (this.#diskFull !== undefined) parts.push(this.#diskFullError(this.#diskFull).message);
+    if (this.#down !== undefined)
+      parts.push(`${this.#down.message}; ${this.#deferred.length} window(s) deferred to the next run`);
     if (this.#failures.length > 0) parts.push(`${this.#failures.length} window(s) failed after retries`);
     return parts.length > 0 ? parts.join('; ') : null;
-  }
-
-  #diskFullError(e: unknown): EtlError {
-    const n = this.#deferred.length;
-    return diskFullError(e, this.#place.label, `the run stopped, ${n} window(s) deferred to the next run`);
   }
 
   #unresponsiveMessage(e: RequestEvent): string {
@@ -667,7 +669,7 @@ export class SyncRun {
   #exitCode(): number {
     if (this.#stopReason === 'interrupted') return EXIT.interrupted;
     if (this.#stopReason === 'lock-lost') return EXIT.dbInUse;
-    if (this.#diskFull !== undefined) return EXIT.windowsFailed;
+    if (this.#down !== undefined) return this.#down.exitCode;
     if (this.#unknownProjects.size > 0) return EXIT.usage;
     if (this.#unreachable || this.#unresponsive || this.#failures.length > 0) return EXIT.windowsFailed;
     return EXIT.ok;
@@ -677,14 +679,12 @@ export class SyncRun {
     return this.#deferred.map(windowKey).sort();
   }
 
-  /** The writer's last commit (the request ledger) is one more write a full disk refuses. */
+  /** The writer's last commit (the request ledger) is one more write a destination that is down refuses. */
   async #closeWriter(): Promise<void> {
     try {
       await this.#writer.close();
     } catch (e) {
-      if (!isDiskFull(e)) throw e;
-      this.#diskFull ??= e;
-      this.#stopReason ??= 'disk-full';
+      this.#downOrThrow(e);
     }
   }
 
@@ -692,12 +692,17 @@ export class SyncRun {
     try {
       await this.#writeRunRecord();
     } catch (e) {
-      // The run's own record is one more write the full disk refuses: the summary still says what
-      // happened, and the next run closes the record it left open.
-      if (!isDiskFull(e)) throw e;
-      this.#diskFull ??= e;
-      this.#stopReason ??= 'disk-full';
+      // The run's own record is one more write it refuses: the summary still says what happened,
+      // and the next run closes the record this one left open.
+      this.#downOrThrow(e);
     }
+  }
+
+  #downOrThrow(e: unknown): void {
+    const down = destinationDown(e, this.#place.label);
+    if (down === undefined) throw e;
+    this.#down ??= down;
+    this.#stopReason ??= down instanceof DiskFullError ? 'disk-full' : 'destination-ended';
   }
 
   async #writeRunRecord(): Promise<void> {

@@ -9,6 +9,8 @@ import { EtlError, EXIT } from '../../errors.js';
 export class ConnectionEndedError extends EtlError {
   readonly code = 'E_DESTINATION_ENDED';
   readonly exitCode = EXIT.windowsFailed;
+  /** Every later write would fail the same way: the pipeline stops the run at the first (sync-run.ts). */
+  readonly stopsTheRun = true;
 }
 
 const ENDED_CODES = new Set(['57P01', '57P02', '57P05', 'ECONNRESET', 'EPIPE']);
