@@ -331,7 +331,8 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
     path,
     label: path,
     connection: conn,
-    session: duckSession(conn),
+    // The sandbox locks DuckDB's settings (and sets no limit): only other readers can take headroom.
+    session: duckSession(conn, { readHeadroom: readOnly && opts.sandbox !== true }),
     readOnly,
     close(): void {
       if (closed) return;
