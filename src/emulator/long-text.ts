@@ -67,4 +67,4 @@ export const LONG_QUESTION = longText(
 );
 
 /** A search term someone pasted a paragraph into: one line of LONGEST_QUERY characters, lower case. */
-export const LONG_SEARCH = longText('how do i', LONGEST_QUERY).replace(/\n+/g, ' ').toLowerCase();
+export const LONG_SEARCH = longText('how do i', LONGEST_QUERY).replace(/\n/g, ' ').toLowerCase();
