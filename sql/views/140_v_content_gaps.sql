@@ -76,7 +76,6 @@ turns AS (
     t.thread_id,
     t.ts,
     redact_emails(t.query) AS query,
-    redact_emails(t.response) AS response,
     t.query_category,
     nullif(regexp_replace(t.page_url, '^[A-Za-z][A-Za-z0-9+.-]*://[^/]*|[?#].*$', '', 'g'), '') AS page_path,
     question_key(t.query) AS subject_key,
@@ -110,7 +109,9 @@ categories AS (
   WHERE in_w AND query_category IS NOT NULL
   GROUP BY project_id, subject_key, query_category
 ),
-unanswered AS (
+-- The answers stay out of `turns` (a real site's run to 30,000 characters, and DuckDB cannot spill
+-- an ordered list of them): each question picks its latest turn, and only those answers are read.
+unanswered_turns AS (
   SELECT
     t.project_id,
     'unanswered' AS kind,
@@ -118,15 +119,31 @@ unanswered AS (
     count(*) FILTER (WHERE t.in_w) AS current_count,
     count(*) FILTER (WHERE NOT t.in_w) AS previous_count,
     max(c.category) AS category,
-    -- The latest answer; turns at the same instant: by thread, then text, so the pick is stable.
-    left((list(t.response ORDER BY t.ts DESC, t.thread_id, t.response) FILTER (WHERE t.in_w))[1], 300)
-      AS answer_excerpt,
+    -- The latest turn; turns at the same instant: by thread (then by answer text, below).
+    (list({'ts': t.ts, 'thread_id': t.thread_id} ORDER BY t.ts DESC, t.thread_id) FILTER (WHERE t.in_w))[1]
+      AS latest,
     CAST(NULL AS DOUBLE) AS rate,
     CAST(count(*) FILTER (WHERE t.in_w) AS DOUBLE) AS failed
   FROM turns AS t
   LEFT JOIN categories AS c ON c.project_id = t.project_id AND c.subject_key = t.subject_key AND c.n = 1
   GROUP BY t.project_id, t.subject_key
   HAVING count(*) FILTER (WHERE t.in_w) >= 2
+),
+latest_answers AS (
+  SELECT u.project_id, u.subject_key, left(min(redact_emails(a.response)), 300) AS answer_excerpt
+  FROM unanswered_turns AS u
+  JOIN assistant_turns AS a
+    ON a.project_id = u.project_id AND a.thread_id = u.latest.thread_id AND a.ts = u.latest.ts
+  WHERE (a.resolution_status = 'unanswered' OR a.response_type = 'clarifying_question')
+    AND question_key(a.query) = u.subject_key
+  GROUP BY u.project_id, u.subject_key
+),
+unanswered AS (
+  SELECT
+    u.project_id, u.kind, u.subject_key, u.current_count, u.previous_count, u.category,
+    l.answer_excerpt, u.rate, u.failed
+  FROM unanswered_turns AS u
+  LEFT JOIN latest_answers AS l ON l.project_id = u.project_id AND l.subject_key = u.subject_key
 ),
 search_rows AS (
   SELECT s.project_id, lower(redact_emails(s.query)) AS subject_key, redact_emails(s.query) AS query, s.day, s.hits, s.ctr, s.top_clicked_path,
@@ -236,7 +253,10 @@ gaps AS (
   UNION ALL SELECT * FROM flagged
   UNION ALL SELECT * FROM losing
 ),
-examples AS (
+-- examples, pages and subjects are MATERIALIZED: inlined, their list aggregates and the final
+-- joins' hash tables were all live at once, and on a real site (6,218 paths, 864-character queries)
+-- the query needed more than the readers' 64 MB, which DuckDB cannot spill; computed once, 40 MB.
+examples AS MATERIALIZED (
   SELECT project_id, 'unanswered' AS kind, subject_key, list(query ORDER BY n DESC, last_ts DESC, query)[1:3] AS examples
   FROM spellings GROUP BY project_id, subject_key
   UNION ALL
@@ -246,7 +266,7 @@ examples AS (
   SELECT project_id, 'flagged', path, list(comment ORDER BY created_at DESC, id)[1:3]
   FROM flag_rows WHERE in_w AND nullif(trim(comment), '') IS NOT NULL GROUP BY project_id, path
 ),
-pages AS (
+pages AS MATERIALIZED (
   SELECT project_id, 'unanswered' AS kind, subject_key, list(page_path ORDER BY n DESC, page_path)[1:3] AS pages
   FROM turn_pages GROUP BY project_id, subject_key
   UNION ALL
@@ -254,7 +274,7 @@ pages AS (
   FROM search_rows WHERE in_w AND top_clicked_path IS NOT NULL GROUP BY project_id, subject_key
 ),
 -- The subject is the spelling asked (searched) most; ties: the latest asked, then the first in order.
-subjects AS (
+subjects AS MATERIALIZED (
   SELECT project_id, 'unanswered' AS kind, subject_key, arg_max(query, pick) AS subject
   FROM (
     SELECT *, row_number() OVER (PARTITION BY project_id, subject_key ORDER BY n, last_ts, query DESC) AS pick

@@ -4,6 +4,7 @@ import { mixSeed, mulberry32, poisson } from './prng.js';
 import type { DateRange, Refused } from './query-params.js';
 import { dateRange, integer, single } from './query-params.js';
 import type { SignedCursors } from './signed-cursor.js';
+import { answerLength, LONG_QUESTION, longText } from './long-text.js';
 import { isUlid, ulidAt, ulidFromValue, ulidValue } from './ulid.js';
 
 export const ASSISTANT_DEFAULT_LIMIT = 100;
@@ -67,13 +68,14 @@ export const UNANSWERED_QUESTIONS: readonly string[] = Object.freeze([
   'Why is my custom domain showing a certificate error?',
 ]);
 
-/** Questions that break naive code: unicode, emoji, quotes, a newline. */
+/** Questions that break naive code: unicode, emoji, quotes, a newline, a pasted log of 864 characters. */
 export const ODD_QUESTIONS: readonly string[] = Object.freeze([
   '¿Cómo configuro el dominio? 🚀',
   'What does "fallback" mean in \'navigation\'?',
   'first line\nsecond line',
   '日本語で説明してください',
   'SELECT * FROM docs; -- why?',
+  LONG_QUESTION,
 ]);
 
 const TEMPLATES = [
@@ -135,7 +137,11 @@ function makeTurn(
   if (kind < 0.18) {
     // Skewed towards the first questions, so one of them is clearly the most frequent.
     const query = UNANSWERED_QUESTIONS[Math.floor(which * which * UNANSWERED_QUESTIONS.length)] ?? '';
-    const response = 'I could not find information about that in the documentation.';
+    // As long as a real assistant's: it says what it found nearby (s1 is free on this branch).
+    const response = longText(
+      'I could not find information about that in the documentation.',
+      answerLength(s1),
+    );
     const base = { id, timestamp, query, response, sources: [], resolutionStatus: 'unanswered' as const };
     return omit < 0.4
       ? { ...base, queryCategory, pageUrl }
@@ -154,7 +160,10 @@ function makeTurn(
   }));
   const response = clarifying
     ? `Do you mean ${title} or ${pageTitle(popularPath(paths, s3))}?`
-    : `See "${title}": it explains this step by step.\n\n1. Open ${path}\n2. Follow the guide.`;
+    : longText(
+        `See "${title}": it explains this step by step.\n\n1. Open ${path}\n2. Follow the guide.`,
+        answerLength(s3),
+      );
   const base = { id, timestamp, query, response, sources, resolutionStatus: 'answered' as const };
   if (clarifying) return { ...base, responseType: 'clarifying_question', queryCategory, pageUrl };
   return omit < 0.4

@@ -1,8 +1,9 @@
+import { LONG_SEARCH } from './long-text.js';
 import { mixSeed, mulberry32 } from './prng.js';
 
 /**
  * Search queries that break naive code: unicode, emoji outside the BMP, both quote kinds, SQL
- * text, a backslash, a comma, a percent sign. Served on every day with searches (the service
+ * text, a backslash, a comma, a percent sign, a pasted paragraph of 864 characters. Served on every day with searches (the service
  * lower-cases queries, which leaves these as they are).
  */
 export const ODD_QUERIES: readonly string[] = Object.freeze([
@@ -15,6 +16,7 @@ export const ODD_QUERIES: readonly string[] = Object.freeze([
   'back\\slash',
   'commas, and; semicolons',
   '100% uptime',
+  LONG_SEARCH,
 ]);
 
 const STARTS = ['how to', 'configure', 'setup', 'API', 'fix', 'Custom', 'add', 'SSO', 'enable', 'what is'];

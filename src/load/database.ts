@@ -331,7 +331,11 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
     path,
     label: path,
     connection: conn,
-    session: readOnly ? reportingDamage(duckSession(conn), path) : duckSession(conn),
+    // The sandbox locks DuckDB's settings (and sets no limit): only other readers can take headroom.
+    // A reader's statements fail as "damaged" when DuckDB meets a block whose checksum is wrong.
+    session: readOnly
+      ? reportingDamage(duckSession(conn, { readHeadroom: opts.sandbox !== true }), path)
+      : duckSession(conn),
     readOnly,
     close(): void {
       if (closed) return;

@@ -3,6 +3,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { addDays, type Day } from '../util/day.js';
 import { makeFolder } from '../util/file-errors.js';
+import { withReadHeadroom } from './duckdb/read-headroom.js';
 import { writeManifest } from './export-folder.js';
 
 export type ExportFormat = 'parquet' | 'csv';
@@ -462,7 +463,9 @@ export function duckExportSource(conn: DuckDBConnection): ExportSource {
         rows: Number(n),
       }));
     },
-    copy: (sql) => runCopy(conn, sql),
+    // A COPY rewrites its own files when run again: one DuckDB refuses for memory (a sort of long
+    // answers, a Parquet row group) runs again under a larger limit.
+    copy: (sql) => withReadHeadroom(conn, () => runCopy(conn, sql)),
   };
 }
 

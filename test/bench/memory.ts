@@ -1,6 +1,7 @@
 import { reproduce, type Bench, type BenchContext, type BenchResult } from './context.js';
 import { syncProcess, type SyncRun } from './e2e.js';
 import { BIG_DAY_ROWS, measureBigDay } from './memory-big-day.js';
+import { measureRealSiteReads } from './memory-real-site.js';
 import { runCliProcess, startEmulatorProcess } from './procs.js';
 import { fixed, showSpread, spread, table, thousands, verdict } from './stats.js';
 
@@ -38,6 +39,7 @@ export const memoryBench: Bench = {
     );
     const worst = Math.max(...ranges.map((d) => peak(d).max));
     const bigDay = await measureBigDay(BIG_DAY_ROWS, (line) => ctx.log(line));
+    const realSite = await measureRealSiteReads((line) => ctx.log(line));
     const markdown = [
       `\`/usr/bin/time -f %M node dist/src/cli/main.js sync --from <today-N> --db <fresh> --rate-limit 1000000/1h --json\` (default concurrency 4) against an emulator process with ${thousands(paths)} paths and no latency. Baseline: \`node dist/src/cli/main.js --version\` peaks at ${fixed(idle.maxRssMiB ?? NaN, 0)} MiB.`,
       '',
@@ -58,6 +60,8 @@ export const memoryBench: Bench = {
       `- Peak ${ranges.at(-1)} days / ${ranges[0]} days: ${showSpread(ratios, 3)} (target < 1.2: ${verdict(ratios.median < 1.2)}); worst peak ${fixed(worst, 0)} MiB (target < 300: ${verdict(worst < 300)}).`,
       '',
       bigDay,
+      '',
+      realSite,
       '',
       reproduce('memory'),
     ].join('\n');

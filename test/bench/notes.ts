@@ -149,4 +149,34 @@ since then (12,619 and 33,965 requests for 365 and 1,095 days; 258 MiB with visi
   queue's memory proportional to its bytes.
 - Tried without effect: \`SET threads = 1\` in the writer, \`allocator_flush_threshold = '8MB'\`, 10,000 rows per
   INSERT instead of 50,000, \`--max-semi-space-size=4\`, a 20,000-row batch cap (all within the ±15 MiB noise).
+- **One 600,000-row day (issue 27, item 24: 304 MiB measured on another host).** Here, on 2026-11-27, the code
+  unchanged: 259 and 264/261 MiB (visitors/views), and 234–267 MiB over single runs. RSS (sampled every 250 ms)
+  climbs from ~130 to ~190 MiB while the 2,400 pages arrive (the day held as JSON text, as it must be until its one
+  transaction), then by 50–70 MiB during the load's 30 INSERTs of 20,000 rows. Tried, one run each, all inside the
+  noise: the writer's \`memory_limit\` 32MB → 16MB (251), 5,000 rows per INSERT instead of 20,000 (250),
+  \`SET threads = 1\` in the writer (260), \`MALLOC_ARENA_MAX=1\` (240, 253), \`node --max-semi-space-size=1\` (234; the
+  fetch phase ~30 MiB lower, but the flag works only on the command line: \`v8.setFlagsFromString\` at start-up
+  gave 267). No change was kept: none moved the peak beyond run-to-run noise, so no margin was won back; the
+  next thing to try is loading the day's text in fewer, larger statements outside V8's heap (a temporary file
+  read with \`read_json\`) so that the text and DuckDB's copy of it are not both held during the load.
+
+### Reads on a real site (issue 27, item 2)
+
+- **Before:** on a database synced (with the CLI of main, 2026-11-27) from the emulator's new default data at
+  6,218 paths and 21 days, \`report\`, \`gaps\` and \`digest\` exited 1 "Out of Memory Error: could not allocate block
+  of size 256.0 KiB (60.8 MiB/61.0 MiB used)" (peaks 178, 162, 238 MiB); on a hand-made database of the issue's
+  shapes (1,093 turns, answers to 31,279 characters, queries to ~900), \`export\` failed the same way.
+- **Why the temp folder did not help.** DuckDB does set a temp folder for a read-only file (\`<db>.tmp\`), and an
+  explicit \`temp_directory\` changed nothing: the operators that ran out cannot spill (an ordered \`list()\` of
+  answers, the final joins' hash tables built from list aggregates, a sort of long strings, a Parquet row group:
+  \`COPY (SELECT * FROM assistant_turns ORDER BY …)\` failed at 64MB and ran at 96MB).
+- **v_content_gaps:** the answers left the \`turns\` CTE (each question picks its latest turn, and only those
+  answers are read and cut to 300 characters), and \`examples\`, \`pages\` and \`subjects\` are \`MATERIALIZED\`
+  (inlined, their list aggregates and the final joins' hash tables were all live at once): the query runs in
+  64MB on both databases (it still fails at 40MB: a 1.5× margin), 1.8–3.8 s here under load.
+- **Headroom, so that no read fails for memory:** a statement DuckDB refuses for memory runs again under 256MB, 1GB,
+  then DuckDB's default, and the reader's 64MB is put back for the next statement
+  (\`src/load/duckdb/read-headroom.ts\`; every read-only session and export's COPYs). On the real-site database no
+  command needed it (the table above); on the hand-made one export's \`assistant_turns\` COPY took one step
+  (210 MiB peak).
 `;

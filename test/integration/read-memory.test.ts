@@ -5,6 +5,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openExistingReadOnly } from '../../src/cli/open-readonly.js';
 import { openDatabase, READER_MEMORY_LIMIT } from '../../src/load/database.js';
+import { duckExportSource } from '../../src/load/export.js';
 import { streamQuery } from '../../src/query/run.js';
 
 let dir: string;
@@ -48,6 +49,39 @@ describe('the read commands’ DuckDB settings', () => {
     try {
       const r = await db.connection.runAndReadAll("SELECT current_setting('memory_limit')");
       expect(String(r.getRows()[0]?.[0])).toBe(await shown(undefined));
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('a read DuckDB refuses for memory', () => {
+  // A distinct count of 70 MB of text: DuckDB does not spill it, so it fails under 64 MB.
+  const unspillable =
+    "SELECT count(DISTINCT v) AS n FROM (SELECT repeat('x', 10000) || i AS v FROM range(7000) t(i))";
+
+  it('runs again with more room, and the reader’s own limit is back for the next statement', async () => {
+    const db = await openExistingReadOnly(dbFile);
+    try {
+      const rows = await db.session.rows(unspillable);
+      expect(rows).toEqual([{ n: 7000 }]);
+      const after = await db.session.rows("SELECT current_setting('memory_limit') AS m");
+      expect(after[0]?.['m']).toBe(await shown(READER_MEMORY_LIMIT));
+    } finally {
+      db.close();
+    }
+  });
+
+  it('export’s COPY statements run again with more room too', async () => {
+    const db = await openExistingReadOnly(dbFile);
+    const out = join(dir, 'big.parquet');
+    try {
+      const n = await duckExportSource(db.connection).copy(
+        // 70 MB of text sorted into one Parquet row group: fails under 64 MB.
+        `COPY (SELECT repeat('x', 10000) || i AS v FROM range(7000) t(i) ORDER BY v) TO '${out}' (FORMAT parquet)`,
+        { table: 'x', columns: [], where: '', scratch: dir },
+      );
+      expect(n).toBe(7000);
     } finally {
       db.close();
     }

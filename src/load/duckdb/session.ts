@@ -14,6 +14,7 @@ import {
 } from '@duckdb/node-api';
 import { exclusive, inTransaction, plainValue } from '../sql.js';
 import type { Row, SqlParam, SqlSession } from '../session.js';
+import { withReadHeadroom } from './read-headroom.js';
 
 function duckParam(p: SqlParam): DuckDBValue {
   if (Array.isArray(p)) return listValue((p as readonly DuckDBValue[]).map((v) => v));
@@ -46,16 +47,26 @@ function duckType(p: SqlParam): DuckDBType | undefined {
   return Array.isArray(p) ? LIST(itemType(p as readonly unknown[])) : undefined;
 }
 
+export interface DuckSessionOptions {
+  /**
+   * A read-only connection: a statement outside a transaction that DuckDB refuses for memory runs
+   * again under a larger limit (withReadHeadroom), so a read never fails for memory.
+   */
+  readonly readHeadroom?: boolean;
+}
+
 /**
  * A DuckDB connection as a SqlSession. A connection runs one transaction at a time, so every call
  * waits its turn (`exclusive`), except the statements of the transaction in progress: those are
  * told apart by the async context they run in, so a transaction may read and write through the
  * session without waiting for itself.
  */
-export function duckSession(conn: DuckDBConnection): SqlSession {
+export function duckSession(conn: DuckDBConnection, opts: DuckSessionOptions = {}): SqlSession {
   const inside = new AsyncLocalStorage<true>();
   const turn = <T>(fn: () => Promise<T>): Promise<T> =>
-    inside.getStore() === true ? fn() : exclusive(conn, fn);
+    inside.getStore() === true
+      ? fn()
+      : exclusive(conn, opts.readHeadroom === true ? () => withReadHeadroom(conn, fn) : fn);
   const bind = (params?: readonly SqlParam[]): [DuckDBValue[] | undefined, DuckDBType[] | undefined] => [
     params?.map(duckParam),
     // Scalars keep DuckDB's own inference (undefined); lists get an item type from all their items.
