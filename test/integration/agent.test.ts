@@ -12,7 +12,7 @@ import {
 } from '../../src/agent/jobs.js';
 import { JobRecorder, readAgentJob, upsertAgentJob, type AgentJobRow } from '../../src/agent/store.js';
 import { ApiKey } from '../../src/api/key.js';
-import { defaultSleep, type Sleep } from '../../src/api/retry.js';
+import type { Sleep } from '../../src/api/retry.js';
 import { AGENT_MODEL, AGENT_REPOSITORY, startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { DatabaseInUseError } from '../../src/errors.js';
 import { openDatabase } from '../../src/load/database.js';
@@ -248,15 +248,18 @@ describe('the database is held only for each write', () => {
     const created = await createJob(ctx, 'Document the CLI');
     const opens: string[] = [];
     let sleeps = 0;
-    const sleep: Sleep = async (ms, signal) => {
+    // The wait's clock moves only when it sleeps: a poll that takes longer than the interval on a
+    // busy machine cannot make it skip the sleep this test needs.
+    let clock = Date.parse('2026-05-20T12:00:00Z');
+    const sleep: Sleep = async (ms) => {
       if (++sleeps === 2) {
         // Another process takes the file read-write in the middle of the wait.
         opens.push(await ask({ open: dbPath }));
         await ask({ close: true });
       }
-      await defaultSleep(ms, signal);
+      clock += ms;
     };
-    const r = await waitJob(ctx, created.id, { ...fast, initial: created, sleep });
+    const r = await waitJob(ctx, created.id, { ...fast, initial: created, sleep, now: () => clock });
     expect(opens).toEqual(['opened']);
     expect(r.job?.status).toBe('completed');
     expect((await row(dbPath, created.id))?.status).toBe('completed');
