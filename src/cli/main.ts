@@ -77,7 +77,17 @@ function registerEnvironmentKey(env: NodeJS.ProcessEnv): void {
   if (/^mint_.{4,}$/.test(value)) registerSecret(value, 'mint_****');
 }
 
+/**
+ * Deprecation notices are messages for a library's developers, not for the user of a command:
+ * pg prints one when it reads ~/.pgpass (which libpq users rely on) and others for its own
+ * internals. MINTLIFY_ETL_DEBUG shows them.
+ */
+function quietDeprecations(env: NodeJS.ProcessEnv): void {
+  if (!env['MINTLIFY_ETL_DEBUG']) process.noDeprecation = true;
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
+  quietDeprecations(process.env);
   registerEnvironmentKey(process.env);
   try {
     refuseKeyFlag(argv);

@@ -66,9 +66,11 @@ function targets(opts: PruneOptions): Target[] {
           : { table, where: `${c.column} >= $2::DATE`, param: firstGone },
       );
     }
+    // Every window that reaches past the day, not only those that start after it: a month or week
+    // that straddles it lost some rows, so it must be fetched again, not stay "loaded".
     out.push({
       table: 'sync_windows',
-      where: `window_start >= $2::DATE AND stream = $3`,
+      where: `window_end > $2::DATE AND stream = $3`,
       param: firstGone,
       stream: s.name,
     });
