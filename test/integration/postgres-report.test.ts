@@ -112,8 +112,11 @@ describe.skipIf(!hasPostgres())('report and status on PostgreSQL', () => {
   let db: Database | undefined;
   let duck: SqlSession;
   let post: SqlSession;
-  // A fixed instant for the service, the sync and the readers: the same report on every day the suite runs.
-  const NOW = '2026-05-20T15:00:00.000Z';
+  // A fixed instant for the service, the sync and the readers: the same report on every day the
+  // suite runs. The 14 days before it (this week and the one it is compared with) hold neither the
+  // 7th nor the 9th, which the ties project leaves failed and unloaded: a comparison needs both
+  // weeks whole, and every section must have rows for the parity to prove anything.
+  const NOW = '2026-05-24T15:00:00.000Z';
   const now = new Date(NOW);
 
   beforeAll(async () => {
