@@ -352,7 +352,9 @@ export function uniquesTable(p: ProjectReport): Table {
         num(formatCount(x.human)),
         num(formatCount(x.ai)),
         num(formatCount(x.total), x.partial ? undefined : 'strong'),
-        num(formatCount(x.previousTotal), 'muted'),
+        // On a phone the change says what the previous total would: it gives way (a 390-px
+        // screen then shows the whole table, not part of it in a box that scrolls).
+        { ...num(formatCount(x.previousTotal), 'muted'), minor: true },
         x.partial ? num('–', 'muted') : change(x.totalChangePct),
       ],
     ];
@@ -366,7 +368,7 @@ export function uniquesTable(p: ProjectReport): Table {
       head('human'),
       head('AI'),
       head('total'),
-      head('previous'),
+      { ...head('previous'), minor: true },
       head('change'),
     ],
     rows: [

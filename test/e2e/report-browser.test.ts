@@ -323,6 +323,10 @@ describe('the HTML report in a real browser', () => {
           const scrollsInside = t.wrapped && t.wrapperLeft >= 0 && t.wrapperRight <= SMALL_PHONE;
           expect(inside || scrollsInside, `${t.id}: inside the screen or in a scroll box that is`).toBe(true);
         }
+        // The week and month uniques are read at a glance: the whole table, no column behind a scroll.
+        expect(boxes.find((t) => t.id === 'uniques')?.scrolls, 'uniques: fits a 390-px phone').toBe(false);
+        // The week and month uniques are read at a glance: the whole table, no column behind a scroll.
+        expect(boxes.find((t) => t.id === 'uniques')?.scrolls, 'uniques: fits a 390-px phone').toBe(false);
         const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth);
         expect(pageWidth, 'the page itself does not scroll sideways').toBeLessThanOrEqual(SMALL_PHONE);
 
