@@ -1,9 +1,9 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { addDays, todayUtc } from '../../src/util/day.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
-import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
+import { pgWithEmulator } from '../helpers/pg-e2e.js';
+import { hasPostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 
 /*
@@ -13,27 +13,14 @@ import { waitFor } from '../helpers/wait.js';
  * them; the next sync updates them. Every other lock wait of a run is bounded too.
  */
 describe.skipIf(!hasPostgres())('a sync while a BI transaction reads a view', () => {
-  let server: PostgresServer;
-  let emu: Emulator;
-  let admin: pg.Client;
+  const h = pgWithEmulator({ seed: 8, days: 10, paths: 10 });
   const from = addDays(todayUtc(), -4);
 
-  beforeAll(async () => {
-    [server, emu] = await Promise.all([startPostgres(), startEmulator({ seed: 8, days: 10, paths: 10 })]);
-    admin = new pg.Client({ connectionString: server.url });
-    await admin.connect();
-  }, 120_000);
-  afterAll(async () => {
-    await admin?.end();
-    await emu?.close();
-    await server?.stop();
-  });
-
   const sync = (args: string[] = []) =>
-    runCli(['sync', '--db', server.url, '--schema', 'busy', '--streams', 'visitors', ...args], {
-      MINTLIFY_API_URL: emu.url,
-      MINTLIFY_API_KEY: emu.apiKey,
-      MINTLIFY_PROJECT_ID: emu.projectId,
+    runCli(['sync', '--db', h.server.url, '--schema', 'busy', '--streams', 'visitors', ...args], {
+      MINTLIFY_API_URL: h.emu.url,
+      MINTLIFY_API_KEY: h.emu.apiKey,
+      MINTLIFY_PROJECT_ID: h.emu.projectId,
     });
   /** The run's result, or a failure once it has hung far past any bound the run has (a hang guard). */
   async function finished(run: ReturnType<typeof runCli>): Promise<CliResult> {
@@ -47,7 +34,7 @@ describe.skipIf(!hasPostgres())('a sync while a BI transaction reads a view', ()
   }
   const tag = async (): Promise<string | null> =>
     (
-      await admin.query<{ c: string | null }>(
+      await h.admin.query<{ c: string | null }>(
         "SELECT obj_description('busy.v_coverage'::regclass, 'pg_class') AS c",
       )
     ).rows[0]?.c ?? null;
@@ -56,8 +43,8 @@ describe.skipIf(!hasPostgres())('a sync while a BI transaction reads a view', ()
     const first = await sync(['--from', from, '--to', addDays(from, 2)]);
     expect(first.code, first.stderr).toBe(0);
     // As after an upgrade: the views in the schema are not this version's.
-    await admin.query("COMMENT ON VIEW busy.v_coverage IS 'mintlify-etl views sha256:older'");
-    const reader = new pg.Client({ connectionString: server.url, application_name: 'dashboard' });
+    await h.admin.query("COMMENT ON VIEW busy.v_coverage IS 'mintlify-etl views sha256:older'");
+    const reader = new pg.Client({ connectionString: h.server.url, application_name: 'dashboard' });
     await reader.connect();
     try {
       await reader.query('BEGIN');
@@ -71,7 +58,7 @@ describe.skipIf(!hasPostgres())('a sync while a BI transaction reads a view', ()
           `the views of schema busy were not updated to this version of mintlify-etl: server process ${pid} \\("dashboard"\\) reading v_site_daily.*the data is loaded.*the next sync updates them`,
         ),
       );
-      const days = await admin.query('SELECT day FROM busy.site_daily');
+      const days = await h.admin.query('SELECT day FROM busy.site_daily');
       expect(days.rowCount).toBe(4);
       expect(await tag()).toBe('mintlify-etl views sha256:older');
       // The reader's transaction was never disturbed.
@@ -90,8 +77,8 @@ describe.skipIf(!hasPostgres())('a sync while a BI transaction reads a view', ()
 
   it('bounds the wait on a table another session locks: the migration stops with exit 5 naming the holder, nothing changed', async () => {
     // A schema at version 7 of 8: the migration to 8 must alter api_requests, which a DBA holds.
-    await admin.query('DELETE FROM busy.schema_migrations WHERE version = 8');
-    const holder = new pg.Client({ connectionString: server.url, application_name: 'dba' });
+    await h.admin.query('DELETE FROM busy.schema_migrations WHERE version = 8');
+    const holder = new pg.Client({ connectionString: h.server.url, application_name: 'dba' });
     await holder.connect();
     try {
       await holder.query('BEGIN');
@@ -102,7 +89,7 @@ describe.skipIf(!hasPostgres())('a sync while a BI transaction reads a view', ()
       expect(r.stderr).toMatch(
         /cannot upgrade schema busy .*008_budget_scope.*server process \d+ \("dba"\) reading api_requests.*nothing was changed/,
       );
-      const v = await admin.query('SELECT 1 FROM busy.schema_migrations WHERE version = 8');
+      const v = await h.admin.query('SELECT 1 FROM busy.schema_migrations WHERE version = 8');
       expect(v.rowCount).toBe(0);
     } finally {
       await holder.query('COMMIT').catch(() => undefined);

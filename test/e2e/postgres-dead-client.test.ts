@@ -1,10 +1,9 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { addDays, todayUtc } from '../../src/util/day.js';
 import { runCli } from '../helpers/cli.js';
-import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
+import { pgWithEmulator } from '../helpers/pg-e2e.js';
+import { hasPostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 
 /*
@@ -44,44 +43,31 @@ async function blackholeProxy(
 }
 
 describe.skipIf(!hasPostgres())('a sync whose machine dies without closing its connections', () => {
-  let server: PostgresServer;
-  let emu: Emulator;
-  let admin: pg.Client;
-
-  beforeAll(async () => {
-    [server, emu] = await Promise.all([startPostgres(), startEmulator({ seed: 2, days: 40, paths: 10 })]);
-    admin = new pg.Client({ connectionString: server.url });
-    await admin.connect();
-  }, 120_000);
-  afterAll(async () => {
-    await admin?.end();
-    await emu?.close();
-    await server?.stop();
-  });
+  const h = pgWithEmulator({ seed: 2, days: 40, paths: 10 });
 
   const advisoryHolders = async (): Promise<number> =>
     (
-      await admin.query<{ n: number }>(
+      await h.admin.query<{ n: number }>(
         "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1",
       )
     ).rows[0]?.n ?? 0;
 
   const runsStarted = async (): Promise<number> => {
-    const exists = await admin.query("SELECT to_regclass('dead.sync_runs') AS t");
+    const exists = await h.admin.query("SELECT to_regclass('dead.sync_runs') AS t");
     if ((exists.rows[0] as { t: string | null }).t === null) return 0;
     return (
-      (await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM dead.sync_runs')).rows[0]?.n ?? 0
+      (await h.admin.query<{ n: number }>('SELECT count(*)::int AS n FROM dead.sync_runs')).rows[0]?.n ?? 0
     );
   };
 
   it('has the server free its lock within the bound, so another run can take the project', async () => {
-    const proxy = await blackholeProxy(server.port);
-    const viaProxy = new URL(server.url);
+    const proxy = await blackholeProxy(h.server.port);
+    const viaProxy = new URL(h.server.url);
     viaProxy.port = String(proxy.port);
     const env = {
-      MINTLIFY_API_URL: emu.url,
-      MINTLIFY_API_KEY: emu.apiKey,
-      MINTLIFY_PROJECT_ID: emu.projectId,
+      MINTLIFY_API_URL: h.emu.url,
+      MINTLIFY_API_KEY: h.emu.apiKey,
+      MINTLIFY_PROJECT_ID: h.emu.projectId,
       MINTLIFY_ETL_PG_DEAD_CLIENT_MS: '2000',
     };
     // Two requests a minute over 30 days: the run holds its lock, waiting on the budget, for long.
@@ -122,7 +108,7 @@ describe.skipIf(!hasPostgres())('a sync whose machine dies without closing its c
         [
           'sync',
           '--db',
-          server.url,
+          h.server.url,
           '--schema',
           'dead',
           '--streams',

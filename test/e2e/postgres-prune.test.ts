@@ -1,8 +1,7 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
+import { pgWithEmulator } from '../helpers/pg-e2e.js';
+import { hasPostgres } from '../helpers/postgres.js';
 
 /*
  * prune on the PostgreSQL destination: what it removes is gone from the data and the ledger, what
@@ -13,36 +12,23 @@ const TODAY = '2026-03-10';
 const AFTER = '2026-02-20';
 
 describe.skipIf(!hasPostgres())('prune on PostgreSQL', () => {
-  let server: PostgresServer;
-  let emu: Emulator;
-  let admin: pg.Client;
-
-  beforeAll(async () => {
-    [server, emu] = await Promise.all([
-      startPostgres(),
-      startEmulator({ seed: 12, days: 40, paths: 30, latencyMs: 0, today: TODAY }),
-    ]);
-    admin = new pg.Client({ connectionString: server.url });
-    await admin.connect();
-  }, 120_000);
-  afterAll(async () => {
-    await admin?.end();
-    await emu?.close();
-    await server?.stop();
-  });
+  const h = pgWithEmulator({ seed: 12, days: 40, paths: 30, latencyMs: 0, today: TODAY });
 
   const env = (): Record<string, string> => ({
-    MINTLIFY_API_URL: emu.url,
-    MINTLIFY_API_KEY: emu.apiKey,
-    MINTLIFY_PROJECT_ID: emu.projectId,
+    MINTLIFY_API_URL: h.emu.url,
+    MINTLIFY_API_KEY: h.emu.apiKey,
+    MINTLIFY_PROJECT_ID: h.emu.projectId,
     MINTLIFY_ETL_STREAMS: 'visitors,feedback',
     MINTLIFY_ETL_NOW: `${TODAY}T06:00:00Z`,
   });
   const sync = (): Promise<unknown> =>
-    runCli(['sync', '--db', server.url, '--schema', 'pr', '--from', '2026-02-01', '--rate-limit', '100000/1h'], env());
+    runCli(
+      ['sync', '--db', h.server.url, '--schema', 'pr', '--from', '2026-02-01', '--rate-limit', '100000/1h'],
+      env(),
+    );
 
   async function count(sql: string): Promise<number> {
-    return Number((await admin.query<{ n: string }>(sql)).rows[0]?.n);
+    return Number((await h.admin.query<{ n: string }>(sql)).rows[0]?.n);
   }
   const snapshot = async (): Promise<number[]> => [
     await count(`SELECT count(*) AS n FROM pr.site_daily`),
@@ -55,17 +41,22 @@ describe.skipIf(!hasPostgres())('prune on PostgreSQL', () => {
     const full = await snapshot();
     const kept = [
       await count(`SELECT count(*) AS n FROM pr.site_daily WHERE day <= DATE '${AFTER}'`),
-      await count(`SELECT count(*) AS n FROM pr.feedback WHERE created_at < TIMESTAMPTZ '${AFTER}T00:00:00Z' + INTERVAL '1 day'`),
+      await count(
+        `SELECT count(*) AS n FROM pr.feedback WHERE created_at < TIMESTAMPTZ '${AFTER}T00:00:00Z' + INTERVAL '1 day'`,
+      ),
     ];
     expect(full[0]).toBeGreaterThan(kept[0]!);
     expect(full[2]).toBeGreaterThan(kept[1]!);
 
-    const dry = await runCli(['prune', '--db', server.url, '--schema', 'pr', '--after', AFTER], env());
+    const dry = await runCli(['prune', '--db', h.server.url, '--schema', 'pr', '--after', AFTER], env());
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/would remove .*site_daily \d+.*add --yes/);
     expect(await snapshot()).toEqual(full);
 
-    const done = await runCli(['prune', '--db', server.url, '--schema', 'pr', '--after', AFTER, '--yes'], env());
+    const done = await runCli(
+      ['prune', '--db', h.server.url, '--schema', 'pr', '--after', AFTER, '--yes'],
+      env(),
+    );
     expect(done.code, done.stderr).toBe(0);
     expect(await count(`SELECT count(*) AS n FROM pr.site_daily`)).toBe(kept[0]);
     expect(await count(`SELECT count(*) AS n FROM pr.feedback`)).toBe(kept[1]);

@@ -1,9 +1,8 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { addDays, todayUtc } from '../../src/util/day.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
-import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
+import { pgWithEmulator } from '../helpers/pg-e2e.js';
+import { hasPostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 
 /*
@@ -12,25 +11,12 @@ import { waitFor } from '../helpers/wait.js';
  * sslrootcert file that is not there, a role without USAGE on the schema, a system schema.
  */
 describe.skipIf(!hasPostgres())('PostgreSQL conditions of the user’s making', () => {
-  let server: PostgresServer;
-  let emu: Emulator;
-  let admin: pg.Client;
-
-  beforeAll(async () => {
-    [server, emu] = await Promise.all([startPostgres(), startEmulator({ seed: 6, days: 40, paths: 10 })]);
-    admin = new pg.Client({ connectionString: server.url });
-    await admin.connect();
-  }, 120_000);
-  afterAll(async () => {
-    await admin?.end();
-    await emu?.close();
-    await server?.stop();
-  });
+  const h = pgWithEmulator({ seed: 6, days: 40, paths: 10 });
 
   const env = (): Record<string, string> => ({
-    MINTLIFY_API_URL: emu.url,
-    MINTLIFY_API_KEY: emu.apiKey,
-    MINTLIFY_PROJECT_ID: emu.projectId,
+    MINTLIFY_API_URL: h.emu.url,
+    MINTLIFY_API_KEY: h.emu.apiKey,
+    MINTLIFY_PROJECT_ID: h.emu.projectId,
   });
   function oneLine(r: CliResult, code: number, line: RegExp): void {
     expect(r.code, r.stderr).toBe(code);
@@ -41,14 +27,14 @@ describe.skipIf(!hasPostgres())('PostgreSQL conditions of the user’s making', 
 
   it('refuses pg_temp, any other pg_ schema and information_schema as --schema (exit 2), before connecting', async () => {
     for (const schema of ['pg_temp', 'pg_catalog', 'PG_toast', 'information_schema']) {
-      const r = await runCli(['sync', '--db', server.url, '--schema', schema], env());
+      const r = await runCli(['sync', '--db', h.server.url, '--schema', schema], env());
       oneLine(r, 2, new RegExp(`--schema ${schema} is a system schema of PostgreSQL.*pick another name`));
     }
   });
 
   it('names a missing sslrootcert file and what to do (exit 2)', async () => {
     const r = await runCli(
-      ['status', '--db', `${server.url}?sslmode=verify-full&sslrootcert=/nowhere/root.crt`],
+      ['status', '--db', `${h.server.url}?sslmode=verify-full&sslrootcert=/nowhere/root.crt`],
       env(),
     );
     oneLine(
@@ -59,9 +45,9 @@ describe.skipIf(!hasPostgres())('PostgreSQL conditions of the user’s making', 
   });
 
   it('names the schema a role may not use (exit 2)', async () => {
-    await admin.query('CREATE ROLE nousage LOGIN');
-    await admin.query('CREATE SCHEMA closed');
-    const u = new URL(server.url);
+    await h.admin.query('CREATE ROLE nousage LOGIN');
+    await h.admin.query('CREATE SCHEMA closed');
+    const u = new URL(h.server.url);
     u.username = 'nousage';
     for (const cmd of [['sync'], ['status']]) {
       const r = await runCli([...cmd, '--db', u.toString(), '--schema', 'closed'], env());
@@ -78,7 +64,7 @@ describe.skipIf(!hasPostgres())('PostgreSQL conditions of the user’s making', 
       [
         'sync',
         '--db',
-        server.url,
+        h.server.url,
         '--schema',
         'ended',
         '--streams',
@@ -94,9 +80,9 @@ describe.skipIf(!hasPostgres())('PostgreSQL conditions of the user’s making', 
     void run.then(() => (exited = true));
     await waitFor(
       async () => {
-        const t = await admin.query("SELECT to_regclass('ended.api_requests') AS t");
+        const t = await h.admin.query("SELECT to_regclass('ended.api_requests') AS t");
         if ((t.rows[0] as { t: string | null }).t === null) return false;
-        return ((await admin.query('SELECT 1 FROM ended.api_requests')).rowCount ?? 0) >= 3;
+        return ((await h.admin.query('SELECT 1 FROM ended.api_requests')).rowCount ?? 0) >= 3;
       },
       {
         what: 'the run to spend its budget and wait',
@@ -105,7 +91,7 @@ describe.skipIf(!hasPostgres())('PostgreSQL conditions of the user’s making', 
       },
     );
     // Every session of the run but its lock's: the writer and the request ledger.
-    await admin.query(
+    await h.admin.query(
       "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'mintlify-etl' AND pid <> pg_backend_pid()",
     );
     const r = await run;
