@@ -45,7 +45,7 @@ export const COMMAND_LIST: readonly (readonly [name: string, term: string, summa
     'status [options]',
     'show coverage and gaps per stream, recent runs and the request budget left',
   ],
-  ['query', 'query [options] <sql>', 'run SQL on the database (read-only) and print the rows'],
+  ['query', 'query [options] [sql]', 'run SQL on the database (read-only) and print the rows'],
   [
     'export',
     'export [options]',

@@ -17,6 +17,8 @@ export const ENVIRONMENT: Readonly<Record<string, string>> = {
   MINTLIFY_ETL_DEBUG: 'set to 1: an internal error prints its stack, a failure its cause',
   MINTLIFY_ETL_NOW:
     'for tests only: an ISO 8601 instant the clock of sync, status, report and check starts at',
+  MINTLIFY_ETL_PG_DEAD_CLIENT_MS:
+    'PostgreSQL: how soon (ms, default 120000) the server frees the locks of a run whose machine died',
   MINTLIFY_ETL_WEBHOOK_URL:
     'alerts and digest: the webhook to POST to (a secret: never shown); or --webhook URL',
   PGPASSWORD: 'PostgreSQL: the password when the --db URL has none (else ~/.pgpass); never shown',

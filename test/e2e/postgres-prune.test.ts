@@ -42,7 +42,7 @@ describe.skipIf(!hasPostgres())('prune on PostgreSQL', () => {
     const kept = [
       await count(`SELECT count(*) AS n FROM pr.site_daily WHERE day <= DATE '${AFTER}'`),
       await count(
-        `SELECT count(*) AS n FROM pr.feedback WHERE created_at < TIMESTAMPTZ '${AFTER}T00:00:00Z' + INTERVAL '1 day'`,
+        `SELECT count(*) AS n FROM pr.feedback WHERE created_at IS NULL OR created_at < TIMESTAMPTZ '${AFTER}T00:00:00Z' + INTERVAL '1 day'`,
       ),
     ];
     expect(full[0]).toBeGreaterThan(kept[0]!);
