@@ -549,10 +549,10 @@ export class SyncRun {
       this.#halt('unreachable');
     } else if (e instanceof HttpStatusError && e.status === 404 && e.request.path.includes('/analytics/')) {
       this.#notFound(w, e);
-    } else if (destinationDown(e, this.#place.label) !== undefined) {
-      this.#onDestinationDown(w, destinationDown(e, this.#place.label) as EtlError);
     } else {
-      await this.#fail(w, e);
+      const down = destinationDown(e, this.#place.label);
+      if (down !== undefined) this.#onDestinationDown(w, down);
+      else await this.#fail(w, e);
     }
   }
 
