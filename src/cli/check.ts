@@ -5,7 +5,7 @@ import { runCheck, type CheckResult } from '../pipeline/check.js';
 import { parseRateLimit } from '../util/duration.js';
 import { safeText } from '../util/safe-text.js';
 import { clockFromEnv } from './clock.js';
-import { apiUrl, collect, projectIds, selectedStreams } from './options.js';
+import { apiUrl, collect, projectIds, selectedStreams, PROJECTS_FLAG, PROJECTS_HELP } from './options.js';
 import type { CommandResult } from './result.js';
 import {
   BUDGET_SCOPE_FLAG,
@@ -41,11 +41,7 @@ export function registerCheck(
     .description(
       `Sends one request per project and stream (yesterday's first page) to check the API URL, the key, the project id and each endpoint before a nightly job relies on them, and prints the request budget left. Each request costs one of the organization's 100 an hour; they are recorded in the database's request ledger (created if there is none yet), so the next sync counts them.`,
     )
-    .option(
-      '-p, --project <id>',
-      'project id (repeatable, or comma-separated; env MINTLIFY_PROJECT_ID)',
-      collect,
-    )
+    .option(PROJECTS_FLAG, PROJECTS_HELP, collect)
     .option(
       '--streams <list>',
       'streams to check, comma-separated (env MINTLIFY_ETL_STREAMS; default: the sync default)',

@@ -99,6 +99,10 @@ function isLoopback(hostname: string): boolean {
   );
 }
 
+/** The projects a command acts on: `-p ID`, repeatable or comma-separated, else MINTLIFY_PROJECT_ID. */
+export const PROJECTS_FLAG = '-p, --project <id>';
+export const PROJECTS_HELP = 'project id (repeatable, or comma-separated; env MINTLIFY_PROJECT_ID)';
+
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }

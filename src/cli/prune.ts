@@ -5,7 +5,7 @@ import { parseStreams, STREAMS } from '../streams/index.js';
 import { parseDay } from '../util/day.js';
 import { safeText } from '../util/safe-text.js';
 import { addDbOptions, dbTargetOf, placeOf } from './destination-flags.js';
-import { collect, projectIds } from './options.js';
+import { collect, projectIds, PROJECTS_FLAG, PROJECTS_HELP } from './options.js';
 import type { CommandResult } from './result.js';
 
 interface PruneFlags {
@@ -31,11 +31,7 @@ export function registerPrune(
       "Removes every row dated after --after of the projects and streams, with their window ledger rows (sync_windows) and the request ledger's rows timed after it, in one transaction. For days a run stored while this machine's clock was ahead (the service has no such days): reports, status and plans stop seeing them. Without --yes it only counts what would go.",
     )
     .option('--after <YYYY-MM-DD>', 'the last day kept (UTC): every day after it is removed')
-    .option(
-      '-p, --project <id>',
-      'project id (repeatable, or comma-separated; env MINTLIFY_PROJECT_ID)',
-      collect,
-    )
+    .option(PROJECTS_FLAG, PROJECTS_HELP, collect)
     .option(
       '--streams <list>',
       `streams whose rows go, comma-separated (default: all: ${STREAMS.map((s) => s.name).join(',')})`,

@@ -32,6 +32,8 @@ import {
   isLoopbackUrl,
   projectIds,
   selectedStreams,
+  PROJECTS_FLAG,
+  PROJECTS_HELP,
 } from './options.js';
 import {
   BUDGET_SCOPE_FLAG,
@@ -89,11 +91,7 @@ export function registerSync(
         'Every request passes through one request budget (--rate-limit; the service allows 100/1h per organization) recorded in the database, so the next run knows what is already spent. A day starts only when the budget and the bounds leave room for all its pages. A run bounded by --max-requests, --max-duration or --max-wait stops cleanly; the next run picks up the rest without being told.',
       ].join('\n'),
     )
-    .option(
-      '-p, --project <id>',
-      'project id (repeatable, or comma-separated; env MINTLIFY_PROJECT_ID)',
-      collect,
-    )
+    .option(PROJECTS_FLAG, PROJECTS_HELP, collect)
     .option(
       '--streams <list>',
       `streams to sync, comma-separated (env MINTLIFY_ETL_STREAMS; default ${DEFAULT_STREAMS.join(',')}; known: ${STREAMS.map((s) => s.name).join(', ')})`,
