@@ -1,6 +1,6 @@
 import type { LedgerRow } from './runs.js';
 import type { Dialect, SqlSession } from './session.js';
-import type { BatchLoadOptions, PreparedWindow } from './window-batch.js';
+import type { BatchLoadOptions, PreparedWindow } from './duckdb/window-batch.js';
 import type { WindowFailure } from './window-loader.js';
 
 /**

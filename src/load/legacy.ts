@@ -1,5 +1,5 @@
 import { InternalError } from '../errors.js';
-import type { Database } from './database.js';
+import type { Database } from './duckdb/database.js';
 import type { Destination } from './destination.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Database } from './database.js';
+import type { Database } from './duckdb/database.js';
 import { duckSession } from './duckdb/session.js';
 import type { SqlSession } from './session.js';
 

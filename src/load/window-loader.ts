@@ -1,8 +1,8 @@
-import { loadWindowBatch, type BatchLoadOptions, type BatchStep } from './batch-loader.js';
-import type { Database } from './database.js';
+import { loadWindowBatch, type BatchLoadOptions, type BatchStep } from './duckdb/site-pages.js';
+import type { Database } from './duckdb/database.js';
 import { isoTime } from './session.js';
 import { sessionOf, type SessionLike } from './session-of.js';
-import { dayNumber } from './sql.js';
+import { dayNumber } from './duckdb/sql.js';
 import { safeLine } from '../util/safe-text.js';
 import type { WindowLoad } from './window-load.js';
 

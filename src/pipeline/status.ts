@@ -1,10 +1,10 @@
 import { RequestBudget } from '../api/budget.js';
-import type { Database } from '../load/database.js';
+import type { Database } from '../load/duckdb/database.js';
 import type { Destination } from '../load/destination.js';
 import { legacyDatabase } from '../load/legacy.js';
 import type { PgDatabase } from '../load/postgres/connect.js';
 import { heldProjects } from '../load/postgres/lock.js';
-import { syncHolder } from '../load/lock.js';
+import { syncHolder } from '../load/duckdb/file-lock.js';
 import type { Row, SqlParam, SqlSession } from '../load/session.js';
 import { ANALYTICS_ENDPOINTS, STREAMS } from '../streams/index.js';
 import {

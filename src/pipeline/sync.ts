@@ -10,7 +10,7 @@ import {
 } from '../extract/plan.js';
 import type { Destination } from '../load/destination.js';
 import { placeOrFile } from '../load/duckdb/place.js';
-import { LedgerJournal, lostRequests, recoverJournalReport } from '../load/ledger-journal.js';
+import { LedgerJournal, lostRequests, recoverJournalReport } from '../load/duckdb/ledger-journal.js';
 import {
   averagePagesPerWindow,
   markStaleRuns,

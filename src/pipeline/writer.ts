@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Destination, Place } from '../load/destination.js';
 import { duckPlace } from '../load/duckdb/place.js';
 import { appendLedger, updateRun, type LedgerRow, type RunProgress } from '../load/runs.js';
-import { prepareWindow, type PreparedWindow } from '../load/batch-loader.js';
+import { prepareWindow, type PreparedWindow } from '../load/duckdb/site-pages.js';
 import type { WindowLoad } from '../load/window-loader.js';
 
 export interface FailedWindowRecord {

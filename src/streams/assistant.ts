@@ -1,6 +1,6 @@
 import { AssistantResponseSchema, type AssistantTurn } from '../api/schemas.js';
 import { ISO_WEEKS, planRanges } from '../extract/range-plan.js';
-import { eventTable, type EventTable } from '../load/event-tables.js';
+import { eventTable, type EventTable } from '../load/duckdb/event-tables.js';
 import { isoUtc } from '../util/time.js';
 import { fetchEventRange, type EventRangeSpec } from './event-range.js';
 import type { StreamDefinition } from './types.js';

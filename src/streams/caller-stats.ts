@@ -1,5 +1,5 @@
 import { CallerStatsResponseSchema } from '../api/schemas.js';
-import { jsonChunks, jsonTables, type JsonTable } from '../load/json-tables.js';
+import { jsonChunks, jsonTables, type JsonTable } from '../load/duckdb/json-tables.js';
 import type { StreamDefinition } from './types.js';
 
 const CALLERS: JsonTable = {

@@ -1,6 +1,6 @@
 import { FeedbackByPageResponseSchema } from '../api/schemas.js';
 import { DataShiftError } from '../errors.js';
-import { jsonChunks, jsonTables, type JsonTable } from '../load/json-tables.js';
+import { jsonChunks, jsonTables, type JsonTable } from '../load/duckdb/json-tables.js';
 import type { StreamDefinition } from './types.js';
 
 const PAGES: JsonTable = {

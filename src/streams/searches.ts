@@ -3,7 +3,7 @@ import { SearchesResponseSchema, type SearchRow } from '../api/schemas.js';
 import { DataShiftError, HttpStatusError } from '../errors.js';
 import { CursorGuard } from '../extract/cursor-guard.js';
 import { timeOutOfRange, type QualityWarning } from '../extract/quality.js';
-import { jsonChunks, jsonTables, type JsonTable } from '../load/json-tables.js';
+import { jsonChunks, jsonTables, type JsonTable } from '../load/duckdb/json-tables.js';
 import { readApiTime } from '../util/time.js';
 import type { StreamDefinition, StreamFetchOptions, StreamWindow } from './types.js';
 

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { invariantChecks, type WindowChecks } from '../extract/quality.js';
 import { streamOffsetWindow, type PassSink } from '../extract/window-pager.js';
 import type { PageRow, Totals } from '../extract/visitor-counts.js';
-import { siteAndPageTables, sitePageRows, type SitePageRows } from '../load/batch-loader.js';
+import { siteAndPageTables, sitePageRows, type SitePageRows } from '../load/duckdb/site-pages.js';
 import type { StreamDefinition, StreamWindow } from './types.js';
 
 /** An offset-paged day endpoint of site totals and per-page (human, ai, total) counts. */

@@ -2,7 +2,7 @@ import { VisitorsResponseSchema } from '../api/schemas.js';
 import { checkInvariants } from '../extract/quality.js';
 import { ISO_WEEKS, MONTHS, planRanges, type Grid } from '../extract/range-plan.js';
 import { fetchOffsetWindow } from '../extract/window-pager.js';
-import { prepareWindow, siteAndPageTables } from '../load/batch-loader.js';
+import { prepareWindow, siteAndPageTables } from '../load/duckdb/site-pages.js';
 import type { StreamDefinition } from './types.js';
 
 interface PeriodSpec {

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { prepareWindow, type PreparedWindow } from '../../src/load/batch-loader.js';
+import { prepareWindow, type PreparedWindow } from '../../src/load/duckdb/site-pages.js';
 import { migratePostgres } from '../../src/load/postgres/migrate.js';
 import { PLAIN_TYPES } from '../../src/load/postgres/session.js';
 import { loadPreparedBatchPostgres } from '../../src/load/postgres/window-batch.js';

@@ -1,9 +1,9 @@
 import type { MintlifyClient } from '../../src/api/client.js';
 import type { AssistantThread, AssistantTurn, FeedbackItem } from '../../src/api/schemas.js';
-import { prepareWindow } from '../../src/load/batch-loader.js';
-import { jsonChunks, jsonTables } from '../../src/load/json-tables.js';
+import { prepareWindow } from '../../src/load/duckdb/site-pages.js';
+import { jsonChunks, jsonTables } from '../../src/load/duckdb/json-tables.js';
 import type { JsonTable } from '../../src/load/table-spec.js';
-import type { PreparedWindow } from '../../src/load/window-batch.js';
+import type { PreparedWindow } from '../../src/load/duckdb/window-batch.js';
 import type { WindowLoad } from '../../src/load/window-loader.js';
 import { addDays } from '../../src/util/day.js';
 import { assistant } from '../../src/streams/assistant.js';

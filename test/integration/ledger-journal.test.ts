@@ -1,15 +1,15 @@
 import { existsSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/load/database.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import {
   LedgerJournal,
   UNANSWERED_MS,
   lostRequests,
   recoverJournalReport,
-} from '../../src/load/ledger-journal.js';
+} from '../../src/load/duckdb/ledger-journal.js';
 import { appendLedger, readLedgerSince, startRun } from '../../src/load/runs.js';
-import { queryRows } from '../../src/load/sql.js';
+import { queryRows } from '../../src/load/duckdb/sql.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 
 let dir: string;

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DataShiftError, InternalError } from '../../src/errors.js';
-import { loadWindowBatch, type BatchStep } from '../../src/load/batch-loader.js';
-import { openDatabase, type Database } from '../../src/load/database.js';
-import { queryRows, type Row } from '../../src/load/sql.js';
+import { loadWindowBatch, type BatchStep } from '../../src/load/duckdb/site-pages.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
+import { queryRows, type Row } from '../../src/load/duckdb/sql.js';
 import type { WindowLoad } from '../../src/load/window-loader.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 

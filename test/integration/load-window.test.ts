@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DataShiftError, InternalError } from '../../src/errors.js';
-import { openDatabase, type Database } from '../../src/load/database.js';
-import { queryRows, toDateValue, type Row } from '../../src/load/sql.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
+import { queryRows, toDateValue, type Row } from '../../src/load/duckdb/sql.js';
 import {
   loadWindow,
   loadWindows,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/load/database.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import { formatStatus } from '../../src/pipeline/status-format.js';
 import { gatherStatus, sortStreams } from '../../src/pipeline/status.js';
 import { dayRange } from '../../src/util/day.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AssistantTurn, FeedbackItem, ServedEdits } from '../../src/emulator/index.js';
-import { openDatabase } from '../../src/load/database.js';
+import { openDatabase } from '../../src/load/duckdb/database.js';
 import { gatherStatus } from '../../src/pipeline/status.js';
 import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
 import { parseRateLimit } from '../../src/util/duration.js';

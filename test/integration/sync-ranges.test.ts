@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { openReadable } from '../../src/load/readable.js';
+import { openReadable } from '../../src/load/duckdb/readable.js';
 import { runSync, type SyncOptions, type SyncSummary } from '../../src/pipeline/sync.js';
 import { gatherStatus } from '../../src/pipeline/status.js';
 import { parseStreams, STREAMS } from '../../src/streams/index.js';

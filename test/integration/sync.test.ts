@@ -4,7 +4,7 @@ import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
 import { addDays, dayRange } from '../../src/util/day.js';
 import { parseRateLimit } from '../../src/util/duration.js';
 import { visitors } from '../../src/streams/visitors.js';
-import { openDatabase, type Database } from '../../src/load/database.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import { startRun } from '../../src/load/runs.js';
 import { markWindowFailed } from '../../src/load/window-loader.js';
 import { readData, readRows, tempDbPath } from '../helpers/db.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { MintlifyClient } from '../../src/api/client.js';
 import { streamOffsetWindow, type PassSink } from '../../src/extract/window-pager.js';
 import type { PageRow } from '../../src/extract/visitor-counts.js';
-import { prepareWindow, sitePageRows, VISITOR_TABLES } from '../../src/load/batch-loader.js';
+import { prepareWindow, sitePageRows, VISITOR_TABLES } from '../../src/load/duckdb/site-pages.js';
 import { views } from '../../src/streams/views.js';
 import { visitors } from '../../src/streams/visitors.js';
 import { HashedStringSet } from '../../src/util/hashed-string-set.js';

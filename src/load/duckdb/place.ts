@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { makeFolder } from '../../util/file-errors.js';
-import { checkDbPath, openDatabase, type Database, type OpenOptions } from '../database.js';
+import { checkDbPath, openDatabase, type Database, type OpenOptions } from './database.js';
 import type { Destination, Place } from '../destination.js';
-import { acquireLock } from '../lock.js';
-import { LedgerJournal } from '../ledger-journal.js';
-import { openReadable, type ReadableOptions } from '../readable.js';
-import { loadPreparedBatch } from '../window-batch.js';
+import { acquireLock } from './file-lock.js';
+import { LedgerJournal } from './ledger-journal.js';
+import { openReadable, type ReadableOptions } from './readable.js';
+import { loadPreparedBatch } from './window-batch.js';
 import { markWindowFailed } from '../window-loader.js';
 
 /**

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import { DatabaseInUseError, DestinationError, InternalError, UsageError } from '../../errors.js';
 import { sqlDir } from '../../paths.js';
-import { numberedSqlFiles, type SqlFile } from '../database.js';
+import { numberedSqlFiles, type SqlFile } from '../duckdb/database.js';
 import { renderSql } from '../sql-fragments.js';
 import { DEFAULT_PG_SCHEMA } from '../target.js';
 import {

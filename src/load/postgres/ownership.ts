@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { DestinationError } from '../../errors.js';
-import { numberedSqlFiles } from '../database.js';
+import { numberedSqlFiles } from '../duckdb/database.js';
 
 /*
  * mintlify-etl owns only what it created. A table, view, index or function of one of its names in

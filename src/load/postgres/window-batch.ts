@@ -1,8 +1,8 @@
 import type pg from 'pg';
-import { dayNumber } from '../sql.js';
+import { dayNumber } from '../duckdb/sql.js';
 import { markWindowFailed, type WindowFailure } from '../window-loader.js';
 import { batchFailure, lastPerWindow } from '../batch-rules.js';
-import type { BatchStep, PreparedWindow, TableLoader } from '../window-batch.js';
+import type { BatchStep, PreparedWindow, TableLoader } from '../duckdb/window-batch.js';
 import { bigintText } from './copy-text.js';
 import { replacePostgres } from './table-loaders.js';
 import { inPgTransaction, pgSession } from './session.js';

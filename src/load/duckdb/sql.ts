@@ -12,9 +12,9 @@ import {
   type DuckDBValueConverter,
   type JS,
 } from '@duckdb/node-api';
-import { InternalError } from '../errors.js';
-import { exclusive } from '../util/exclusive.js';
-import { renderSql } from './sql-fragments.js';
+import { InternalError } from '../../errors.js';
+import { exclusive } from '../../util/exclusive.js';
+import { renderSql } from '../sql-fragments.js';
 
 export type SqlParams = readonly DuckDBValue[] | Readonly<Record<string, DuckDBValue>>;
 

@@ -1,11 +1,11 @@
 import { listValue, type DuckDBConnection } from '@duckdb/node-api';
-import { InternalError } from '../errors.js';
-import type { EventTable, EventTableData, JsonChunk } from './table-spec.js';
+import { InternalError } from '../../errors.js';
+import type { EventTable, EventTableData, JsonChunk } from '../table-spec.js';
 import { toDateValue, toTimestampValue } from './sql.js';
-import { storableJson } from './storable-text.js';
+import { storableJson } from '../storable-text.js';
 import type { PreparedWindow, TableLoader } from './window-batch.js';
 
-export type { EventColumn, EventTable, EventTableData } from './table-spec.js';
+export type { EventColumn, EventTable, EventTableData } from '../table-spec.js';
 
 /** A window's rows as JSON chunks, and which row's text was longest (index into the rows). */
 export interface EventChunks {

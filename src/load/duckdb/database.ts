@@ -3,13 +3,13 @@ import { readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { DatabaseInUseError, InternalError, UsageError } from '../errors.js';
-import { sqlDir } from '../paths.js';
-import { makeFolder, userFileError } from '../util/file-errors.js';
+import { DatabaseInUseError, InternalError, UsageError } from '../../errors.js';
+import { sqlDir } from '../../paths.js';
+import { makeFolder, userFileError } from '../../util/file-errors.js';
 import { damageOnOpen, refuseMissingBlocks, reportingDamage } from './integrity.js';
 import { inTransaction, queryRows, runSqlFile } from './sql.js';
-import { duckSession } from './duckdb/session.js';
-import type { SqlSession } from './session.js';
+import { duckSession } from './session.js';
+import type { SqlSession } from '../session.js';
 
 export interface Database {
   readonly kind: 'duckdb';

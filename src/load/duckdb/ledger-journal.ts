@@ -1,8 +1,8 @@
 import { appendFileSync, closeSync, rmSync } from 'node:fs';
-import { openRegularForWriteSync, readRegularFileSync } from '../util/regular-file.js';
-import { realDbPath } from './lock.js';
-import { appendLedger, recountRunRequests, type LedgerRow } from './runs.js';
-import { sessionOf, type SessionLike } from './session-of.js';
+import { openRegularForWriteSync, readRegularFileSync } from '../../util/regular-file.js';
+import { realDbPath } from './file-lock.js';
+import { appendLedger, recountRunRequests, type LedgerRow } from '../runs.js';
+import { sessionOf, type SessionLike } from '../session-of.js';
 
 /**
  * The request ledger reaches the database with the writer's commits, so a process killed with

@@ -1,11 +1,11 @@
 import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
-import { InternalError } from '../errors.js';
-import { storableJson } from './storable-text.js';
+import { InternalError } from '../../errors.js';
+import { storableJson } from '../storable-text.js';
 import { toDateValue } from './sql.js';
-import type { JsonChunk, JsonTable, JsonTablesData } from './table-spec.js';
+import type { JsonChunk, JsonTable, JsonTablesData } from '../table-spec.js';
 import type { PreparedWindow, TableLoader } from './window-batch.js';
 
-export type { JsonChunk, JsonTable, JsonTablesData } from './table-spec.js';
+export type { JsonChunk, JsonTable, JsonTablesData } from '../table-spec.js';
 
 /** Rows per JSON text: DuckDB parses one string in one allocation, so it stays small. */
 const CHUNK_ROWS = 20_000;

@@ -1,20 +1,20 @@
 import { BIGINT, BOOLEAN, DATE, TIMESTAMPTZ, VARCHAR, listValue, type DuckDBValue } from '@duckdb/node-api';
-import { DataShiftError, InternalError, type EtlError } from '../errors.js';
-import { addDays } from '../util/day.js';
+import { DataShiftError, InternalError, type EtlError } from '../../errors.js';
+import { addDays } from '../../util/day.js';
 import { appendColumns, withAppender } from './append.js';
 import type { Database } from './database.js';
 import { insertJsonChunks, jsonChunkBuilder, jsonChunks } from './json-tables.js';
-import type { JsonChunk, JsonTable, SitePageData } from './table-spec.js';
-import { HashedStringSet } from '../util/hashed-string-set.js';
+import type { JsonChunk, JsonTable, SitePageData } from '../table-spec.js';
+import { HashedStringSet } from '../../util/hashed-string-set.js';
 import { dayNumber, toDateValue } from './sql.js';
-import { isStorable, storableText } from './storable-text.js';
+import { isStorable, storableText } from '../storable-text.js';
 import {
   loadPreparedBatch,
   type BatchLoadOptions,
   type PreparedWindow,
   type TableLoader,
 } from './window-batch.js';
-import type { WindowLoad } from './window-load.js';
+import type { WindowLoad } from '../window-load.js';
 
 export {
   loadPreparedBatch,

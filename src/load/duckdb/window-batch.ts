@@ -9,8 +9,8 @@ import {
   type DuckDBConnection,
 } from '@duckdb/node-api';
 import { appendColumns, withAppender } from './append.js';
-import { batchFailure, lastPerWindow } from './batch-rules.js';
-import { withMemoryFor } from './large-values.js';
+import { batchFailure, lastPerWindow } from '../batch-rules.js';
+import { withMemoryFor } from '../large-values.js';
 import type { Database } from './database.js';
 import { inTransaction, toDateValue, toTimestampValue } from './sql.js';
 
@@ -20,8 +20,8 @@ export type {
   PreparedWindow,
   TableLoader,
   WindowMeta,
-} from './prepared-window.js';
-import type { BatchLoadOptions, BatchStep, PreparedWindow, TableLoader } from './prepared-window.js';
+} from '../prepared-window.js';
+import type { BatchLoadOptions, BatchStep, PreparedWindow, TableLoader } from '../prepared-window.js';
 
 /** sync_windows in its column order. */
 const WINDOW_COLUMNS = [
