@@ -1,7 +1,7 @@
 import type { LedgerRow } from './runs.js';
 import type { Dialect, SqlSession } from './session.js';
-import type { BatchLoadOptions, PreparedWindow } from './duckdb/window-batch.js';
-import type { WindowFailure } from './window-loader.js';
+import type { BatchLoadOptions, PreparedWindow } from './prepared-window.js';
+import type { WindowFailure } from './failed-windows.js';
 
 /**
  * An open destination: what the pipeline and the commands write and read through, without knowing

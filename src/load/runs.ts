@@ -1,6 +1,6 @@
 import { isoTime, type Row, type SqlParam, type SqlSession } from './session.js';
 import { sessionOf, type SessionLike } from './session-of.js';
-import { dayNumber } from './duckdb/sql.js';
+import { dayNumber } from '../util/day.js';
 import { safeLine } from '../util/safe-text.js';
 
 /*

@@ -15,7 +15,9 @@ import {
   type LedgerRow,
   type RunFinish,
 } from '../../src/load/runs.js';
-import { loadWindow, markWindowFailed, type WindowLoad } from '../../src/load/window-loader.js';
+import { loadWindow } from '../../src/load/duckdb/visitor-windows.js';
+import { markWindowFailed } from '../../src/load/failed-windows.js';
+import { type WindowLoad } from '../../src/load/site-page-rows.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 
 let cleanup: () => void;
@@ -247,9 +249,9 @@ describe('sync state', () => {
     await loadWindow(db, win('p1', '2024-03-05', { partial: true, fetchedAt: midday }));
     await loadWindow(db, win('p2', '2024-03-02'));
     const failure = { projectId: 'p1', runId: 'r', error: 'x', attempts: 6, fetchedAt: new Date() };
-    await markWindowFailed(db, { ...failure, day: '2024-03-04' });
-    await markWindowFailed(db, { ...failure, day: '2024-03-02' });
-    await markWindowFailed(db, { ...failure, day: '2024-03-03' });
+    await markWindowFailed(db.session, { ...failure, day: '2024-03-04' });
+    await markWindowFailed(db.session, { ...failure, day: '2024-03-02' });
+    await markWindowFailed(db.session, { ...failure, day: '2024-03-03' });
     const state = await readSyncState(db, 'p1');
     expect(state).toMatchObject({
       loadedDays: ['2024-03-01', '2024-03-03', '2024-03-05'],
@@ -318,7 +320,7 @@ describe('sync state', () => {
     expect(await averagePagesPerWindow(db, 'p1')).toBeUndefined();
     await loadWindow(db, win('p1', '2024-03-01', { pagesFetched: 1 }));
     await loadWindow(db, win('p1', '2024-03-02', { pagesFetched: 4 }));
-    await markWindowFailed(db, {
+    await markWindowFailed(db.session, {
       projectId: 'p1',
       day: '2024-03-03',
       runId: 'r',

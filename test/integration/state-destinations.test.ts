@@ -22,7 +22,7 @@ import {
   type RunStart,
 } from '../../src/load/runs.js';
 import { isoTime, type SqlSession } from '../../src/load/session.js';
-import { markWindowFailed } from '../../src/load/window-loader.js';
+import { markWindowFailed } from '../../src/load/failed-windows.js';
 import { tempDbPath } from '../helpers/db.js';
 import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 

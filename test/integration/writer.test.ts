@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/load/duckdb/database.js';
 import { startRun } from '../../src/load/runs.js';
 import { queryRows } from '../../src/load/duckdb/sql.js';
-import type { WindowLoad } from '../../src/load/window-loader.js';
+import type { WindowLoad } from '../../src/load/site-page-rows.js';
 import { WindowWriter } from '../../src/pipeline/writer.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 

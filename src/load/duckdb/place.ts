@@ -7,7 +7,7 @@ import { acquireLock } from './file-lock.js';
 import { LedgerJournal } from './ledger-journal.js';
 import { openReadable, type ReadableOptions } from './readable.js';
 import { loadPreparedBatch } from './window-batch.js';
-import { markWindowFailed } from '../window-loader.js';
+import { markWindowFailed } from '../failed-windows.js';
 
 /**
  * DuckDB may keep blocks it has written cached up to its memory_limit (by default 80% of the
@@ -24,7 +24,7 @@ export function duckDestination(db: Database): Destination & { readonly db: Data
     session: db.session,
     db,
     loadBatch: (windows, opts) => loadPreparedBatch(db, windows, opts),
-    markWindowFailed: (f) => markWindowFailed(db, f),
+    markWindowFailed: (f) => markWindowFailed(db.session, f),
     close: () => {
       db.close();
       return Promise.resolve();
