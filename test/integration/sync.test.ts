@@ -122,7 +122,7 @@ describe('sync against the emulator', () => {
     // A run over 10 days that loaded only its last five before it was killed.
     await runSync(options(emu, db, { from: days[5] }));
     await withDb(db, (conn) =>
-      startRun(conn, {
+      startRun(conn.session, {
         runId: 'killed',
         projectIds: [emu.projectId],
         dateFrom: days[0] ?? null,

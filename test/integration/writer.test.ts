@@ -29,7 +29,7 @@ describe('the writer keeps the running record current', () => {
   it("writes the run's counters with each commit, so a killed or running run shows how far it got", async () => {
     const path = join(t.dir, 'writer.duckdb');
     const db = await openDatabase(path);
-    await startRun(db, {
+    await startRun(db.session, {
       runId: 'r',
       projectIds: ['p'],
       dateFrom: '2024-03-01',

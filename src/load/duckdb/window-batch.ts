@@ -10,7 +10,7 @@ import {
 } from '@duckdb/node-api';
 import { appendColumns, withAppender } from './append.js';
 import { batchFailure, lastPerWindow } from '../batch-rules.js';
-import { withMemoryFor } from '../large-values.js';
+import { withMemoryFor } from './memory-for-values.js';
 import type { Database } from './database.js';
 import { inTransaction, toDateValue, toTimestampValue } from './sql.js';
 
