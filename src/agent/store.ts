@@ -1,7 +1,6 @@
 import type { AgentJob } from '../api/schemas.js';
 import { EtlError, InternalError } from '../errors.js';
-import { openDatabase, type OpenOptions } from '../load/duckdb/database.js';
-import { duckSession } from '../load/duckdb/session.js';
+import type { Destination, Place } from '../load/destination.js';
 import { isoTime, type SqlScalar, type SqlSession } from '../load/session.js';
 import type { Logger } from '../util/log.js';
 import { readApiTime } from '../util/time.js';
@@ -109,29 +108,10 @@ export async function readAgentJob(
   return rows[0] as AgentJobRow | undefined;
 }
 
-/** A destination opened for one write: its session, and how to let it go at once. */
-export interface OpenedDestination {
-  readonly session: SqlSession;
-  close(): void | Promise<void>;
-}
-
 export interface RecorderOptions {
-  /** Where the rows go, as said in a warning (a path, or a URL without its password). */
-  readonly dbPath: string;
+  /** Where the rows go: opened for each write and closed after it. */
+  readonly place: Place;
   readonly logger: Logger;
-  /** DuckDB: how the file is opened for each write (when `connect` is not given). */
-  readonly open?: OpenOptions;
-  /**
-   * Opens the destination for one write; default: the DuckDB file at `dbPath`. A PostgreSQL
-   * destination hands a connection here (and may keep one open: `close` is then a no-op).
-   */
-  readonly connect?: () => Promise<OpenedDestination>;
-}
-
-/** The DuckDB file opened for one write and closed after it (see JobRecorder). */
-export async function openDuckDbFile(path: string, opts: OpenOptions = {}): Promise<OpenedDestination> {
-  const db = await openDatabase(path, opts);
-  return { session: duckSession(db.connection), close: () => db.close() };
 }
 
 /**
@@ -163,17 +143,16 @@ export class JobRecorder {
   }
 
   private async write(jobId: string, fn: (session: SqlSession) => Promise<void>): Promise<void> {
-    let opened: OpenedDestination | undefined;
+    let opened: Destination | undefined;
     try {
-      const { connect, dbPath, open } = this.opts;
-      opened = await (connect ?? (() => openDuckDbFile(dbPath, open ?? {})))();
+      opened = await this.opts.place.open('write');
       await fn(opened.session);
       this.lastFailure = undefined;
     } catch (e) {
       const err =
         e instanceof EtlError ? e : new InternalError((e as Error).message ?? String(e), {}, { cause: e });
       this.lastFailure = err;
-      this.opts.logger.warn(`could not record job ${jobId} in ${this.opts.dbPath}: ${err.message}`);
+      this.opts.logger.warn(`could not record job ${jobId} in ${this.opts.place.label}: ${err.message}`);
     } finally {
       await opened?.close();
     }

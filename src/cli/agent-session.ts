@@ -6,7 +6,6 @@ import { AGENT_EXIT, openAgentApi, waitJob, type JobContext, type KnownJob } fro
 import { JobRecorder } from '../agent/store.js';
 import type { WaitResult } from '../agent/wait.js';
 import { EtlError, EXIT, HttpStatusError, UsageError } from '../errors.js';
-import { checkDbPath } from '../load/duckdb/database.js';
 import { formatDuration, parseDuration, parseRateLimit, type RateLimitSpec } from '../util/duration.js';
 import { createLogger, type Logger } from '../util/log.js';
 import { safeLine } from '../util/safe-text.js';
@@ -99,7 +98,7 @@ export interface Settings {
 export function settings(flags: CommonFlags): Settings {
   const target = dbTargetOf(flags);
   // A --db that cannot hold the job record must fail before a job is created, not after.
-  if (target.kind === 'duckdb') checkDbPath(target.path);
+  placeOf(target).check();
   return {
     target,
     projectId: singleProject(projectIds(flags.project)),
@@ -131,12 +130,8 @@ export async function session<T>(
   const { api, close } = openAgentApi({ baseUrl: s.url, apiKey, rateLimit: s.rateLimit });
   const place = placeOf(s.target);
   // A destination that cannot take the job record must fail before a job is created, not after.
-  if (s.target.kind === 'postgres') await (await place.open('write')).close();
-  const recorder = new JobRecorder({
-    dbPath: s.db,
-    logger,
-    ...(s.target.kind === 'postgres' ? { connect: () => place.open('write') } : {}),
-  });
+  await place.checkWritable();
+  const recorder = new JobRecorder({ place, logger });
   const interrupt = new AbortController();
   // The first Ctrl-C is ours: a request in flight (a create may already have made the job)
   // finishes so that the id can be printed; the listener is gone after it, so a second Ctrl-C

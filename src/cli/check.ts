@@ -91,7 +91,6 @@ async function checkCommand(flags: CheckFlags): Promise<CommandResult> {
     streams,
     apiUrl: url,
     apiKey,
-    dbPath: target.kind === 'duckdb' ? target.path : '',
     place,
     budgetScope,
     rateLimit,

@@ -103,11 +103,7 @@ async function runFix(c: StoryContext, gap: Gap): Promise<void> {
     apiKey: c.apiKey,
     rateLimit: parseRateLimit('100/1h'),
   });
-  const recorder = new JobRecorder({
-    dbPath: c.place.label,
-    logger: c.log,
-    ...(c.place.kind === 'postgres' ? { connect: () => c.place.open('write') } : {}),
-  });
+  const recorder = new JobRecorder({ place: c.place, logger: c.log });
   const ctx: JobContext = {
     api,
     projectId: c.emu.projectId,

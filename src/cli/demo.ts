@@ -1,4 +1,4 @@
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_STREAMS, streamByName } from '../streams/index.js';
 
@@ -15,8 +15,7 @@ import { createLogger } from '../util/log.js';
 import { shellWord } from '../util/shell-word.js';
 import { openToRead } from './open-readonly.js';
 import { placeOf, SCHEMA_FLAG, SCHEMA_HELP } from './destination-flags.js';
-import { DEFAULT_PG_SCHEMA, parseDbTarget, type DbTarget } from '../load/target.js';
-import { maskPassword } from '../util/url-text.js';
+import { namedAgain, parseDbTarget, type DbTarget } from '../load/target.js';
 import { intFlag } from './options.js';
 import { createProgress } from './progress-bar.js';
 import { demoAgentClock, fixStory, replayFixes } from './demo-story.js';
@@ -76,7 +75,6 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
     streams: DEMO_STREAMS.map(streamByName),
     from: addDays(todayUtc(), -flags.days),
     lookback: 3,
-    dbPath: target.kind === 'duckdb' ? target.path : '',
     place,
     // The real service allows 100/1h; a demo that took hours would teach nothing. Four streams of
     // 90 days are ~750 requests: at 600/1m a first look waited a whole minute for the budget.
@@ -132,11 +130,9 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
 function nextSteps(target: DbTarget): string {
   const cli = selfCommand();
   // A URL is repeated without its password (PGPASSWORD or ~/.pgpass supply it again).
-  const db = target.kind === 'duckdb' ? resolve(target.path) : maskPassword(target.url);
-  const dir = target.kind === 'duckdb' ? dirname(db) : resolve('.');
-  const schema =
-    target.kind === 'postgres' && target.schema !== DEFAULT_PG_SCHEMA ? ` --schema ${target.schema}` : '';
-  const at = `--db ${shellWord(db)}${schema}`;
+  const again = namedAgain(target);
+  const dir = again.folder;
+  const at = `--db ${shellWord(again.db)}${again.schema === undefined ? '' : ` --schema ${again.schema}`}`;
   return `
 Next, try:
   ${cli} query ${at} "SELECT day, human, ai, total, total_7d_avg, total_wow_pct FROM v_site_daily ORDER BY day DESC LIMIT 7"

@@ -1,5 +1,4 @@
 import { Option, type Command } from 'commander';
-import { UsageError } from '../errors.js';
 import type { Place } from '../load/destination.js';
 import { placeOf as placeOfTarget } from '../load/places.js';
 import { parseDbTarget, type DbTarget } from '../load/target.js';
@@ -32,14 +31,7 @@ export function dbHelp(what = 'the database'): string {
 
 /** What --db and --schema name; --schema with a DuckDB file is a mistake worth saying. */
 export function dbTargetOf(flags: DbFlags, env: NodeJS.ProcessEnv = process.env): DbTarget {
-  const target = parseDbTarget(dbPath(flags.db, env), flags.schema, env);
-  if (target.kind === 'duckdb' && flags.schema !== undefined) {
-    throw new UsageError(
-      `--schema applies to a PostgreSQL --db only; ${target.path} is a DuckDB file: drop --schema, or give --db postgresql://...`,
-      { schema: flags.schema },
-    );
-  }
-  return target;
+  return parseDbTarget(dbPath(flags.db, env), flags.schema, env);
 }
 
 /** The destination a command writes or reads; what a reader should know goes to stderr. */

@@ -11,7 +11,7 @@ import { WEBHOOK_ENV } from './alerts.js';
 import { openToRead } from './open-readonly.js';
 import { outputFile } from './output-file.js';
 import type { CommandResult } from './result.js';
-import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp, dbTargetOf } from './destination-flags.js';
+import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp, dbTargetOf, placeOf } from './destination-flags.js';
 
 interface DigestFlags {
   db?: string;
@@ -87,7 +87,7 @@ async function digestCommand(flags: DigestFlags): Promise<CommandResult> {
       : outputFile({
           flag: '--out',
           given: flags.out,
-          db: target.kind === 'duckdb' ? target.path : undefined,
+          db: placeOf(target).file,
           force: flags.force === true,
           what: 'the digest',
           example: flags.format === 'html' ? 'digest.html' : 'digest.md',

@@ -8,7 +8,7 @@ import { openToRead } from './open-readonly.js';
 import { intFlag, projectIds } from './options.js';
 import { outputFile } from './output-file.js';
 import type { CommandResult } from './result.js';
-import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp, dbTargetOf } from './destination-flags.js';
+import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp, dbTargetOf, placeOf } from './destination-flags.js';
 
 interface ReportFlags {
   db?: string;
@@ -100,7 +100,7 @@ async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
       ? outputFile({
           flag: '--html',
           given: flags.html,
-          db: target.kind === 'duckdb' ? target.path : undefined,
+          db: placeOf(target).file,
           force: flags.force === true,
           what: 'the page',
           example: 'report.html',

@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { loadApiKey, type ApiKey } from '../api/key.js';
 import { EXIT, isEtlError } from '../errors.js';
-import { openDatabase } from '../load/duckdb/database.js';
-import { queryRows } from '../load/duckdb/sql.js';
 import { runSync, type SyncSummary } from '../pipeline/sync.js';
 import {
   DEFAULT_STREAMS,
@@ -191,10 +186,11 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   const maxWaitMs = parseDuration(flags.maxWait, '--max-wait');
   const url = apiUrl(flags.apiUrl);
   const target = dbTargetOf(flags);
-  if (target.kind === 'duckdb') refuseNewFolder(target.path, flags.db === undefined);
   const place = placeOf(target);
-  // The DuckDB file's path (its journal and a refused first run's cleanup are file matters).
-  const db = target.kind === 'duckdb' ? target.path : '';
+  const firstUse = place.firstUse({
+    source: flags.db === undefined ? 'MINTLIFY_ETL_DB' : '--db',
+    defaultPath: DEFAULT_DB,
+  });
   const now = clockFromEnv();
   const json = flags.json === true;
   const progress = json ? undefined : createProgress();
@@ -216,7 +212,6 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   warnAboveServiceLimit(rateLimit, url, logger);
   // --quiet keeps the summary: a cron log with nothing in it cannot tell a quiet night from no run.
   const summaryLog = createLogger(logOptions);
-  const dbExisted = target.kind === 'duckdb' ? existsSync(db) : true;
 
   // First Ctrl-C (or SIGTERM from systemd): stop starting days, load what is fetched, record
   // the rest as deferred. A second one quits at once; the transactions keep the data whole.
@@ -251,7 +246,6 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
       periodPages: flags.periodPages === true,
       refresh: flags.refresh === true,
       runId,
-      dbPath: db,
       place,
       budgetScope: resolveBudgetScope({ name: flags.budgetScope, apiKey }),
       rateLimit,
@@ -268,15 +262,15 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
       ...(now ? { now } : {}),
     });
   } catch (e) {
-    if (isEtlError(e)) await dropEmptyFirstDatabase(db, dbExisted, e.exitCode);
+    if (isEtlError(e) && refusedFirstRun(e.exitCode)) await firstUse.dropIfEmpty();
     throw e;
   } finally {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
   }
-  await dropEmptyFirstDatabase(db, dbExisted, summary.exitCode);
+  if (refusedFirstRun(summary.exitCode)) await firstUse.dropIfEmpty();
   // A new file is worth saying: a typo in --db or MINTLIFY_ETL_DB would otherwise go unseen in cron.
-  const created = !dbExisted && summary.status !== 'dry-run' && existsSync(db);
+  const created = summary.status !== 'dry-run' && firstUse.created();
   if (summary.status === 'dry-run') {
     // The plan is the command's output, not a log: it goes to stdout, where a user can page or save it.
     if (!json) process.stdout.write(`${safeText(describe(summary))}\n`);
@@ -289,14 +283,10 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
 /**
  * A refused key, an unknown project or a wrong URL on a first run should leave no database
  * behind when nothing useful was written (exit 2 promises nothing written); once any day loaded
- * (another project's key scope may differ), the file stays.
+ * (another project's key scope may differ), it stays.
  */
-async function dropEmptyFirstDatabase(db: string, existed: boolean, exitCode: number): Promise<void> {
-  // Nothing to drop when the run refused before creating it (rm would fail on a path below a file).
-  if (existed || !existsSync(db) || (exitCode !== EXIT.usage && exitCode !== EXIT.auth)) return;
-  if (await holdsData(db)) return;
-  await rm(db, { force: true });
-  await rm(`${db}.wal`, { force: true });
+function refusedFirstRun(exitCode: number): boolean {
+  return exitCode === EXIT.usage || exitCode === EXIT.auth;
 }
 
 /** `--max-pages searches=2` (repeatable) into a cap per stream; the stream must be one the run syncs. */
@@ -332,31 +322,6 @@ function parseMaxPages(values: readonly string[], streams: readonly StreamDefini
   return caps;
 }
 
-/**
- * A new database goes only into a folder that exists (the default's `data/` aside): a typo in
- * --db or MINTLIFY_ETL_DB must not create folders and a fresh file, then spend an hour's budget
- * on a backfill nobody will read.
- */
-function refuseNewFolder(path: string, fromEnv: boolean): void {
-  if (existsSync(path) || resolve(path) === resolve(DEFAULT_DB)) return;
-  const folder = dirname(resolve(path));
-  if (existsSync(folder) || !underAFolder(folder)) return;
-  const source = fromEnv ? 'MINTLIFY_ETL_DB' : '--db';
-  throw new UsageError(
-    `${source} ${path}: the folder ${folder} does not exist: check the path, or create the folder first (mkdir -p ${folder})`,
-    { path },
-  );
-}
-
-/** Whether the nearest part of `path` that exists is a folder (a file in the way has its own message). */
-function underAFolder(path: string): boolean {
-  for (let p = path; ; p = dirname(p)) {
-    const st = statSync(p, { throwIfNoEntry: false });
-    if (st !== undefined) return st.isDirectory();
-    if (dirname(p) === p) return false;
-  }
-}
-
 /** The service's own budget: 100 analytics requests an hour per organization (DESIGN.md). */
 const SERVICE_REQUESTS_PER_HOUR = 100;
 
@@ -380,26 +345,6 @@ function checkStreamFlags(flags: SyncFlags, streams: readonly StreamDefinition[]
     throw new UsageError(
       `--period-pages acts on visitors_weekly and visitors_monthly, and neither is in --streams (${streams.map((s) => s.name).join(',')}): add one, e.g. --streams visitors_weekly`,
     );
-  }
-}
-
-async function holdsData(db: string): Promise<boolean> {
-  if (!existsSync(db)) return false;
-  try {
-    const conn = await openDatabase(db, { readOnly: true });
-    try {
-      // Any stream's loaded window counts, not only visitors'.
-      const rows = await queryRows(
-        conn.connection,
-        "SELECT count(*) AS n FROM sync_windows WHERE status = 'loaded'",
-      );
-      return Number(rows[0]?.['n'] ?? 0) > 0;
-    } finally {
-      conn.close();
-    }
-  } catch {
-    // Unreadable: keep it, a user can look at it; deleting is the step that cannot be undone.
-    return true;
   }
 }
 

@@ -60,6 +60,23 @@ export interface LostRequestRecovery {
   readonly skippedMessage: string | undefined;
 }
 
+export interface FirstUseOptions {
+  /** How the user named the destination, for the message (`--db` or `MINTLIFY_ETL_DB`). */
+  readonly source: string;
+  /** The default destination's path: created with its folder without asking. */
+  readonly defaultPath: string;
+}
+
+/** What a run that may create the destination needs to know, and undo. */
+export interface FirstUse {
+  /** The destination existed before the run. */
+  readonly existed: boolean;
+  /** It exists now and did not before. */
+  created(): boolean;
+  /** Removes what the run created when it holds no loaded data (a refused first run promises nothing written). */
+  dropIfEmpty(): Promise<void>;
+}
+
 /** Held for the length of a sync; a second sync of the same project meets it and exits 5. */
 export interface RunLock {
   /** What holds it, for messages (a lock file, or the advisory locks of a schema). */
@@ -112,6 +129,18 @@ export interface Place {
   lock(projects: readonly string[], opts?: { readonly onLost?: (err: Error) => void }): Promise<RunLock>;
   /** `read` never creates anything: a destination that does not exist is a usage error. */
   open(purpose: OpenPurpose): Promise<Destination>;
+  /**
+   * The lock of `lock`, when taking it creates nothing (a DuckDB file's lock lives beside the file:
+   * none without the file; a schema's locks need no schema).
+   */
+  lockIfExists(projects: readonly string[]): Promise<RunLock | undefined>;
+  /** Creates what a new destination needs before it is first opened to write (a file's folder). */
+  makeRoom(): Promise<void>;
+  /**
+   * Before a run that may create the destination: refuses a new one where it looks like a typo
+   * (a file in a folder that does not exist), and says afterwards whether one was created.
+   */
+  firstUse(opts: FirstUseOptions): FirstUse;
   /** Where a run's requests are recorded as they happen, so that a kill never loses one. */
   requestLedger(opts: {
     readonly runId: string;

@@ -1,3 +1,4 @@
+import { InternalError } from '../errors.js';
 import type { Place } from './destination.js';
 import { duckPlace, type DuckPlaceOptions } from './duckdb/place.js';
 import { pgPlace, type PgPlaceOptions } from './postgres/place.js';
@@ -30,6 +31,11 @@ export function placeOf(target: DbTarget, opts: PlaceOptions = {}): Place {
 }
 
 /** The destination a run was given, or the one `dbPath` (a `--db` value) names. */
-export function placeOrFile(opts: { readonly place?: Place | undefined; readonly dbPath: string }): Place {
-  return opts.place ?? placeOf(parseDbTarget(opts.dbPath));
+export function placeOrFile(opts: {
+  readonly place?: Place | undefined;
+  readonly dbPath?: string | undefined;
+}): Place {
+  if (opts.place !== undefined) return opts.place;
+  if (opts.dbPath === undefined) throw new InternalError('a run needs a place or a dbPath', {});
+  return placeOf(parseDbTarget(opts.dbPath));
 }

@@ -1,6 +1,7 @@
 import { UsageError } from '../errors.js';
 import { registerSecret } from '../util/secrets.js';
-import { maskUserinfo, registerUrlSecrets } from '../util/url-text.js';
+import { dirname, resolve } from 'node:path';
+import { maskPassword, maskUserinfo, registerUrlSecrets } from '../util/url-text.js';
 
 /** The schema tables and views go into on PostgreSQL when the user names none. */
 export const DEFAULT_PG_SCHEMA = 'mintlify';
@@ -48,7 +49,16 @@ export function parseDbTarget(
   schema?: string,
   env: NodeJS.ProcessEnv = process.env,
 ): DbTarget {
-  if (!isPostgresUrl(value)) return { kind: 'duckdb', path: value, label: value };
+  if (!isPostgresUrl(value)) {
+    // --schema with a DuckDB file is a mistake worth saying (MINTLIFY_ETL_SCHEMA is left for PostgreSQL runs).
+    if (schema !== undefined) {
+      throw new UsageError(
+        `--schema applies to a PostgreSQL --db only; ${value} is a DuckDB file: drop --schema, or give --db postgresql://...`,
+        { schema },
+      );
+    }
+    return { kind: 'duckdb', path: value, label: value };
+  }
   registerUrlSecrets(value);
   const pgPassword = env['PGPASSWORD'];
   if (pgPassword !== undefined && pgPassword !== '') registerSecret(pgPassword);
@@ -104,4 +114,25 @@ function whereOf(url: URL, env: NodeJS.ProcessEnv): PgWhere {
 
 export function describeWhere(w: PgWhere): string {
   return `host ${w.host}, port ${w.port}, database ${w.database}, user ${w.user}`;
+}
+
+/**
+ * How a command line names this destination again, from any folder: a DuckDB file by its
+ * absolute path, a PostgreSQL URL without its password (PGPASSWORD or ~/.pgpass supply it again),
+ * with the schema when it is not the default. `folder`: where files made beside it belong.
+ */
+export function namedAgain(target: DbTarget): {
+  readonly db: string;
+  readonly schema: string | undefined;
+  readonly folder: string;
+} {
+  if (target.kind === 'duckdb') {
+    const db = resolve(target.path);
+    return { db, schema: undefined, folder: dirname(db) };
+  }
+  return {
+    db: maskPassword(target.url),
+    schema: target.schema !== DEFAULT_PG_SCHEMA ? target.schema : undefined,
+    folder: resolve('.'),
+  };
 }

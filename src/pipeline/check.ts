@@ -1,5 +1,3 @@
-import { mkdir } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
 import { RequestBudget } from '../api/budget.js';
 import { MintlifyClient } from '../api/client.js';
 import type { ApiKey } from '../api/key.js';
@@ -18,9 +16,9 @@ export interface CheckOptions {
   readonly streams: readonly StreamDefinition[];
   readonly apiUrl: string;
   readonly apiKey: ApiKey;
-  /** The DuckDB file, when `place` names no other destination. */
-  readonly dbPath: string;
-  /** The destination whose ledger counts the budget (default: the DuckDB file at dbPath). */
+  /** What `--db` names (a DuckDB file or a PostgreSQL URL), when `place` is not given (tests). */
+  readonly dbPath?: string;
+  /** The destination whose ledger counts the budget (default: what dbPath names). */
   readonly place?: Place;
   readonly rateLimit: RateLimitSpec;
   /**
@@ -74,7 +72,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   place.check();
   const hasDb = await place.exists();
   // A sync of these projects is spending the same budget: its ledger is not written yet.
-  const lock = hasDb || place.kind === 'postgres' ? await place.lock(opts.projects) : undefined;
+  const lock = await place.lockIfExists(opts.projects);
   try {
     const spent = hasDb ? await ledger(place, opts, now()) : [];
     const budget = new RequestBudget(opts.rateLimit, { spent, now });
@@ -117,7 +115,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
     // Without a database the requests would be forgotten and the first sync would overspend the
     // hour: the database is created for them, unless the service counted none (a refused key).
     const createdDb = !hasDb && rows.some((r) => r.status === null || !NOT_COUNTED.has(r.status));
-    if (createdDb && place.kind === 'duckdb') await mkdir(dirname(resolve(opts.dbPath)), { recursive: true });
+    if (createdDb) await place.makeRoom();
     if ((hasDb || createdDb) && rows.length > 0) await record(place, rows);
     const inWindow = budget.spentInWindow();
     return {

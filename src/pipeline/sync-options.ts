@@ -30,9 +30,9 @@ export interface SyncOptions {
   readonly lookback: number;
   /** Fetch settled loaded days again (the service has re-classified traffic before). */
   readonly refresh?: boolean;
-  /** The DuckDB file, when `place` names no other destination. */
-  readonly dbPath: string;
-  /** The destination (default: the DuckDB file at dbPath). */
+  /** What `--db` names (a DuckDB file or a PostgreSQL URL), when `place` is not given (tests). */
+  readonly dbPath?: string;
+  /** The destination (default: what dbPath names). */
   readonly place?: Place;
   /**
    * Whose requests count against this run's budget (src/api/budget-scope.ts): recorded on every

@@ -1,4 +1,6 @@
 import { join } from 'node:path';
+import { placeOf } from '../../src/load/places.js';
+import { parseDbTarget } from '../../src/load/target.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   JobNotFoundError,
@@ -46,7 +48,7 @@ let n = 0;
 /** Jobs have unique ids, so tests share one file (creating and migrating a file costs more than a test). */
 function context(fresh = false): { ctx: JobContext; recorder: JobRecorder; dbPath: string } {
   const dbPath = join(dir, fresh ? `agent-${++n}.duckdb` : 'agent.duckdb');
-  const recorder = new JobRecorder({ dbPath, logger: silentLogger });
+  const recorder = new JobRecorder({ place: placeOf(parseDbTarget(dbPath)), logger: silentLogger });
   return { ctx: { api, projectId: emu.projectId, record: (s) => recorder.record(s) }, recorder, dbPath };
 }
 
@@ -267,7 +269,10 @@ describe('the database is held only for each write', () => {
 
   it('goes on when the file is held by another process, and keeps the failure for the exit code', async () => {
     const dbPath = join(dir, 'held.duckdb');
-    const recorder = new JobRecorder({ dbPath, logger: silentLogger, open: { busyTimeoutMs: 200 } });
+    const recorder = new JobRecorder({
+      place: placeOf(parseDbTarget(dbPath), { duckdb: { busyTimeoutMs: 200 } }),
+      logger: silentLogger,
+    });
     const ctx: JobContext = { api, projectId: emu.projectId, record: (s) => recorder.record(s) };
     expect(await ask({ open: dbPath })).toBe('opened');
     let created;

@@ -1,4 +1,6 @@
 import { join } from 'node:path';
+import { placeOf } from '../../src/load/places.js';
+import { parseDbTarget } from '../../src/load/target.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFixJob } from '../../src/agent/fix.js';
 import { openAgentApi, waitJob, type JobContext } from '../../src/agent/jobs.js';
@@ -72,7 +74,7 @@ beforeAll(async () => {
     apiKey: validateApiKey(emu.apiKey, 'test key'),
     rateLimit: parseRateLimit('100/1h'),
   });
-  const recorder = new JobRecorder({ dbPath, logger: silentLogger });
+  const recorder = new JobRecorder({ place: placeOf(parseDbTarget(dbPath)), logger: silentLogger });
   const ctx: JobContext = {
     api,
     projectId: emu.projectId,

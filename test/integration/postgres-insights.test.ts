@@ -1,4 +1,5 @@
 import pg from 'pg';
+import type { Place } from '../../src/load/destination.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   JobRecorder,
@@ -318,11 +319,11 @@ describe.skipIf(!runIf)('gaps, alerts, digest and agent records on DuckDB and on
     expect(job.post).toEqual(job.duck);
     // Through the seam a PostgreSQL destination is handed to the recorder.
     let closed = 0;
-    const recorder = new JobRecorder({
-      dbPath: 'postgresql://postgres@127.0.0.1/mintlify_test',
-      logger: silentLogger,
-      connect: () => Promise.resolve({ session: post, close: () => void closed++ }),
-    });
+    const place = {
+      label: 'postgresql://postgres@127.0.0.1/mintlify_test',
+      open: () => Promise.resolve({ session: post, close: () => void closed++ }),
+    } as unknown as Place;
+    const recorder = new JobRecorder({ place, logger: silentLogger });
     await recorder.record({ ...sightings[1]!, jobId: 'j2', job: { ...sightings[1]!.job, id: 'j2' } });
     await recorder.linkGaps(links.map((l) => ({ ...l, jobId: 'j2' })));
     expect(recorder.failure).toBeUndefined();

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportFrom } from '../../src/cli/export.js';
 import { placeOf } from '../../src/load/places.js';
-import { parseDbTarget } from '../../src/load/target.js';
+import { parseDbTarget, type DbTarget } from '../../src/load/target.js';
 import { openReadable } from '../../src/load/duckdb/readable.js';
 import { READER_MEMORY_LIMIT } from '../../src/load/duckdb/database.js';
 import { DEFAULT_QUERY_TIMEOUT_MS, withPostgresQuery } from '../../src/load/postgres/user-query.js';
@@ -374,7 +374,7 @@ describe.skipIf(!runIf)('query and export on a PostgreSQL destination', () => {
 
   it('export from PostgreSQL checks OUT and sums up as from DuckDB', async () => {
     const out = await mkdtemp(join(tmpdir(), 'mintlify-etl-export-cli-'));
-    const result = await exportFrom(placeOf(parseDbTarget(server!.url, SCHEMA)), {
+    const result = await exportFrom(placeOf({ ...parseDbTarget(server!.url), schema: SCHEMA } as DbTarget), {
       out,
       format: 'parquet',
       json: true,
@@ -386,7 +386,10 @@ describe.skipIf(!runIf)('query and export on a PostgreSQL destination', () => {
     const foreign = await mkdtemp(join(tmpdir(), 'mintlify-etl-export-foreign-'));
     writeFileSync(join(foreign, 'notes.txt'), 'mine');
     await expect(
-      exportFrom(placeOf(parseDbTarget(server!.url, SCHEMA)), { out: foreign, format: 'csv' }),
+      exportFrom(placeOf({ ...parseDbTarget(server!.url), schema: SCHEMA } as DbTarget), {
+        out: foreign,
+        format: 'csv',
+      }),
     ).rejects.toBeInstanceOf(UsageError);
     expect(readdirSync(foreign)).toEqual(['notes.txt']);
   });

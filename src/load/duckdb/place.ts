@@ -11,6 +11,7 @@ import {
 } from './database.js';
 import { exportTables } from './export.js';
 import { streamQuery } from './user-query.js';
+import { fileFirstUse } from './new-file.js';
 import type { Destination, Place } from '../destination.js';
 import { acquireLock, syncHolder } from './file-lock.js';
 import { LedgerJournal, lostRequests, recoverJournalReport } from './ledger-journal.js';
@@ -116,6 +117,14 @@ export function duckPlace(path: string, opts: DuckPlaceOptions = {}): Place {
     exists: () => Promise.resolve(existsSync(path)),
     requireExisting() {
       requireExistingDb(path);
+      return Promise.resolve();
+    },
+    async lockIfExists(projects) {
+      return existsSync(path) ? this.lock(projects) : undefined;
+    },
+    firstUse: (o) => fileFirstUse(path, o),
+    makeRoom() {
+      makeFolder(dirname(resolve(path)), `--db ${path}`);
       return Promise.resolve();
     },
     checkWritable() {

@@ -64,6 +64,13 @@ export function pgPlace(target: PgTarget, opts: PgPlaceOptions = {}): Place {
     label: target.label,
     handsOver: false,
     check(): void {},
+    lockIfExists(projects) {
+      return this.lock(projects);
+    },
+    // The first open to write creates the schema.
+    makeRoom: () => Promise.resolve(),
+    // A schema is created by the first open to write and never dropped by this tool.
+    firstUse: () => ({ existed: true, created: () => false, dropIfEmpty: () => Promise.resolve() }),
     async requireExisting() {
       await (await this.open('read')).close();
     },
