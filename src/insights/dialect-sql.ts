@@ -9,7 +9,7 @@ import type { Dialect } from '../load/session.js';
 /**
  * lower() of any letter: DuckDB lowers every Unicode letter, PostgreSQL's lower() follows the
  * column's collation (C lowers ASCII only), so it lowers under ICU's root locale, as the views do
- * (sql/postgres/views/140_v_content_gaps.sql), and hands back the default collation for compares.
+ * (sql/views/140_v_content_gaps.sql), and hands back the default collation for compares.
  */
 export function lowerAll(dialect: Dialect, expr: string): string {
   return dialect === 'postgres'

@@ -1,5 +1,4 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';

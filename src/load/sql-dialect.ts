@@ -8,7 +8,7 @@
  * outside src/load asks which destination it has. A new destination is one more implementation.
  *
  * Written portably, not fragments: `COLLATE "C"` (DuckDB's binary order under another name),
- * `x::double precision`, `text`, `ARRAY[...]`, `(array_agg(x ORDER BY y))[1:3]`, `generate_series`
+ * `x::double precision`, `text`, `ARRAY[...]`, `CAST(ARRAY[] AS date[])`, `(array_agg(x ORDER BY y))[1:3]`, `generate_series`
  * in a lateral join, `timezone('UTC', ...)`, regular expressions that spell out their classes.
  */
 export interface SqlDialect {
@@ -20,8 +20,8 @@ export interface SqlDialect {
   codePoint(expr: string): string;
   /** Integer division truncating toward zero: DuckDB's `/` of two integers gives a DOUBLE. */
   intDiv(a: string, b: string): string;
-  /** An empty list of `type` (`date`, `text`). */
-  emptyList(type: string): string;
+  /** `x` (a double) rounded to `digits` decimals, as a double: PostgreSQL rounds only numeric. */
+  roundDouble(x: string, digits: string): string;
   /** How many elements a list has; 0 for an empty one (PostgreSQL's array_length gives NULL). */
   listLength(list: string): string;
   /** The column of assistant_turns.sources: a LIST of STRUCT(title, url), or a jsonb array. */

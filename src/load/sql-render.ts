@@ -24,7 +24,7 @@ const INLINE: Readonly<Record<string, { readonly arity: number; readonly text: I
   email_token: { arity: 0, text: () => sqlString(EMAIL_TOKEN) },
   lower_all: { arity: 1, text: (d, [x]) => d.lowerAll(x as string) },
   int_div: { arity: 2, text: (d, [a, b]) => d.intDiv(a as string, b as string) },
-  empty_list: { arity: 1, text: (d, [t]) => d.emptyList(t as string) },
+  round_double: { arity: 2, text: (d, [x, n]) => d.roundDouble(x as string, n as string) },
   list_length: { arity: 1, text: (d, [l]) => d.listLength(l as string) },
   sources_column: { arity: 1, text: (d, [n]) => d.sourcesColumn(n as string) },
   each_source: { arity: 1, text: (d, [l]) => d.eachSource(l as string) },
@@ -41,7 +41,8 @@ const BLOCK: Readonly<Record<string, (d: SqlDialect, head: string, body: string,
   table_function: (d, head, body, file) => {
     const fn = functionHead(head, file);
     const m = /^TABLE\s*\(([\s\S]*)\)$/i.exec(fn.returns);
-    if (!m) throw new InternalError(`${file}: table_function ${fn.name} must say RETURNS TABLE (...)`, { file });
+    if (!m)
+      throw new InternalError(`${file}: table_function ${fn.name} must say RETURNS TABLE (...)`, { file });
     return d.tableFunction({ ...fn, returns: '' }, (m[1] as string).trim(), body);
   },
 };
@@ -68,10 +69,13 @@ function renderInline(sql: string, file: string, dialect: SqlDialect): string {
     if (fragment === undefined) throw unknown(file, name);
     const list = args === undefined ? [] : splitArgs(args);
     if (list.length !== fragment.arity)
-      throw new InternalError(`${file}: {{ ${name} }} takes ${fragment.arity} argument(s), got ${list.length}`, {
-        file,
-        name,
-      });
+      throw new InternalError(
+        `${file}: {{ ${name} }} takes ${fragment.arity} argument(s), got ${list.length}`,
+        {
+          file,
+          name,
+        },
+      );
     return fragment.text(dialect, list);
   });
 }
@@ -106,7 +110,10 @@ export function splitArgs(text: string): string[] {
 /** `name(p type, ...) RETURNS rest` of a block's head. */
 function functionHead(head: string, file: string): FunctionHead {
   const m = /^([A-Za-z_][A-Za-z0-9_]*)\s*\(([^)]*)\)\s+RETURNS\s+([\s\S]+)$/i.exec(head);
-  if (!m) throw new InternalError(`${file}: a function block's head must be name(arg type, ...) RETURNS ...`, { file });
+  if (!m)
+    throw new InternalError(`${file}: a function block's head must be name(arg type, ...) RETURNS ...`, {
+      file,
+    });
   const params = splitArgs(m[2] as string).map((p) => {
     const [name, ...type] = p.split(/\s+/);
     return { name: name as string, type: type.join(' ') };

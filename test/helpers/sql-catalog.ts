@@ -53,7 +53,9 @@ export async function duckCatalog(conn: DuckDBConnection): Promise<SqlCatalog> {
 
 async function pgLines(client: pg.ClientBase, sql: string, schema: string): Promise<string[]> {
   const r = await client.query({ text: sql, values: [schema], rowMode: 'array' });
-  return (r.rows as unknown[][]).map((row) => row.map((v) => (v === null ? 'NULL' : String(v))).join(' | '));
+  return (r.rows as unknown[][]).map((row) =>
+    row.map((v) => (v === null ? 'NULL' : typeof v === 'string' ? v : JSON.stringify(v))).join(' | '),
+  );
 }
 
 /** The catalog of a PostgreSQL schema (its name left out, so two schemas compare). */
@@ -82,7 +84,11 @@ export async function pgCatalog(client: pg.ClientBase, schema: string): Promise<
       ),
     ),
     indexes: strip(
-      await pgLines(client, `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 ORDER BY 1`, schema),
+      await pgLines(
+        client,
+        `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 ORDER BY 1`,
+        schema,
+      ),
     ),
     functions: strip(
       await pgLines(

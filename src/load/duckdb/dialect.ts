@@ -8,7 +8,7 @@ export const DUCKDB_DIALECT: SqlDialect = {
   // Its default collation is binary: code-point order already.
   codePoint: (expr) => expr,
   intDiv: (a, b) => `(${a}) // (${b})`,
-  emptyList: (type) => `CAST([] AS ${type}[])`,
+  roundDouble: (x, digits) => `round(${x}, ${digits})`,
   listLength: (list) => `len(${list})`,
   sourcesColumn: (name) => `${name} STRUCT(title VARCHAR, url VARCHAR)[] NOT NULL`,
   eachSource: (list) => `unnest(${list})`,
@@ -16,7 +16,8 @@ export const DUCKDB_DIALECT: SqlDialect = {
   rowIndex: (name) => `-- ${name}: no index on DuckDB (it skips row groups by their min/max)`,
   renamePrimaryKey: () => '-- (DuckDB does not name primary keys)',
   scalarFunction: (fn, body) => `CREATE OR REPLACE MACRO ${fn.name}(${names(fn)}) AS\n${body};`,
-  tableFunction: (fn, _columns, body) => `CREATE OR REPLACE MACRO ${fn.name}(${names(fn)}) AS TABLE\n${body};`,
+  tableFunction: (fn, _columns, body) =>
+    `CREATE OR REPLACE MACRO ${fn.name}(${names(fn)}) AS TABLE\n${body};`,
 };
 
 /** A macro's parameters are names only: DuckDB binds their types at each call. */

@@ -9,7 +9,7 @@ export const POSTGRES_DIALECT: SqlDialect = {
   // The database's collation may follow a locale (en_US ignores '-' and case).
   codePoint: (expr) => `${expr} COLLATE "C"`,
   intDiv: (a, b) => `(${a}) / (${b})`,
-  emptyList: (type) => `CAST('{}' AS ${type}[])`,
+  roundDouble: (x, digits) => `round((${x})::numeric, ${digits})::double precision`,
   // array_length() is NULL for an empty array.
   listLength: (list) => `cardinality(${list})`,
   sourcesColumn: (name) => `${name} jsonb NOT NULL CHECK (jsonb_typeof(${name}) = 'array')`,
