@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { EXIT, UsageError } from '../errors.js';
 import { migrationScript, SQL_DESTINATIONS, type SqlDestination } from '../load/sql-script.js';
+import { pgSchemaName } from '../load/target.js';
 import type { CommandResult } from './result.js';
 
 interface SqlFlags {
@@ -19,7 +20,10 @@ export function registerSql(
       "Prints what the first sync applies to an empty destination, in order: every migration (sql/schema, each in a transaction with its schema_migrations row), then every view, macro or function (sql/views). The tables and views are written once for both destinations; this is their text rendered for one, with a '-- schema/NNN_name.sql' line before each file. For a DBA or a code review, or to create the destination by hand: paste it into duckdb or psql. On PostgreSQL it also sets the comments mintlify-etl knows its own objects by, so a later sync takes the schema as its own; the locks and ownership checks of a real migration are left out. Reads no database and writes nothing.",
     )
     .option('--destination <duckdb|postgres>', 'whose SQL to print')
-    .option('--schema <name>', 'PostgreSQL: the schema the script creates and fills (default: mintlify)')
+    .option(
+      '--schema <name>',
+      'PostgreSQL: the schema the script creates and fills (default: MINTLIFY_ETL_SCHEMA, else mintlify)',
+    )
     .addHelpText(
       'after',
       `
@@ -39,9 +43,10 @@ async function sqlCommand(flags: SqlFlags): Promise<CommandResult> {
     );
   if (flags.schema !== undefined && destination !== 'postgres')
     throw new UsageError('--schema names a PostgreSQL schema: use it with --destination postgres');
-  const script = await migrationScript(destination as SqlDestination, {
-    ...(flags.schema !== undefined ? { schema: flags.schema } : {}),
-  });
+  const script = await migrationScript(
+    destination as SqlDestination,
+    destination === 'postgres' ? { schema: pgSchemaName(flags.schema) } : {},
+  );
   process.stdout.write(script);
   return { exitCode: EXIT.ok };
 }

@@ -49,6 +49,9 @@ describe('mintlify-etl sql', () => {
     const bad = await runCli(['sql', '--destination', 'oracle']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/duckdb or postgres/);
+    const system = await runCli(['sql', '--destination', 'postgres', '--schema', 'pg_catalog']);
+    expect(system.code).toBe(2);
+    expect(system.stderr).toMatch(/system schema/);
   });
 
   describe.skipIf(!hasPostgres())('on PostgreSQL', () => {
