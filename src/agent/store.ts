@@ -1,6 +1,6 @@
 import type { AgentJob } from '../api/schemas.js';
 import { EtlError, InternalError } from '../errors.js';
-import { openDatabase, type OpenOptions } from '../load/database.js';
+import { openDatabase, type OpenOptions } from '../load/duckdb/database.js';
 import { duckSession } from '../load/duckdb/session.js';
 import { isoTime, type SqlScalar, type SqlSession } from '../load/session.js';
 import type { Logger } from '../util/log.js';

@@ -6,7 +6,7 @@ import { AGENT_EXIT, openAgentApi, waitJob, type JobContext, type KnownJob } fro
 import { JobRecorder } from '../agent/store.js';
 import type { WaitResult } from '../agent/wait.js';
 import { EtlError, EXIT, HttpStatusError, UsageError } from '../errors.js';
-import { checkDbPath } from '../load/database.js';
+import { checkDbPath } from '../load/duckdb/database.js';
 import { formatDuration, parseDuration, parseRateLimit, type RateLimitSpec } from '../util/duration.js';
 import { createLogger, type Logger } from '../util/log.js';
 import { safeLine } from '../util/safe-text.js';

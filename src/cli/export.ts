@@ -12,7 +12,7 @@ import {
   type ExportOptions,
   type ExportSummary,
   type SkipReason,
-} from '../load/export.js';
+} from '../load/duckdb/export.js';
 import { refuseForeignFolder } from '../load/export-folder.js';
 import { exportFromPostgres } from '../load/postgres/export.js';
 import { parseDay } from '../util/day.js';

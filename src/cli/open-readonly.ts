@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import { checkDbPath, READER_MEMORY_LIMIT, type Database } from '../load/database.js';
-import { openReadable } from '../load/readable.js';
+import { checkDbPath, READER_MEMORY_LIMIT, type Database } from '../load/duckdb/database.js';
+import { openReadable } from '../load/duckdb/readable.js';
 import type { Destination } from '../load/destination.js';
 import { duckDestination } from '../load/duckdb/place.js';
 import { pgPlace } from '../load/postgres/place.js';

@@ -11,9 +11,9 @@ import {
   type OutputFormat,
 } from '../query/format.js';
 import type pg from 'pg';
-import { DEFAULT_QUERY_TIMEOUT_MS, withPostgresQuery } from '../query/pg-run.js';
-import { refuseLeavingReadOnly } from '../query/pg-guard.js';
-import { streamQuery, type QueryStream } from '../query/run.js';
+import { DEFAULT_QUERY_TIMEOUT_MS, withPostgresQuery } from '../load/postgres/user-query.js';
+import { refuseLeavingReadOnly } from '../load/postgres/query-guard.js';
+import { streamQuery, type QueryStream } from '../load/duckdb/user-query.js';
 import { openExistingReadOnly } from './open-readonly.js';
 import { intFlag } from './options.js';
 import { createOutput, OutputClosed, type Output } from './output.js';

@@ -5,8 +5,8 @@ import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { loadApiKey, type ApiKey } from '../api/key.js';
 import { EXIT, isEtlError } from '../errors.js';
-import { openDatabase } from '../load/database.js';
-import { queryRows } from '../load/sql.js';
+import { openDatabase } from '../load/duckdb/database.js';
+import { queryRows } from '../load/duckdb/sql.js';
 import { runSync, type SyncSummary } from '../pipeline/sync.js';
 import {
   DEFAULT_STREAMS,

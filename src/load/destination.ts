@@ -1,7 +1,7 @@
 import type { LedgerRow } from './runs.js';
 import type { Dialect, SqlSession } from './session.js';
-import type { BatchLoadOptions, PreparedWindow } from './window-batch.js';
-import type { WindowFailure } from './window-loader.js';
+import type { BatchLoadOptions, PreparedWindow } from './prepared-window.js';
+import type { WindowFailure } from './failed-windows.js';
 
 /**
  * An open destination: what the pipeline and the commands write and read through, without knowing
@@ -19,9 +19,41 @@ export interface Destination {
   loadBatch(windows: readonly PreparedWindow[], opts?: BatchLoadOptions): Promise<void>;
   /** Records a window that failed after retries, unless it already holds loaded data. */
   markWindowFailed(f: WindowFailure): Promise<boolean>;
+  /**
+   * Marks runs left 'running' by a process that died as failed. Call it while holding the run's
+   * lock: a file has one lock (no run of it is really running); a shared schema one per project
+   * (only runs sharing a project with `projects` are surely dead, others may be going now).
+   */
+  markStaleRuns(projects: readonly string[]): Promise<number>;
+  /**
+   * Adds to the request ledger the requests a killed run sent but never recorded (DuckDB: from the
+   * journal beside the file; PostgreSQL records each request at once, so none). Under the lock.
+   */
+  recoverLostRequests(opts: LostRequestOptions): Promise<LostRequestRecovery>;
+  /** The same requests, read only (a dry run counts them against the budget). */
+  lostRequests(opts: LostRequestOptions): Promise<LedgerRow[]>;
+  /**
+   * Whether a sync of these projects holds the destination now: a 'running' run without one was
+   * killed. (A DuckDB file has one lock for every project; a schema has one per project.)
+   */
+  syncRunning(projects: readonly string[]): Promise<boolean>;
   /** What opening it left undone that the user should hear (PostgreSQL: views kept for a reader). */
   readonly notes?: readonly string[];
   close(): Promise<void>;
+}
+
+export interface LostRequestOptions {
+  /** Epoch ms taken as now (tests): a journal time later than now plus a clock skew is skipped. */
+  readonly now?: number;
+  /** Only the requests of this budget scope (and those recorded without one). */
+  readonly budgetScope?: string | undefined;
+}
+
+export interface LostRequestRecovery {
+  /** Ledger rows added. */
+  readonly added: number;
+  /** One line for the log when records could not be read (naming the file and why). */
+  readonly skippedMessage: string | undefined;
 }
 
 /** Held for the length of a sync; a second sync of the same project meets it and exits 5. */

@@ -1,4 +1,3 @@
-import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { LargestValue } from './large-values.js';
 import type { TableSpec } from './table-spec.js';
 
@@ -40,7 +39,7 @@ export interface BatchLoadOptions {
    * killing the process) here shows what a failure at that instant leaves behind.
    */
   onStep?: (step: BatchStep) => void | Promise<void>;
-  /** The most DuckDB's memory_limit is raised to for a window's huge value (default 512 MB). */
+  /** The most a destination's memory limit is raised to for a window's huge value (DuckDB; default 512 MB). */
   maxMemoryBytes?: number;
 }
 
@@ -53,25 +52,10 @@ export interface PreparedWindow {
   readonly w: WindowMeta;
   /** Rows the stream's tables receive (what sync_windows.rows records). */
   readonly rows: number;
-  readonly tables: TableLoader;
+  /** What the stream's tables are: each destination loads them its own way. */
+  readonly spec: TableSpec;
   /** The stream's own load data, read only by `tables`. */
   readonly data: unknown;
   /** The longest JSON text of the window (the memory a huge value needs, and its failure line). */
   readonly largest?: LargestValue | undefined;
-}
-
-/** A stream's tables: how a batch of its windows replaces their rows. */
-export interface TableLoader {
-  /** What the tables are and how a window replaces its rows: what a destination other than DuckDB reads. */
-  readonly spec: TableSpec;
-  /**
-   * DuckDB's way. Inside the batch's transaction: deletes every row of these windows from the stream's tables
-   * and inserts the new ones (each window replaced as a set). Calls `onStep` after its deletes
-   * ('delete') and after each table it fills.
-   */
-  replace(
-    conn: DuckDBConnection,
-    windows: readonly PreparedWindow[],
-    ctx: { readonly loadedAt: DuckDBValue; readonly onStep: (step: BatchStep) => Promise<void> },
-  ): Promise<void>;
 }

@@ -1,6 +1,5 @@
 import { isoTime, type Row, type SqlParam, type SqlSession } from './session.js';
-import { sessionOf, type SessionLike } from './session-of.js';
-import { dayNumber } from './sql.js';
+import { dayNumber } from '../util/day.js';
 import { safeLine } from '../util/safe-text.js';
 
 /*
@@ -112,8 +111,8 @@ function epochMs(v: unknown): number {
   return Date.parse(String(v));
 }
 
-export async function startRun(target: SessionLike, r: RunStart): Promise<void> {
-  await sessionOf(target).run(
+export async function startRun(session: SqlSession, r: RunStart): Promise<void> {
+  await session.run(
     `INSERT INTO sync_runs (run_id, project_ids, started_at, status, date_from, date_to, windows_planned, deferred_days, streams)
      VALUES ($1, $2::VARCHAR[], $3::TIMESTAMPTZ, 'running', $4::DATE, $5::DATE, $6::INTEGER, $7::VARCHAR[], $8::VARCHAR[])`,
     [
@@ -140,7 +139,7 @@ const COUNTER_COLUMNS: Record<keyof RunCounters | 'windowsPlanned', string> = {
   warnings: 'warnings',
 };
 
-export async function updateRun(target: SessionLike, u: RunProgress): Promise<void> {
+export async function updateRun(session: SqlSession, u: RunProgress): Promise<void> {
   const sets: string[] = [];
   const params: SqlParam[] = [u.runId];
   for (const [key, column] of Object.entries(COUNTER_COLUMNS)) {
@@ -150,11 +149,11 @@ export async function updateRun(target: SessionLike, u: RunProgress): Promise<vo
     sets.push(`${column} = $${params.length}::BIGINT`);
   }
   if (sets.length === 0) return;
-  await sessionOf(target).run(`UPDATE sync_runs SET ${sets.join(', ')} WHERE run_id = $1`, params);
+  await session.run(`UPDATE sync_runs SET ${sets.join(', ')} WHERE run_id = $1`, params);
 }
 
-export async function finishRun(target: SessionLike, f: RunFinish): Promise<void> {
-  await sessionOf(target).run(
+export async function finishRun(session: SqlSession, f: RunFinish): Promise<void> {
+  await session.run(
     `UPDATE sync_runs SET status = $2, finished_at = $3::TIMESTAMPTZ, windows_loaded = $4::INTEGER,
        windows_failed = $5::INTEGER, windows_deferred = $6::INTEGER, requests = $7::INTEGER,
        retries = $8::INTEGER, rows_loaded = $9::BIGINT, warnings = $10::INTEGER, error = $11,
@@ -184,7 +183,7 @@ export async function finishRun(target: SessionLike, f: RunFinish): Promise<void
  * surely dead (a live run would hold its lock); runs of other projects may be going right now.
  */
 export async function markStaleRuns(
-  target: SessionLike,
+  session: SqlSession,
   opts: { projectIds?: readonly string[] } = {},
 ): Promise<number> {
   const params: SqlParam[] = [STALE_RUN_ERROR];
@@ -196,7 +195,7 @@ export async function markStaleRuns(
   }
   // The counters of a killed run stopped where its last progress update left them: what it
   // really loaded is in sync_windows, under its run id.
-  return sessionOf(target).run(
+  return session.run(
     `UPDATE sync_runs SET status = 'failed', finished_at = now(), error = $1,
        windows_loaded = greatest(windows_loaded, (SELECT count(*) FROM sync_windows w
          WHERE w.run_id = sync_runs.run_id AND w.status = 'loaded')),
@@ -208,9 +207,9 @@ export async function markStaleRuns(
 }
 
 /** Sets a run's request count to what the ledger holds for it (after a killed run's journal is recovered). */
-export async function recountRunRequests(target: SessionLike, runIds: readonly string[]): Promise<void> {
+export async function recountRunRequests(session: SqlSession, runIds: readonly string[]): Promise<void> {
   if (runIds.length === 0) return;
-  await sessionOf(target).run(
+  await session.run(
     `UPDATE sync_runs SET requests = greatest(requests, (SELECT count(*) FROM api_requests a
        WHERE a.run_id = sync_runs.run_id))
      WHERE run_id IN (SELECT unnest($1::VARCHAR[]))`,
@@ -223,9 +222,9 @@ export async function recountRunRequests(target: SessionLike, runIds: readonly s
  * side by side (both dialects zip several unnests of one SELECT list), committed on its own
  * unless the session is in a transaction.
  */
-export async function appendLedger(target: SessionLike, rows: readonly LedgerRow[]): Promise<void> {
+export async function appendLedger(session: SqlSession, rows: readonly LedgerRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await sessionOf(target).run(
+  await session.run(
     `INSERT INTO api_requests (requested_at, seq, endpoint, project_id, status, duration_ms, run_id, budget_scope)
      SELECT unnest($1::TIMESTAMPTZ[]), unnest($2::BIGINT[]), unnest($3::VARCHAR[]), unnest($4::VARCHAR[]),
             unnest($5::INTEGER[]), unnest($6::INTEGER[]), unnest($7::VARCHAR[]), unnest($8::VARCHAR[])`,
@@ -272,14 +271,14 @@ export function ledgerFilter(opts: LedgerReadOptions, params: SqlParam[]): strin
  * counts a request somewhere in between, and the answer is never too early.
  */
 export async function readLedgerSince(
-  target: SessionLike,
+  session: SqlSession,
   sinceEpochMs: number,
   opts: LedgerReadOptions = {},
 ): Promise<number[]> {
   const params: SqlParam[] = [isoTime(sinceEpochMs)];
   const filter = ledgerFilter(opts, params);
   const done = `requested_at + duration_ms * INTERVAL '1 millisecond'`;
-  const rows = await sessionOf(target).rows(
+  const rows = await session.rows(
     `SELECT ${done} AS done_at FROM api_requests WHERE ${done} >= $1::TIMESTAMPTZ${filter} ORDER BY done_at, seq`,
     params,
   );
@@ -287,11 +286,10 @@ export async function readLedgerSince(
 }
 
 export async function readSyncState(
-  target: SessionLike,
+  session: SqlSession,
   projectId: string,
   stream = 'visitors',
 ): Promise<SyncState> {
-  const session = sessionOf(target);
   const [loaded, partial, failed, truncated] = [
     await session.rows(
       `SELECT window_start AS day, window_end AS day_end, fetched_at,
@@ -353,11 +351,10 @@ function isDay(text: string): boolean {
  * one) or died before finishing still tells which days it never loaded.
  */
 export async function readDeferredDays(
-  target: SessionLike,
+  session: SqlSession,
   projectId: string,
   stream = 'visitors',
 ): Promise<string[]> {
-  const session = sessionOf(target);
   const rows = await session.rows(
     `WITH deferred AS (
        SELECT r.started_at, right(d.entry, 10) AS day
@@ -411,8 +408,8 @@ function toRunRecord(r: Row): RunRecord {
  * sync_windows and its requests in the ledger under its run id (greatest: a window loaded again
  * by a later run no longer carries this one's id).
  */
-export async function readRecentRuns(target: SessionLike, limit: number): Promise<RunRecord[]> {
-  const rows = await sessionOf(target).rows(
+export async function readRecentRuns(session: SqlSession, limit: number): Promise<RunRecord[]> {
+  const rows = await session.rows(
     `SELECT r.run_id, r.project_ids, r.started_at, r.finished_at, r.status, r.date_from, r.date_to,
        r.windows_planned, r.windows_failed, r.windows_deferred, r.retries, r.warnings, r.error, r.deferred_days,
        greatest(r.windows_loaded, coalesce(w.loaded, 0)) AS windows_loaded,
@@ -433,11 +430,11 @@ export async function readRecentRuns(target: SessionLike, limit: number): Promis
  * re-read of that window costs (a month of feedback costs its own pages, not the stream's average).
  */
 export async function pagesByWindow(
-  target: SessionLike,
+  session: SqlSession,
   projectId: string,
   stream: string,
 ): Promise<Map<string, number>> {
-  const rows = await sessionOf(target).rows(
+  const rows = await session.rows(
     `SELECT window_start AS day, pages FROM sync_windows WHERE project_id = $1 AND stream = $2 AND status = 'loaded'`,
     [projectId, stream],
   );
@@ -446,11 +443,11 @@ export async function pagesByWindow(
 
 /** Average API pages per loaded window over the project's 30 most recent loaded days (for the ETA). */
 export async function averagePagesPerWindow(
-  target: SessionLike,
+  session: SqlSession,
   projectId: string,
   stream = 'visitors',
 ): Promise<number | undefined> {
-  const rows = await sessionOf(target).rows(
+  const rows = await session.rows(
     `SELECT avg(pages) AS pages FROM (
        SELECT pages FROM sync_windows WHERE project_id = $1 AND stream = $2 AND status = 'loaded'
        ORDER BY window_start DESC LIMIT 30

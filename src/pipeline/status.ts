@@ -1,10 +1,5 @@
 import { RequestBudget } from '../api/budget.js';
-import type { Database } from '../load/database.js';
 import type { Destination } from '../load/destination.js';
-import { legacyDatabase } from '../load/legacy.js';
-import type { PgDatabase } from '../load/postgres/connect.js';
-import { heldProjects } from '../load/postgres/lock.js';
-import { syncHolder } from '../load/lock.js';
 import type { Row, SqlParam, SqlSession } from '../load/session.js';
 import { ANALYTICS_ENDPOINTS, STREAMS } from '../streams/index.js';
 import {
@@ -182,20 +177,9 @@ export interface StatusSource {
   syncRunning(projectIds: readonly string[]): Promise<boolean>;
 }
 
-/** A DuckDB file as status reads it: its SQL through a session, its runs through runs.ts, its lock file. */
-export function duckStatusSource(db: Database): StatusSource {
-  return sessionStatusSource(db.session, db.path, async () => (await syncHolder(db.path)) !== undefined);
-}
-
-/** An open destination as status reads it: a sync holds a DuckDB file's lock, a schema's advisory locks. */
+/** An open destination as status reads it. */
 export function statusSourceOf(dest: Destination): StatusSource {
-  if (dest.kind === 'duckdb') return duckStatusSource(legacyDatabase(dest));
-  const { client, target } = (dest as Destination & { readonly pg: PgDatabase }).pg;
-  return sessionStatusSource(
-    dest.session,
-    dest.label,
-    async (projects) => (await heldProjects(client, target.schema, projects)).size > 0,
-  );
+  return sessionStatusSource(dest.session, dest.label, (projects) => dest.syncRunning(projects));
 }
 
 /** Any destination as status reads it, given how to tell whether a sync holds it now. */
@@ -404,11 +388,10 @@ async function budgetStatus(
  * ledger has it, judged against `rateLimit` (the same sliding window sync uses).
  */
 export async function gatherStatus(
-  from: StatusSource | Database,
+  from: StatusSource | Destination,
   opts: StatusOptions,
 ): Promise<StatusReport> {
-  // A DuckDB Database is read as duckStatusSource reads it (the callers that open one themselves).
-  const src = 'runs' in from ? from : duckStatusSource(from);
+  const src = 'runs' in from ? from : statusSourceOf(from);
   const now = opts.now ?? Date.now();
   const perProject = opts.runs ?? 5;
   const coverage = await coverageByStream(src);

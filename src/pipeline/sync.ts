@@ -10,10 +10,8 @@ import {
 } from '../extract/plan.js';
 import type { Destination } from '../load/destination.js';
 import { placeOrFile } from '../load/duckdb/place.js';
-import { LedgerJournal, lostRequests, recoverJournalReport } from '../load/ledger-journal.js';
 import {
   averagePagesPerWindow,
-  markStaleRuns,
   pagesByWindow,
   readDeferredDays,
   readLedgerSince,
@@ -73,23 +71,17 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
     const db = dest.session;
     let state: StateRead;
     try {
-      // On a shared warehouse only this run's projects: another project's run may be live.
-      const stale = await markStaleRuns(db, dest.kind === 'postgres' ? { projectIds: opts.projects } : {});
+      const stale = await dest.markStaleRuns(opts.projects);
       if (stale > 0)
         log.warn(
           `${stale} earlier run(s) ended without finishing (killed?); their unloaded days are planned again`,
         );
-      if (dest.kind === 'duckdb') {
-        const recovery = await recoverJournalReport(db, new LedgerJournal(opts.dbPath).path, {
-          now: now(),
-          ...scopeOf(opts),
-        });
-        if (recovery.skippedMessage !== undefined) log.warn(recovery.skippedMessage);
-        if (recovery.added > 0)
-          log.info(
-            `${recovery.added} request(s) of a run that was killed were added to the request ledger from its journal`,
-          );
-      }
+      const recovery = await dest.recoverLostRequests({ now: now(), ...scopeOf(opts) });
+      if (recovery.skippedMessage !== undefined) log.warn(recovery.skippedMessage);
+      if (recovery.added > 0)
+        log.info(
+          `${recovery.added} request(s) of a run that was killed were added to the request ledger from its journal`,
+        );
       state = await readState(dest, opts, now());
       state.lateEstimate = await lateEstimate(dest, opts);
       const windows = mergePlans(
@@ -222,13 +214,8 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
       state.plans.push(...(await latePlans(db, opts)));
       state.range = rangeOf(state.plans);
       // A killed run's unrecorded requests count against the budget the real run will meet.
-      if (db.kind === 'duckdb') {
-        const lost = await lostRequests(db.session, new LedgerJournal(opts.dbPath).path, {
-          now: now(),
-          ...scopeOf(opts),
-        });
-        state.ledger.push(...lost.map((r) => r.at + r.durationMs));
-      }
+      const lost = await db.lostRequests({ now: now(), ...scopeOf(opts) });
+      state.ledger.push(...lost.map((r) => r.at + r.durationMs));
     } finally {
       await db.close();
     }

@@ -2,8 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Destination, Place } from '../load/destination.js';
 import { duckPlace } from '../load/duckdb/place.js';
 import { appendLedger, updateRun, type LedgerRow, type RunProgress } from '../load/runs.js';
-import { prepareWindow, type PreparedWindow } from '../load/batch-loader.js';
-import type { WindowLoad } from '../load/window-loader.js';
+import { prepareWindow } from '../load/site-page-rows.js';
+import { type PreparedWindow } from '../load/prepared-window.js';
+import type { WindowLoad } from '../load/site-page-rows.js';
 
 export interface FailedWindowRecord {
   readonly projectId: string;

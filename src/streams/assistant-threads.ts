@@ -1,13 +1,12 @@
-import { listValue } from '@duckdb/node-api';
 import { AssistantThreadSchema, type AssistantThread } from '../api/schemas.js';
 import { HttpStatusError } from '../errors.js';
 import type { PlannedWindow } from '../extract/plan.js';
 import { timeOutOfRange, type QualityWarning } from '../extract/quality.js';
-import { eventChunks } from '../load/event-tables.js';
+import { eventChunks } from '../load/window-data.js';
 import type { JsonTable, ThreadData, ThreadStatus } from '../load/table-spec.js';
 import { largestField } from '../load/large-values.js';
-import { toTimestampValue } from '../load/sql.js';
-import type { PreparedWindow, TableLoader } from '../load/window-batch.js';
+import type { PreparedWindow } from '../load/prepared-window.js';
+import type { TableSpec } from '../load/table-spec.js';
 import { addDays } from '../util/day.js';
 import { readApiTime } from '../util/time.js';
 import { untrusted } from '../util/safe-text.js';
@@ -34,55 +33,8 @@ const MESSAGES: JsonTable = {
   ],
 };
 
-const KEYS = `(SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::VARCHAR[]) AS thread_id) AS k`;
-
 /** Each thread replaced as a set: its messages, and its record of what was fetched when. */
-const LOADER: TableLoader = {
-  spec: { kind: 'threads', messages: MESSAGES },
-  async replace(conn, batch, { onStep }) {
-    const keys = [
-      listValue(batch.map((b) => b.w.projectId)),
-      listValue(batch.map((b) => b.w.item?.id ?? '')),
-    ];
-    for (const t of ['assistant_messages', 'assistant_threads'])
-      await conn.run(
-        `DELETE FROM ${t} USING ${KEYS} WHERE ${t}.project_id = k.project_id AND ${t}.thread_id = k.thread_id`,
-        keys,
-      );
-    await onStep('delete');
-    const shape = `[{${MESSAGES.columns.map(([n, type]) => `"${n}":"${type}"`).join(',')}}]`;
-    // One statement per chunk of about 1 MB: a thread of 100,000 messages in one statement was
-    // more JSON than the writer's memory limit lets DuckDB parse at once.
-    for (const b of batch) {
-      for (const c of (b.data as ThreadData).chunks) {
-        if (c.rows === 0) continue;
-        await conn.run(
-          `INSERT INTO assistant_messages (project_id, thread_id, message_id, seq, role, content, created_at)
-SELECT $1::VARCHAR, r.thread_id, r.message_id, r.seq, r.role, r.content, r.created_at
-FROM (SELECT unnest(from_json($2::VARCHAR, '${shape}')) AS r)`,
-          [b.w.projectId, c.body],
-        );
-      }
-    }
-    const data = batch.map((b) => b.data as ThreadData);
-    await conn.run(
-      `INSERT INTO assistant_threads (project_id, thread_id, status, created_at, turns, messages, fetched_at, run_id)
-SELECT * FROM (SELECT unnest($1::VARCHAR[]), unnest($2::VARCHAR[]), unnest($3::VARCHAR[]),
-  unnest($4::VARCHAR[])::TIMESTAMPTZ, unnest($5::INTEGER[]), unnest($6::INTEGER[]),
-  unnest($7::TIMESTAMPTZ[]), unnest($8::VARCHAR[]))`,
-      [
-        ...keys,
-        listValue(data.map((d) => d.status)),
-        listValue(data.map((d) => d.createdAt)),
-        listValue(data.map((d) => d.turns)),
-        listValue(data.map((d) => d.messages)),
-        listValue(batch.map((b) => toTimestampValue(b.w.fetchedAt))),
-        listValue(batch.map((b) => b.w.runId)),
-      ],
-    );
-    await onStep('pages');
-  },
-};
+const SPEC: TableSpec = { kind: 'threads', messages: MESSAGES };
 
 /**
  * Threads not fetched yet, or whose turn count in assistant_turns grew since they were, newest
@@ -280,7 +232,7 @@ export const assistantThreads: StreamDefinition = {
       prepare: ({ runId, fetchedAt }): PreparedWindow => ({
         w: { ...w, pagesFetched: 1, attempts: 1, runId, fetchedAt, apiTotalsTotal: null, truncated: false },
         rows: messages.length,
-        tables: LOADER,
+        spec: SPEC,
         data,
         ...(big !== undefined
           ? { largest: largestField(big, longest.chars, `${item.id}/${big.message_id}`) }

@@ -1,6 +1,6 @@
 import { AssistantResponseSchema, type AssistantTurn } from '../api/schemas.js';
 import { ISO_WEEKS, planRanges } from '../extract/range-plan.js';
-import { eventTable, type EventTable } from '../load/event-tables.js';
+import type { EventTable, TableSpec } from '../load/table-spec.js';
 import { isoUtc } from '../util/time.js';
 import { fetchEventRange, type EventRangeSpec } from './event-range.js';
 import type { StreamDefinition } from './types.js';
@@ -28,7 +28,7 @@ const TABLE: EventTable = {
   time: 'ts',
   stamps: 'loaded',
 };
-const LOADER = eventTable(TABLE);
+const TABLES: TableSpec = { kind: 'events', table: TABLE };
 
 function toRow(t: AssistantTurn): Record<string, unknown> {
   return {
@@ -72,5 +72,5 @@ export const assistant: StreamDefinition = {
   pageSize: LIMIT,
   plan: (projectId, state, opts) =>
     planRanges(projectId, state, opts, { stream: 'assistant', grid: ISO_WEEKS, kind: 'events' }),
-  fetch: (client, w, o) => fetchEventRange(SPEC, LOADER, client, w, o),
+  fetch: (client, w, o) => fetchEventRange(SPEC, TABLES, client, w, o),
 };

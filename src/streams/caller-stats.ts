@@ -1,5 +1,6 @@
 import { CallerStatsResponseSchema } from '../api/schemas.js';
-import { jsonChunks, jsonTables, type JsonTable } from '../load/json-tables.js';
+import type { JsonTable, TableSpec } from '../load/table-spec.js';
+import { jsonChunks } from '../load/window-data.js';
 import type { StreamDefinition } from './types.js';
 
 const CALLERS: JsonTable = {
@@ -11,7 +12,7 @@ const CALLERS: JsonTable = {
     ['total', 'BIGINT'],
   ],
 };
-const TABLES = jsonTables([CALLERS]);
+const TABLES: TableSpec = { kind: 'json-days', tables: [CALLERS] };
 
 /**
  * Assistant queries per day by caller (`/assistant/caller-stats`): web, API and other callers,
@@ -64,7 +65,7 @@ export const callerStats: StreamDefinition = {
           truncated: false,
         },
         rows: 1,
-        tables: TABLES,
+        spec: TABLES,
         data: { [CALLERS.table]: jsonChunks([stats], CALLERS) },
       }),
     };

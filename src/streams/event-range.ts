@@ -2,8 +2,8 @@ import type { z } from 'zod';
 import type { MintlifyClient } from '../api/client.js';
 import { fetchCursorRange } from '../extract/cursor-range.js';
 import type { QualityWarning } from '../extract/quality.js';
-import type { TableLoader } from '../load/window-batch.js';
-import { eventChunks, type EventTable, type EventTableData } from '../load/event-tables.js';
+import type { EventTable, EventTableData, TableSpec } from '../load/table-spec.js';
+import { eventChunks } from '../load/window-data.js';
 import { largestField } from '../load/large-values.js';
 import { timeOutOfRange } from '../extract/quality.js';
 import { isoUtc, readApiTime } from '../util/time.js';
@@ -56,7 +56,7 @@ function outsideWindow<T>(
  */
 export async function fetchEventRange<T, R extends object>(
   spec: EventRangeSpec<T, R>,
-  loader: TableLoader,
+  tables: TableSpec,
   client: MintlifyClient,
   w: StreamWindow,
   o: StreamFetchOptions,
@@ -127,7 +127,7 @@ export async function fetchEventRange<T, R extends object>(
           truncated,
         },
         rows: out.length,
-        tables: loader,
+        spec: tables,
         data,
         ...(big !== undefined
           ? { largest: largestField(out[longest.index] as object, longest.chars, spec.keyOf(big)) }

@@ -1,6 +1,7 @@
 import { FeedbackByPageResponseSchema } from '../api/schemas.js';
 import { DataShiftError } from '../errors.js';
-import { jsonChunks, jsonTables, type JsonTable } from '../load/json-tables.js';
+import type { JsonTable, TableSpec } from '../load/table-spec.js';
+import { jsonChunks } from '../load/window-data.js';
 import type { StreamDefinition } from './types.js';
 
 const PAGES: JsonTable = {
@@ -13,7 +14,7 @@ const PAGES: JsonTable = {
     ['total', 'BIGINT'],
   ],
 };
-const TABLES = jsonTables([PAGES]);
+const TABLES: TableSpec = { kind: 'json-days', tables: [PAGES] };
 /** The endpoint's most: it has no cursor or offset, so a day's pages past the first 100 cannot be fetched. */
 const LIMIT = 100;
 
@@ -67,7 +68,7 @@ export const feedbackByPage: StreamDefinition = {
       prepare: ({ runId, fetchedAt }) => ({
         w: { ...w, pagesFetched: 1, attempts: 1, runId, fetchedAt, apiTotalsTotal: null, truncated },
         rows: rows.length,
-        tables: TABLES,
+        spec: TABLES,
         data: {
           [PAGES.table]: jsonChunks(
             rows.map((r) => ({

@@ -1,6 +1,6 @@
 import { FeedbackResponseSchema, type FeedbackItem } from '../api/schemas.js';
 import { MONTHS, planRanges } from '../extract/range-plan.js';
-import { eventTable, type EventTable } from '../load/event-tables.js';
+import type { EventTable, TableSpec } from '../load/table-spec.js';
 import { isoUtc } from '../util/time.js';
 import { fetchEventRange, type EventRangeSpec } from './event-range.js';
 import type { StreamDefinition } from './types.js';
@@ -33,7 +33,7 @@ const TABLE: EventTable = {
   time: 'created_at',
   stamps: 'seen',
 };
-const LOADER = eventTable(TABLE);
+const TABLES: TableSpec = { kind: 'events', table: TABLE };
 
 /** One table for the three shapes: the fields of the other shapes are NULL. */
 function toRow(f: FeedbackItem): Record<string, unknown> {
@@ -84,5 +84,5 @@ export const feedback: StreamDefinition = {
       lookback: opts.lookbackByStream?.['feedback'] ?? FEEDBACK_LOOKBACK_DAYS,
       refreshAll: true,
     }),
-  fetch: (client, w, o) => fetchEventRange(SPEC, LOADER, client, w, o),
+  fetch: (client, w, o) => fetchEventRange(SPEC, TABLES, client, w, o),
 };

@@ -3,7 +3,8 @@ import { SearchesResponseSchema, type SearchRow } from '../api/schemas.js';
 import { DataShiftError, HttpStatusError } from '../errors.js';
 import { CursorGuard } from '../extract/cursor-guard.js';
 import { timeOutOfRange, type QualityWarning } from '../extract/quality.js';
-import { jsonChunks, jsonTables, type JsonTable } from '../load/json-tables.js';
+import type { JsonTable, TableSpec } from '../load/table-spec.js';
+import { jsonChunks } from '../load/window-data.js';
 import { readApiTime } from '../util/time.js';
 import type { StreamDefinition, StreamFetchOptions, StreamWindow } from './types.js';
 
@@ -25,7 +26,7 @@ const TOTALS: JsonTable = {
     ['truncated', 'BOOLEAN'],
   ],
 };
-const TABLES = jsonTables([TERMS, TOTALS]);
+const TABLES: TableSpec = { kind: 'json-days', tables: [TERMS, TOTALS] };
 const LIMIT = 100;
 const MAX_PASSES = 3;
 /** More pages than this for one day is a server that never ends its cursor, not a big site. */
@@ -182,7 +183,7 @@ export const searches: StreamDefinition = {
             truncated: pass.truncated,
           },
           rows: terms.length,
-          tables: TABLES,
+          spec: TABLES,
           data: { [TERMS.table]: jsonChunks(terms, TERMS), [TOTALS.table]: jsonChunks([totals], TOTALS) },
         };
       },

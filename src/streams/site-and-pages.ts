@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { invariantChecks, type WindowChecks } from '../extract/quality.js';
 import { streamOffsetWindow, type PassSink } from '../extract/window-pager.js';
 import type { PageRow, Totals } from '../extract/visitor-counts.js';
-import { siteAndPageTables, sitePageRows, type SitePageRows } from '../load/batch-loader.js';
+import { sitePagesSpec, sitePageRows, type SitePageRows } from '../load/site-page-rows.js';
 import type { StreamDefinition, StreamWindow } from './types.js';
 
 /** An offset-paged day endpoint of site totals and per-page (human, ai, total) counts. */
@@ -25,7 +25,7 @@ export interface SiteAndPagesSpec<F extends string> {
  * day's rows replaced as a set.
  */
 export function siteAndPagesStream<F extends string>(spec: SiteAndPagesSpec<F>): StreamDefinition {
-  const tables = siteAndPageTables(spec.siteTable, spec.pageTable);
+  const tables = sitePagesSpec(spec.siteTable, spec.pageTable);
   return {
     name: spec.name,
     endpoint: spec.endpoint,

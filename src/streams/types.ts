@@ -2,7 +2,7 @@ import type { MintlifyClient } from '../api/client.js';
 import type { PlanOptions, PlannedWindow, ProjectPlan, ProjectState, WindowItem } from '../extract/plan.js';
 import type { Destination } from '../load/destination.js';
 import type { QualityWarning } from '../extract/quality.js';
-import type { PreparedWindow } from '../load/window-batch.js';
+import type { PreparedWindow } from '../load/prepared-window.js';
 import type { Day } from '../util/day.js';
 
 /** One window of one stream for one project: the request range [day, dateTo). */

@@ -2,7 +2,7 @@ import { VisitorsResponseSchema } from '../api/schemas.js';
 import { checkInvariants } from '../extract/quality.js';
 import { ISO_WEEKS, MONTHS, planRanges, type Grid } from '../extract/range-plan.js';
 import { fetchOffsetWindow } from '../extract/window-pager.js';
-import { prepareWindow, siteAndPageTables } from '../load/batch-loader.js';
+import { prepareWindow, sitePagesSpec } from '../load/site-page-rows.js';
 import type { StreamDefinition } from './types.js';
 
 interface PeriodSpec {
@@ -21,7 +21,7 @@ interface PeriodSpec {
  * (ceil(paths/250) requests a period), --max-pages capping it and recording the truncation.
  */
 function periodStream(spec: PeriodSpec): StreamDefinition {
-  const tables = siteAndPageTables(spec.siteTable, spec.pageTable, 'period_start');
+  const tables = sitePagesSpec(spec.siteTable, spec.pageTable, 'period_start');
   return {
     name: spec.name,
     endpoint: 'visitors',

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { InternalError, UsageError } from '../errors.js';
 
 /** A calendar day in UTC, as the API's dateFrom/dateTo take it: `YYYY-MM-DD`. */
 export type Day = string;
@@ -63,4 +63,16 @@ export function dayRange(from: Day, to: Day): Day[] {
   const out: Day[] = [];
   for (let ms = dayToMs(from), end = dayToMs(to); ms < end; ms += DAY_MS) out.push(msToDay(ms));
   return out;
+}
+
+const MS_PER_DAY = 86_400_000;
+
+/** Days since 1970-01-01 for a 'YYYY-MM-DD' UTC day; throws on anything that is not a real calendar day. */
+export function dayNumber(day: string): number {
+  const m = DAY_RE.exec(day);
+  const ms = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : NaN;
+  if (!m || Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== day) {
+    throw new InternalError(`not a calendar day (YYYY-MM-DD): ${JSON.stringify(day)}`, { day });
+  }
+  return ms / MS_PER_DAY;
 }

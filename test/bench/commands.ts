@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmulator } from '../../src/emulator/index.js';
-import { knownSchemaVersion, openDatabase } from '../../src/load/database.js';
-import { queryRows } from '../../src/load/sql.js';
+import { knownSchemaVersion, openDatabase } from '../../src/load/duckdb/database.js';
+import { queryRows } from '../../src/load/duckdb/sql.js';
 import { packageRoot } from '../../src/paths.js';
 import { runSync } from '../../src/pipeline/sync.js';
 import { STREAMS } from '../../src/streams/index.js';

@@ -1,5 +1,5 @@
-import { openDatabase } from '../../src/load/database.js';
-import { queryRows } from '../../src/load/sql.js';
+import { openDatabase } from '../../src/load/duckdb/database.js';
+import { queryRows } from '../../src/load/duckdb/sql.js';
 import { addDays, todayUtc } from '../../src/util/day.js';
 import { reproduce, scratch, type Bench, type BenchContext, type BenchResult } from './context.js';
 import { runCliProcess, startEmulatorProcess, type EmulatorProcess } from './procs.js';

@@ -1,8 +1,9 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDatabase } from '../../src/load/database.js';
-import { queryRows } from '../../src/load/sql.js';
-import { loadWindow, type WindowLoad } from '../../src/load/window-loader.js';
+import { openDatabase } from '../../src/load/duckdb/database.js';
+import { queryRows } from '../../src/load/duckdb/sql.js';
+import { loadWindow } from '../../src/load/duckdb/visitor-windows.js';
+import { type WindowLoad } from '../../src/load/site-page-rows.js';
 import { WindowWriter } from '../../src/pipeline/writer.js';
 import { addDays } from '../../src/util/day.js';
 import { reproduce, scratch, type Bench, type BenchContext, type BenchResult } from './context.js';

@@ -17,7 +17,7 @@ import pg from 'pg';
 import { queryPostgres } from '../../src/cli/query.js';
 import { exportFromPostgres } from '../../src/load/postgres/export.js';
 import { migratePostgres, quoteIdent } from '../../src/load/postgres/migrate.js';
-import { withPostgresQuery } from '../../src/query/pg-run.js';
+import { withPostgresQuery } from '../../src/load/postgres/user-query.js';
 import { PLAIN_TYPES } from '../../src/load/postgres/session.js';
 import { startPostgres } from '../helpers/postgres.js';
 

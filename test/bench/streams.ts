@@ -1,6 +1,6 @@
 import { startEmulator, type Dataset } from '../../src/emulator/index.js';
-import { openDatabase } from '../../src/load/database.js';
-import { queryRows } from '../../src/load/sql.js';
+import { openDatabase } from '../../src/load/duckdb/database.js';
+import { queryRows } from '../../src/load/duckdb/sql.js';
 import { runSync } from '../../src/pipeline/sync.js';
 import { DEFAULT_STREAMS, parseStreams } from '../../src/streams/index.js';
 import { addDays, dayRange, todayUtc } from '../../src/util/day.js';

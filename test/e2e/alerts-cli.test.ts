@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/load/database.js';
+import { openDatabase } from '../../src/load/duckdb/database.js';
 import { AlertsFixture } from '../helpers/alerts-fixture.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { readRows } from '../helpers/db.js';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/load/database.js';
+import { openDatabase } from '../../src/load/duckdb/database.js';
 import { AlertsFixture } from '../helpers/alerts-fixture.js';
 import { runCli } from '../helpers/cli.js';
 import { readRows } from '../helpers/db.js';

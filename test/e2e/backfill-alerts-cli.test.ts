@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/load/database.js';
+import { openDatabase } from '../../src/load/duckdb/database.js';
 import { dayRange } from '../../src/util/day.js';
 import { AlertsFixture } from '../helpers/alerts-fixture.js';
 import { runCli } from '../helpers/cli.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/load/database.js';
+import { openDatabase } from '../../src/load/duckdb/database.js';
 import { packageRoot } from '../../src/paths.js';
 import { AlertsFixture } from '../helpers/alerts-fixture.js';
 import { runCli, type CliResult } from '../helpers/cli.js';

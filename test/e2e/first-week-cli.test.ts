@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gap } from '../../src/insights/gaps.js';
 import type { Digest } from '../../src/insights/digest.js';
-import { openDatabase } from '../../src/load/database.js';
+import { openDatabase } from '../../src/load/duckdb/database.js';
 import type { ReportData } from '../../src/report/model.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/duckdb-temp.js';

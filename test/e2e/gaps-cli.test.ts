@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { openDatabase } from '../../src/load/database.js';
-import { queryRows, type Row } from '../../src/load/sql.js';
+import { openDatabase } from '../../src/load/duckdb/database.js';
+import { queryRows, type Row } from '../../src/load/duckdb/sql.js';
 import { addDays } from '../../src/util/day.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/duckdb-temp.js';

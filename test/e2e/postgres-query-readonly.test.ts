@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlError } from '../../src/errors.js';
 import { migratePostgres } from '../../src/load/postgres/migrate.js';
 import { PLAIN_TYPES } from '../../src/load/postgres/session.js';
-import { runReadOnly } from '../../src/query/pg-run.js';
-import { parseStatements } from '../../src/query/pg-statements.js';
+import { runReadOnly } from '../../src/load/postgres/user-query.js';
+import { parseStatements } from '../../src/load/postgres/statements.js';
 import { CLI, runCli } from '../helpers/cli.js';
 import { freePort, hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 

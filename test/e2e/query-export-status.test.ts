@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/load/database.js';
-import { queryRows } from '../../src/load/sql.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
+import { queryRows } from '../../src/load/duckdb/sql.js';
 import { CLI, runCli } from '../helpers/cli.js';
 
 const PATHS = ['/docs/intro', '/say "hi", then\nleave', '/文档/快速开始'];

@@ -1,7 +1,7 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/load/database.js';
+import { openDatabase } from '../../src/load/duckdb/database.js';
 import { migratePostgres } from '../../src/load/postgres/migrate.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDbPath } from '../helpers/db.js';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/load/database.js';
+import { openDatabase } from '../../src/load/duckdb/database.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDbPath } from '../helpers/db.js';
 

@@ -1,7 +1,7 @@
 import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/load/database.js';
+import { openDatabase } from '../../src/load/duckdb/database.js';
 import { sqlDir } from '../../src/paths.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDbPath } from '../helpers/db.js';

@@ -1,10 +1,10 @@
 import type { MintlifyClient } from '../../src/api/client.js';
 import type { AssistantThread, AssistantTurn, FeedbackItem } from '../../src/api/schemas.js';
-import { prepareWindow } from '../../src/load/batch-loader.js';
-import { jsonChunks, jsonTables } from '../../src/load/json-tables.js';
-import type { JsonTable } from '../../src/load/table-spec.js';
-import type { PreparedWindow } from '../../src/load/window-batch.js';
-import type { WindowLoad } from '../../src/load/window-loader.js';
+import { prepareWindow } from '../../src/load/site-page-rows.js';
+import { jsonChunks } from '../../src/load/window-data.js';
+import type { JsonTable, TableSpec } from '../../src/load/table-spec.js';
+import type { PreparedWindow } from '../../src/load/prepared-window.js';
+import type { WindowLoad } from '../../src/load/site-page-rows.js';
 import { addDays } from '../../src/util/day.js';
 import { assistant } from '../../src/streams/assistant.js';
 import { assistantThreads } from '../../src/streams/assistant-threads.js';
@@ -173,7 +173,7 @@ const TOTALS: JsonTable = {
     ['truncated', 'BOOLEAN'],
   ],
 };
-const SEARCH_TABLES = jsonTables([TERMS, TOTALS]);
+const SEARCH_TABLES: TableSpec = { kind: 'json-days', tables: [TERMS, TOTALS] };
 
 export interface SearchRowIn {
   readonly query: string;
@@ -206,7 +206,7 @@ export function searchWindow(
       truncated: false,
     },
     rows: rows.length + 1,
-    tables: SEARCH_TABLES,
+    spec: SEARCH_TABLES,
     data: {
       search_daily: jsonChunks(rows, TERMS),
       search_totals_daily: jsonChunks(

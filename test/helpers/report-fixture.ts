@@ -1,4 +1,4 @@
-import { openDatabase } from '../../src/load/database.js';
+import { openDatabase } from '../../src/load/duckdb/database.js';
 import { addDays, dayRange } from '../../src/util/day.js';
 
 /**

@@ -15,7 +15,7 @@ import { ApiKey } from '../../src/api/key.js';
 import type { Sleep } from '../../src/api/retry.js';
 import { AGENT_MODEL, AGENT_REPOSITORY, startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { DatabaseInUseError } from '../../src/errors.js';
-import { openDatabase } from '../../src/load/database.js';
+import { openDatabase } from '../../src/load/duckdb/database.js';
 import { duckSession } from '../../src/load/duckdb/session.js';
 import { parseRateLimit } from '../../src/util/duration.js';
 import { silentLogger } from '../../src/util/log.js';

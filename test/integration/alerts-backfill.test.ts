@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultRules } from '../../src/insights/alert-rules.js';
 import type { Evaluation } from '../../src/insights/alert.js';
 import { evaluateAlerts } from '../../src/insights/alerts.js';
-import { openDatabase, type Database } from '../../src/load/database.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import { duckSession } from '../../src/load/duckdb/session.js';
 import { dispatchAlerts } from '../../src/notify/dispatch.js';
 import { addDays, dayRange } from '../../src/util/day.js';

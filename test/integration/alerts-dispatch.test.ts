@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeAlert, type Alert, type Evaluation } from '../../src/insights/alert.js';
-import { openDatabase, type Database } from '../../src/load/database.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import { duckSession } from '../../src/load/duckdb/session.js';
-import { queryRows } from '../../src/load/sql.js';
+import { queryRows } from '../../src/load/duckdb/sql.js';
 import { dispatchAlerts, type DispatchOptions } from '../../src/notify/dispatch.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';

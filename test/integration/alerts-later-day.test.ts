@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeAlert, type Alert } from '../../src/insights/alert.js';
-import { openDatabase, type Database } from '../../src/load/database.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import { duckSession } from '../../src/load/duckdb/session.js';
 import { dispatchAlerts } from '../../src/notify/dispatch.js';
 import { tempDir } from '../helpers/duckdb-temp.js';

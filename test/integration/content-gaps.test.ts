@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readGaps, type Gap } from '../../src/insights/gaps.js';
-import { openDatabase, type Database } from '../../src/load/database.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import { duckSession } from '../../src/load/duckdb/session.js';
-import { queryRows } from '../../src/load/sql.js';
+import { queryRows } from '../../src/load/duckdb/sql.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 
 /*

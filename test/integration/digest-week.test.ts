@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastCompleteWeek, readDigest } from '../../src/insights/digest.js';
-import { openDatabase, type Database } from '../../src/load/database.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import { duckSession } from '../../src/load/duckdb/session.js';
 import { AlertsFixture } from '../helpers/alerts-fixture.js';
 import { tempDir } from '../helpers/duckdb-temp.js';

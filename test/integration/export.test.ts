@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/load/database.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import { describeExport } from '../../src/cli/export.js';
 import {
   EXPORT_TABLES,
@@ -21,8 +21,8 @@ import {
   monthChunks,
   monthRange,
   type TableSpec,
-} from '../../src/load/export.js';
-import { queryRows } from '../../src/load/sql.js';
+} from '../../src/load/duckdb/export.js';
+import { queryRows } from '../../src/load/duckdb/sql.js';
 import { STREAMS } from '../../src/streams/index.js';
 
 const ODD_PATHS = ['/docs/intro', '/文档/快速开始', '/say "hi", then\nleave', "/it's/ünïcode 🚀", '/a,b'];

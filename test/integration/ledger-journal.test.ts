@@ -1,15 +1,15 @@
 import { existsSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/load/database.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import {
   LedgerJournal,
   UNANSWERED_MS,
   lostRequests,
   recoverJournalReport,
-} from '../../src/load/ledger-journal.js';
+} from '../../src/load/duckdb/ledger-journal.js';
 import { appendLedger, readLedgerSince, startRun } from '../../src/load/runs.js';
-import { queryRows } from '../../src/load/sql.js';
+import { queryRows } from '../../src/load/duckdb/sql.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 
 let dir: string;
@@ -53,16 +53,16 @@ function counting(target: Database): { db: Database; calls: () => number } {
 
 describe('recoverJournal', () => {
   it('adds the requests a killed run journaled but never recorded, counted as answered later, and deletes the journal', async () => {
-    await appendLedger(db, [
+    await appendLedger(db.session, [
       { at: T0, seq: 0, endpoint: 'visitors', projectId: 'p', status: 200, durationMs: 100, runId: 'r1' },
     ]);
     writeFileSync(
       journal,
       line('r1', T0) + line('r1', T0 + 1_000) + line('r1', T0 + 2_000) + '{"runId":"r1","a',
     );
-    const report = await recoverJournalReport(db, journal, { now: NOW });
+    const report = await recoverJournalReport(db.session, journal, { now: NOW });
     expect(report).toEqual({ added: 2, skipped: 0, skippedMessage: undefined });
-    expect(await readLedgerSince(db, 0)).toEqual([
+    expect(await readLedgerSince(db.session, 0)).toEqual([
       T0 + 100,
       T0 + 1_000 + UNANSWERED_MS,
       T0 + 2_000 + UNANSWERED_MS,
@@ -86,7 +86,7 @@ describe('recoverJournal', () => {
         line('r1', T0 + 1),
       ].join(''),
     );
-    const report = await recoverJournalReport(db, journal, { now: NOW });
+    const report = await recoverJournalReport(db.session, journal, { now: NOW });
     expect(report.added).toBe(3);
     expect(report.skipped).toBe(6);
     expect(report.skippedMessage).toBe(
@@ -94,21 +94,23 @@ describe('recoverJournal', () => {
         '2 dated before 2000, 2 not a journal entry (first at line 2)',
     );
     expect(existsSync(journal)).toBe(false);
-    expect(await readLedgerSince(db, 0)).toEqual([T0, T0 + 1, NOW + 60_000].map((t) => t + UNANSWERED_MS));
+    expect(await readLedgerSince(db.session, 0)).toEqual(
+      [T0, T0 + 1, NOW + 60_000].map((t) => t + UNANSWERED_MS),
+    );
   });
 
   it('recovers past a time beyond the int64 range (which failed every sync before) and removes the journal', async () => {
     writeFileSync(journal, line('r1', T0) + line('r1', 1e20));
-    expect((await recoverJournalReport(db, journal)).added).toBe(1);
+    expect((await recoverJournalReport(db.session, journal)).added).toBe(1);
     expect(existsSync(journal)).toBe(false);
   });
 
   it('takes back the grants of requests that never reached the server, one for one', async () => {
     const refund = (at: number): string => `${JSON.stringify({ runId: 'r1', at, refund: true })}\n`;
     writeFileSync(journal, line('r1', T0) + line('r1', T0 + 5) + refund(T0 + 5) + line('r1', T0 + 5));
-    const report = await recoverJournalReport(db, journal, { now: NOW });
+    const report = await recoverJournalReport(db.session, journal, { now: NOW });
     expect(report.added).toBe(2);
-    expect(await readLedgerSince(db, 0)).toEqual([T0, T0 + 5].map((t) => t + UNANSWERED_MS));
+    expect(await readLedgerSince(db.session, 0)).toEqual([T0, T0 + 5].map((t) => t + UNANSWERED_MS));
   });
 
   it('issues the same number of SQL statements for one run or hundreds', async () => {
@@ -116,7 +118,7 @@ describe('recoverJournal', () => {
       await db.connection.run('DELETE FROM api_requests; DELETE FROM sync_runs;');
       const lines: string[] = [];
       for (let r = 0; r < runs; r++) {
-        await startRun(db, {
+        await startRun(db.session, {
           runId: `run-${r}`,
           projectIds: ['p'],
           dateFrom: null,
@@ -129,7 +131,7 @@ describe('recoverJournal', () => {
       }
       writeFileSync(journal, lines.join(''));
       const { db: spied, calls } = counting(db);
-      const report = await recoverJournalReport(spied, journal, { now: NOW });
+      const report = await recoverJournalReport(spied.session, journal, { now: NOW });
       expect(report.added).toBe(runs * 3);
       return calls();
     };
@@ -145,11 +147,11 @@ describe('recoverJournal', () => {
     const lines = (n: number) => Array.from({ length: n }, (_, i) => line('big', T0 + (i % 1_000))).join('');
     writeFileSync(journal, lines(1));
     const small = counting(db);
-    expect((await recoverJournalReport(small.db, journal, { now: NOW })).added).toBe(1);
+    expect((await recoverJournalReport(small.db.session, journal, { now: NOW })).added).toBe(1);
     await db.connection.run(`DELETE FROM api_requests`);
     writeFileSync(journal, lines(60_000));
     const big = counting(db);
-    expect((await recoverJournalReport(big.db, journal, { now: NOW })).added).toBe(60_000);
+    expect((await recoverJournalReport(big.db.session, journal, { now: NOW })).added).toBe(60_000);
     expect(big.calls()).toBe(small.calls());
     expect(
       await queryRows(db.connection, `SELECT count(*) AS n FROM api_requests WHERE run_id = 'big'`),
@@ -165,17 +167,17 @@ describe('budget scopes in the journal', () => {
     j.record('r1', T0 + 1_000);
     // A line of a journal written before scopes.
     writeFileSync(journal, line('r0', T0 + 2_000), { flag: 'a' });
-    expect((await lostRequests(db, journal, { now: NOW, budgetScope: 'acme' })).map((r) => r.at)).toEqual([
-      T0,
-      T0 + 1_000,
-      T0 + 2_000,
+    expect(
+      (await lostRequests(db.session, journal, { now: NOW, budgetScope: 'acme' })).map((r) => r.at),
+    ).toEqual([T0, T0 + 1_000, T0 + 2_000]);
+    expect(
+      (await lostRequests(db.session, journal, { now: NOW, budgetScope: 'other' })).map((r) => r.at),
+    ).toEqual([T0 + 2_000]);
+    await recoverJournalReport(db.session, journal, { now: NOW });
+    expect(await readLedgerSince(db.session, 0, { budgetScope: 'other' })).toEqual([
+      T0 + 2_000 + UNANSWERED_MS,
     ]);
-    expect((await lostRequests(db, journal, { now: NOW, budgetScope: 'other' })).map((r) => r.at)).toEqual([
-      T0 + 2_000,
-    ]);
-    await recoverJournalReport(db, journal, { now: NOW });
-    expect(await readLedgerSince(db, 0, { budgetScope: 'other' })).toEqual([T0 + 2_000 + UNANSWERED_MS]);
-    expect(await readLedgerSince(db, 0, { budgetScope: 'acme' })).toHaveLength(3);
+    expect(await readLedgerSince(db.session, 0, { budgetScope: 'acme' })).toHaveLength(3);
     expect(
       await queryRows(db.connection, 'SELECT run_id, budget_scope FROM api_requests ORDER BY requested_at'),
     ).toEqual([
@@ -199,7 +201,7 @@ describe('LedgerJournal', () => {
 describe('lostRequests (dry run: reads only)', () => {
   it('leaves out lines dated in the future and keeps the journal', async () => {
     writeFileSync(journal, line('r1', T0) + line('r1', 1e20));
-    const rows = await lostRequests(db, journal, { now: NOW });
+    const rows = await lostRequests(db.session, journal, { now: NOW });
     expect(rows.map((r) => r.at)).toEqual([T0]);
     expect(existsSync(journal)).toBe(true);
   });

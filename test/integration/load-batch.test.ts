@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DataShiftError, InternalError } from '../../src/errors.js';
-import { loadWindowBatch, type BatchStep } from '../../src/load/batch-loader.js';
-import { openDatabase, type Database } from '../../src/load/database.js';
-import { queryRows, type Row } from '../../src/load/sql.js';
-import type { WindowLoad } from '../../src/load/window-loader.js';
+import { loadWindowBatch } from '../../src/load/duckdb/visitor-windows.js';
+import { type BatchStep } from '../../src/load/prepared-window.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
+import { queryRows, type Row } from '../../src/load/duckdb/sql.js';
+import type { WindowLoad } from '../../src/load/site-page-rows.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 
 let cleanup: () => void;

@@ -4,8 +4,8 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DatabaseInUseError, InternalError, UsageError } from '../../src/errors.js';
 import { sqlDir } from '../../src/paths.js';
-import { lockHolder, openDatabase, type Database } from '../../src/load/database.js';
-import { queryRows } from '../../src/load/sql.js';
+import { lockHolder, openDatabase, type Database } from '../../src/load/duckdb/database.js';
+import { queryRows } from '../../src/load/duckdb/sql.js';
 import { duckdbChild, tempDir, type NodeChild } from '../helpers/duckdb-temp.js';
 
 let dir: string;

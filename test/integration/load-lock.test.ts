@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DatabaseInUseError, UsageError } from '../../src/errors.js';
-import { acquireLock } from '../../src/load/lock.js';
+import { acquireLock } from '../../src/load/duckdb/file-lock.js';
 import { spawnNodeScript, tempDir, type NodeChild } from '../helpers/duckdb-temp.js';
 
 let dir: string;

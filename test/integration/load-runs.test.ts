@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/load/database.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import {
   appendLedger,
   averagePagesPerWindow,
@@ -15,7 +15,9 @@ import {
   type LedgerRow,
   type RunFinish,
 } from '../../src/load/runs.js';
-import { loadWindow, markWindowFailed, type WindowLoad } from '../../src/load/window-loader.js';
+import { loadWindow } from '../../src/load/duckdb/visitor-windows.js';
+import { markWindowFailed } from '../../src/load/failed-windows.js';
+import { type WindowLoad } from '../../src/load/site-page-rows.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 
 let cleanup: () => void;
@@ -68,7 +70,7 @@ const finish: Omit<RunFinish, 'runId'> = {
 
 describe('run records', () => {
   it('records a run from start through progress to finish', async () => {
-    await startRun(db, {
+    await startRun(db.session, {
       runId: 'run-a',
       projectIds: ['p1', 'p2'],
       dateFrom: '2024-02-01',
@@ -77,7 +79,7 @@ describe('run records', () => {
       plannedDays: ['p1:2024-02-01', 'p2:2024-02-01'],
       startedAt: new Date('2024-03-10T01:00:00.000Z'),
     });
-    expect(await readRecentRuns(db, 5)).toEqual([
+    expect(await readRecentRuns(db.session, 5)).toEqual([
       {
         runId: 'run-a',
         projectIds: ['p1', 'p2'],
@@ -100,19 +102,19 @@ describe('run records', () => {
       },
     ]);
 
-    await updateRun(db, { runId: 'run-a', windowsLoaded: 5, requests: 9 });
-    await updateRun(db, { runId: 'run-a', retries: 1 });
-    expect(await readRecentRuns(db, 1)).toMatchObject([
+    await updateRun(db.session, { runId: 'run-a', windowsLoaded: 5, requests: 9 });
+    await updateRun(db.session, { runId: 'run-a', retries: 1 });
+    expect(await readRecentRuns(db.session, 1)).toMatchObject([
       { windowsLoaded: 5, requests: 9, retries: 1, status: 'running' },
     ]);
 
-    await finishRun(db, {
+    await finishRun(db.session, {
       ...finish,
       runId: 'run-a',
       status: 'incomplete',
       deferredDays: ['p1:2024-02-27', 'p2:2024-02-28'],
     });
-    expect(await readRecentRuns(db, 1)).toMatchObject([
+    expect(await readRecentRuns(db.session, 1)).toMatchObject([
       {
         runId: 'run-a',
         status: 'incomplete',
@@ -130,7 +132,7 @@ describe('run records', () => {
   });
 
   it('records a run with no planned range', async () => {
-    await startRun(db, {
+    await startRun(db.session, {
       runId: 'r0',
       projectIds: [],
       dateFrom: null,
@@ -139,7 +141,7 @@ describe('run records', () => {
       plannedDays: [],
       startedAt: new Date(),
     });
-    expect(await readRecentRuns(db, 1)).toMatchObject([
+    expect(await readRecentRuns(db.session, 1)).toMatchObject([
       { runId: 'r0', projectIds: [], dateFrom: null, dateTo: null },
     ]);
   });
@@ -150,7 +152,7 @@ describe('run records', () => {
       ['new', '2024-03-03T00:00:00Z'],
       ['mid', '2024-03-02T00:00:00Z'],
     ] as const) {
-      await startRun(db, {
+      await startRun(db.session, {
         runId: id,
         projectIds: ['p'],
         dateFrom: null,
@@ -160,7 +162,7 @@ describe('run records', () => {
         startedAt: new Date(at),
       });
     }
-    expect((await readRecentRuns(db, 2)).map((r) => r.runId)).toEqual(['new', 'mid']);
+    expect((await readRecentRuns(db.session, 2)).map((r) => r.runId)).toEqual(['new', 'mid']);
   });
 
   it('marks runs left running by a killed process as failed, and only those', async () => {
@@ -172,11 +174,11 @@ describe('run records', () => {
       plannedDays: [],
       startedAt: new Date('2024-03-01T00:00:00Z'),
     };
-    await startRun(db, { ...start, runId: 'killed' });
-    await startRun(db, { ...start, runId: 'done' });
-    await finishRun(db, { ...finish, runId: 'done' });
-    expect(await markStaleRuns(db)).toBe(1);
-    const runs = new Map((await readRecentRuns(db, 10)).map((r) => [r.runId, r]));
+    await startRun(db.session, { ...start, runId: 'killed' });
+    await startRun(db.session, { ...start, runId: 'done' });
+    await finishRun(db.session, { ...finish, runId: 'done' });
+    expect(await markStaleRuns(db.session)).toBe(1);
+    const runs = new Map((await readRecentRuns(db.session, 10)).map((r) => [r.runId, r]));
     expect(runs.get('killed')).toMatchObject({
       status: 'failed',
       error: 'process ended without finishing (killed?)',
@@ -200,7 +202,7 @@ describe('request ledger', () => {
   });
 
   it('gives back when each request finished (sent + duration), ascending, to the millisecond', async () => {
-    await appendLedger(db, [
+    await appendLedger(db.session, [
       row(t0 + 5_000, 2),
       row(t0 - 1, 0),
       row(t0, 1, { status: null, projectId: null, runId: null }),
@@ -210,18 +212,18 @@ describe('request ledger', () => {
     // The server counts a request somewhere between sending and the answer; the budget
     // counts it from the answer, which is never too early.
     const d = 120;
-    expect(await readLedgerSince(db, t0 + d)).toEqual([
+    expect(await readLedgerSince(db.session, t0 + d)).toEqual([
       t0 + d,
       t0 + 1_234 + d,
       t0 + 5_000 + d,
       t0 + 5_000 + d,
     ]);
-    expect(await readLedgerSince(db, t0 + d, { endpoints: ['visitors'] })).toEqual([
+    expect(await readLedgerSince(db.session, t0 + d, { endpoints: ['visitors'] })).toEqual([
       t0 + d,
       t0 + 5_000 + d,
       t0 + 5_000 + d,
     ]);
-    expect(await readLedgerSince(db, t0 + 5_000 + d + 1)).toEqual([]);
+    expect(await readLedgerSince(db.session, t0 + 5_000 + d + 1)).toEqual([]);
     const stored = await db.connection.runAndReadAll(
       'SELECT status, project_id, run_id FROM api_requests WHERE seq = 1',
     );
@@ -230,9 +232,9 @@ describe('request ledger', () => {
 
   it('appends thousands of rows in one call', async () => {
     const rows = Array.from({ length: 5_000 }, (_, i) => row(t0 + i, i));
-    await appendLedger(db, rows);
-    await appendLedger(db, []);
-    const back = await readLedgerSince(db, t0);
+    await appendLedger(db.session, rows);
+    await appendLedger(db.session, []);
+    const back = await readLedgerSince(db.session, t0);
     expect(back).toHaveLength(5_000);
     expect(back[4_999]).toBe(t0 + 4_999 + 120);
   });
@@ -247,10 +249,10 @@ describe('sync state', () => {
     await loadWindow(db, win('p1', '2024-03-05', { partial: true, fetchedAt: midday }));
     await loadWindow(db, win('p2', '2024-03-02'));
     const failure = { projectId: 'p1', runId: 'r', error: 'x', attempts: 6, fetchedAt: new Date() };
-    await markWindowFailed(db, { ...failure, day: '2024-03-04' });
-    await markWindowFailed(db, { ...failure, day: '2024-03-02' });
-    await markWindowFailed(db, { ...failure, day: '2024-03-03' });
-    const state = await readSyncState(db, 'p1');
+    await markWindowFailed(db.session, { ...failure, day: '2024-03-04' });
+    await markWindowFailed(db.session, { ...failure, day: '2024-03-02' });
+    await markWindowFailed(db.session, { ...failure, day: '2024-03-03' });
+    const state = await readSyncState(db.session, 'p1');
     expect(state).toMatchObject({
       loadedDays: ['2024-03-01', '2024-03-03', '2024-03-05'],
       partialDays: ['2024-03-05'],
@@ -262,7 +264,7 @@ describe('sync state', () => {
       ['2024-03-03', at],
       ['2024-03-05', midday.getTime()],
     ]);
-    expect(await readSyncState(db, 'nobody')).toEqual({
+    expect(await readSyncState(db.session, 'nobody')).toEqual({
       loadedDays: [],
       partialDays: [],
       failedDays: [],
@@ -281,27 +283,32 @@ describe('sync state', () => {
       windowsPlanned: 9,
       plannedDays: [],
     };
-    await startRun(db, { ...start, runId: 'r1', startedAt: new Date('2024-03-10T00:00:00Z') });
-    await finishRun(db, {
+    await startRun(db.session, { ...start, runId: 'r1', startedAt: new Date('2024-03-10T00:00:00Z') });
+    await finishRun(db.session, {
       ...finish,
       runId: 'r1',
       status: 'incomplete',
       deferredDays: ['p1:2024-03-03', 'p1:2024-03-01', 'p2:2024-03-02', 'p1:2024-03-04'],
     });
-    await startRun(db, { ...start, runId: 'r2', startedAt: new Date('2024-03-11T00:00:00Z') });
-    await finishRun(db, { ...finish, runId: 'r2', status: 'succeeded', deferredDays: ['p1:2024-03-09'] });
+    await startRun(db.session, { ...start, runId: 'r2', startedAt: new Date('2024-03-11T00:00:00Z') });
+    await finishRun(db.session, {
+      ...finish,
+      runId: 'r2',
+      status: 'succeeded',
+      deferredDays: ['p1:2024-03-09'],
+    });
     // Loaded by a later run: no longer deferred. Loaded before r1 deferred it: still deferred.
     await loadWindow(db, win('p1', '2024-03-03', { fetchedAt: new Date('2024-03-11T00:05:00Z') }));
     await loadWindow(db, win('p1', '2024-03-04', { fetchedAt: new Date('2024-03-09T00:05:00Z') }));
-    expect(await readDeferredDays(db, 'p1')).toEqual(['2024-03-01', '2024-03-04']);
-    expect(await readDeferredDays(db, 'p2')).toEqual(['2024-03-02']);
-    expect(await readDeferredDays(db, 'p')).toEqual([]);
+    expect(await readDeferredDays(db.session, 'p1')).toEqual(['2024-03-01', '2024-03-04']);
+    expect(await readDeferredDays(db.session, 'p2')).toEqual(['2024-03-02']);
+    expect(await readDeferredDays(db.session, 'p')).toEqual([]);
   });
 
   it('lists the unloaded days of a run that was killed or failed, from the plan it recorded at start', async () => {
     const start = { projectIds: ['p1'], dateFrom: null, dateTo: null, windowsPlanned: 3 };
     const plannedDays = ['p1:2024-03-01', 'p1:2024-03-02', 'p1:2024-03-03'];
-    await startRun(db, {
+    await startRun(db.session, {
       ...start,
       plannedDays,
       runId: 'killed',
@@ -309,16 +316,16 @@ describe('sync state', () => {
     });
     await loadWindow(db, win('p1', '2024-03-02', { fetchedAt: new Date('2024-03-10T00:01:00Z') }));
     // While it runs, its plan is not "deferred": it is still being worked on.
-    expect(await readDeferredDays(db, 'p1')).toEqual([]);
-    await markStaleRuns(db);
-    expect(await readDeferredDays(db, 'p1')).toEqual(['2024-03-01', '2024-03-03']);
+    expect(await readDeferredDays(db.session, 'p1')).toEqual([]);
+    await markStaleRuns(db.session);
+    expect(await readDeferredDays(db.session, 'p1')).toEqual(['2024-03-01', '2024-03-03']);
   });
 
   it('averages the API pages per loaded window for the ETA', async () => {
-    expect(await averagePagesPerWindow(db, 'p1')).toBeUndefined();
+    expect(await averagePagesPerWindow(db.session, 'p1')).toBeUndefined();
     await loadWindow(db, win('p1', '2024-03-01', { pagesFetched: 1 }));
     await loadWindow(db, win('p1', '2024-03-02', { pagesFetched: 4 }));
-    await markWindowFailed(db, {
+    await markWindowFailed(db.session, {
       projectId: 'p1',
       day: '2024-03-03',
       runId: 'r',
@@ -326,6 +333,6 @@ describe('sync state', () => {
       attempts: 1,
       fetchedAt: new Date(),
     });
-    expect(await averagePagesPerWindow(db, 'p1')).toBe(2.5);
+    expect(await averagePagesPerWindow(db.session, 'p1')).toBe(2.5);
   });
 });

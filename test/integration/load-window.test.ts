@@ -2,15 +2,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DataShiftError, InternalError } from '../../src/errors.js';
-import { openDatabase, type Database } from '../../src/load/database.js';
-import { queryRows, toDateValue, type Row } from '../../src/load/sql.js';
-import {
-  loadWindow,
-  loadWindows,
-  markWindowFailed,
-  type LoadStep,
-  type WindowLoad,
-} from '../../src/load/window-loader.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
+import { queryRows, toDateValue, type Row } from '../../src/load/duckdb/sql.js';
+import { loadWindow, loadWindows } from '../../src/load/duckdb/visitor-windows.js';
+import { markWindowFailed } from '../../src/load/failed-windows.js';
+import { type BatchStep } from '../../src/load/prepared-window.js';
+import { type WindowLoad } from '../../src/load/site-page-rows.js';
 import { spawnNodeScript, tempDir } from '../helpers/duckdb-temp.js';
 import { transpileForChild } from '../helpers/transpile.js';
 
@@ -257,7 +254,7 @@ describe('loadWindow', () => {
     expect(await snapshot()).toEqual(before);
   });
 
-  it.each<LoadStep>(['delete', 'site', 'pages', 'window'])(
+  it.each<BatchStep>(['delete', 'site', 'pages', 'window'])(
     'leaves the day all-old when it fails after the %s step',
     async (step) => {
       await loadWindow(db, win('2024-03-01', pages(4), { runId: 'old' }));
@@ -322,9 +319,9 @@ describe('a crash in the middle of a load', () => {
     db.close();
 
     // The loader and what it imports (followed by the helper).
-    const js = await transpileForChild(['src/load/window-loader.ts']);
+    const js = await transpileForChild(['src/load/duckdb/visitor-windows.ts']);
     try {
-      const loader = pathToFileURL(join(js.dir, 'src/load/window-loader.js')).href;
+      const loader = pathToFileURL(join(js.dir, 'src/load/duckdb/visitor-windows.js')).href;
       // More rows than a DuckDB row group (122,880): DuckDB may write such rows to the file before COMMIT.
       const big = win('2024-03-01', [], { runId: 'crash' });
       const child = spawnNodeScript(
@@ -370,7 +367,7 @@ describe('markWindowFailed', () => {
   };
 
   it('records a failed window for a day with no data, and a later load replaces it', async () => {
-    expect(await markWindowFailed(db, failure)).toBe(true);
+    expect(await markWindowFailed(db.session, failure)).toBe(true);
     expect(
       await rows(
         'SELECT window_start AS day, status, attempts, run_id, error, pages, rows FROM sync_windows',
@@ -386,7 +383,7 @@ describe('markWindowFailed', () => {
         rows: 0,
       },
     ]);
-    expect(await markWindowFailed(db, { ...failure, attempts: 3, error: 'again' })).toBe(true);
+    expect(await markWindowFailed(db.session, { ...failure, attempts: 3, error: 'again' })).toBe(true);
     expect(await rows('SELECT attempts, error FROM sync_windows')).toEqual([{ attempts: 3, error: 'again' }]);
 
     await loadWindow(db, win('2024-03-01', pages(1)));
@@ -396,7 +393,7 @@ describe('markWindowFailed', () => {
   it('never downgrades a loaded day', async () => {
     await loadWindow(db, win('2024-03-01', pages(2)));
     const before = await snapshot();
-    expect(await markWindowFailed(db, failure)).toBe(false);
+    expect(await markWindowFailed(db.session, failure)).toBe(false);
     expect(await snapshot()).toEqual(before);
   });
 });

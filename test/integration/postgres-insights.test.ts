@@ -14,7 +14,7 @@ import type { Evaluation } from '../../src/insights/alert.js';
 import { alertProjects, evaluateAlerts } from '../../src/insights/alerts.js';
 import { isoWeekOf, lastCompleteWeek, readDigest } from '../../src/insights/digest.js';
 import { projectsWithWindows, readGaps, readOutcomes } from '../../src/insights/gaps.js';
-import { openDatabase, type Database } from '../../src/load/database.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import { duckSession } from '../../src/load/duckdb/session.js';
 import { migratePostgres } from '../../src/load/postgres/migrate.js';
 import { PLAIN_TYPES, pgSession } from '../../src/load/postgres/session.js';

@@ -2,14 +2,14 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { InternalError } from '../../src/errors.js';
-import { openDatabase, type Database } from '../../src/load/database.js';
-import { loadPreparedBatch } from '../../src/load/batch-loader.js';
-import type * as WindowBatch from '../../src/load/window-batch.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
+import { loadPreparedBatch } from '../../src/load/duckdb/window-batch.js';
+import type * as WindowBatch from '../../src/load/duckdb/window-batch.js';
 import { migratePostgres } from '../../src/load/postgres/migrate.js';
 import { PLAIN_TYPES } from '../../src/load/postgres/session.js';
 import { loadPreparedBatchPostgres, markWindowFailedPostgres } from '../../src/load/postgres/window-batch.js';
-import type { BatchStep, PreparedWindow } from '../../src/load/window-batch.js';
-import { markWindowFailed, type WindowFailure } from '../../src/load/window-loader.js';
+import type { BatchStep, PreparedWindow } from '../../src/load/prepared-window.js';
+import { markWindowFailed, type WindowFailure } from '../../src/load/failed-windows.js';
 import { runSync } from '../../src/pipeline/sync.js';
 import { parseStreams } from '../../src/streams/index.js';
 import { addDays, todayUtc } from '../../src/util/day.js';
@@ -36,7 +36,7 @@ import { emulatorSyncOptions } from '../helpers/sync-options.js';
 
 const recorder = vi.hoisted(() => ({ on: true, batches: [] as PreparedWindow[][] }));
 const recorded = recorder.batches;
-vi.mock('../../src/load/window-batch.js', async (importOriginal) => {
+vi.mock('../../src/load/duckdb/window-batch.js', async (importOriginal) => {
   const orig = await importOriginal<typeof WindowBatch>();
   return {
     ...orig,
@@ -513,7 +513,7 @@ describe.skipIf(!runIf)('loading prepared windows into PostgreSQL', () => {
       failure('2026-11-03', 'first'),
       failure('2026-11-03', 'second\nline'),
     ]) {
-      const d = await markWindowFailed(duck!, f);
+      const d = await markWindowFailed(duck!.session, f);
       const p = await markWindowFailedPostgres(client, f);
       expect(p).toBe(d);
     }
@@ -522,7 +522,7 @@ describe.skipIf(!runIf)('loading prepared windows into PostgreSQL', () => {
       stream: 'feedback',
       dateTo: '2026-12-01',
     });
-    await markWindowFailed(duck!, {
+    await markWindowFailed(duck!.session, {
       ...failure('2026-11-01', 'feedback'),
       stream: 'feedback',
       dateTo: '2026-12-01',

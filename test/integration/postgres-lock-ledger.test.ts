@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DatabaseInUseError } from '../../src/errors.js';
-import { UNANSWERED_MS } from '../../src/load/ledger-journal.js';
+import { UNANSWERED_MS } from '../../src/load/duckdb/ledger-journal.js';
 import { PENDING_SEQ_BASE, PgRequestLedger } from '../../src/load/postgres/ledger.js';
 import {
   acquireProjectLocks,

@@ -1,13 +1,14 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { openDatabase, type Database } from '../../src/load/database.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import { duckSession } from '../../src/load/duckdb/session.js';
 import { migratePostgres } from '../../src/load/postgres/migrate.js';
 import { pgSession, PLAIN_TYPES } from '../../src/load/postgres/session.js';
 import type { SqlSession } from '../../src/load/session.js';
 import { runSync } from '../../src/pipeline/sync.js';
-import { duckStatusSource, gatherStatus, type StatusSource } from '../../src/pipeline/status.js';
+import { gatherStatus, statusSourceOf, type StatusSource } from '../../src/pipeline/status.js';
+import { duckDestination } from '../../src/load/duckdb/place.js';
 import { gatherReport, hasReportViews, listProjects, type GatherOptions } from '../../src/report/data.js';
 import { renderHtml } from '../../src/report/html.js';
 import { renderTerminal } from '../../src/report/terminal.js';
@@ -206,9 +207,9 @@ describe.skipIf(!hasPostgres())('report and status on PostgreSQL', () => {
   );
 
   it('gives the same status from both, failed, missing and deferred days included', async () => {
-    const fromDuck = duckStatusSource(db!);
-    // runs.ts reads a DuckDB Database only so far: the PostgreSQL source borrows its run reads,
-    // so this compares status's own SQL (projects, coverage, streams, threads) across dialects.
+    const fromDuck = statusSourceOf(duckDestination(db!));
+    // The PostgreSQL source borrows DuckDB's run reads (the run records were written to DuckDB
+    // only), so this compares status's own SQL (projects, coverage, streams, threads) across dialects.
     const fromPost: StatusSource = { ...fromDuck, session: post };
     const opts = { rateLimit: parseRateLimit('100/1h'), now: now.getTime() };
     const a = await gatherStatus(fromDuck, opts);

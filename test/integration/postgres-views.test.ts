@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { openDatabase, type Database } from '../../src/load/database.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import { migratePostgres } from '../../src/load/postgres/migrate.js';
 import { sqlDir } from '../../src/paths.js';
 import { runSync } from '../../src/pipeline/sync.js';

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/load/database.js';
-import { queryRows } from '../../src/load/sql.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
+import { queryRows } from '../../src/load/duckdb/sql.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 
 let cleanup: () => void;

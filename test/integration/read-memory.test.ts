@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openExistingReadOnly } from '../../src/cli/open-readonly.js';
-import { openDatabase, READER_MEMORY_LIMIT } from '../../src/load/database.js';
-import { duckExportSource } from '../../src/load/export.js';
-import { streamQuery } from '../../src/query/run.js';
+import { openDatabase, READER_MEMORY_LIMIT } from '../../src/load/duckdb/database.js';
+import { duckExportSource } from '../../src/load/duckdb/export.js';
+import { streamQuery } from '../../src/load/duckdb/user-query.js';
 
 let dir: string;
 let dbFile: string;

@@ -1,6 +1,6 @@
 import { JSDOM } from 'jsdom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/load/database.js';
+import { openDatabase } from '../../src/load/duckdb/database.js';
 import { duckSession } from '../../src/load/duckdb/session.js';
 import { gatherReport, type GatherOptions } from '../../src/report/data.js';
 import { renderHtml } from '../../src/report/html.js';

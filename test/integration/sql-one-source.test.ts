@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/load/database.js';
+import { openDatabase } from '../../src/load/duckdb/database.js';
 import { DUCKDB_DIALECT } from '../../src/load/duckdb/dialect.js';
 import { POSTGRES_DIALECT } from '../../src/load/postgres/dialect.js';
 import { migratePostgres } from '../../src/load/postgres/migrate.js';

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/load/database.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import { duckSession } from '../../src/load/duckdb/session.js';
 import { migratePostgres } from '../../src/load/postgres/migrate.js';
 import { PLAIN_TYPES, pgSession } from '../../src/load/postgres/session.js';
@@ -22,7 +22,7 @@ import {
   type RunStart,
 } from '../../src/load/runs.js';
 import { isoTime, type SqlSession } from '../../src/load/session.js';
-import { markWindowFailed } from '../../src/load/window-loader.js';
+import { markWindowFailed } from '../../src/load/failed-windows.js';
 import { tempDbPath } from '../helpers/db.js';
 import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 

@@ -1,8 +1,9 @@
+import { duckDestination } from '../../src/load/duckdb/place.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/load/database.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import { formatStatus } from '../../src/pipeline/status-format.js';
 import { gatherStatus, sortStreams } from '../../src/pipeline/status.js';
 import { dayRange } from '../../src/util/day.js';
@@ -123,7 +124,7 @@ afterAll(() => db.close());
 
 describe('gatherStatus', () => {
   it('reports coverage with the missing days, partial and failed days per project', async () => {
-    const s = await gatherStatus(db, { rateLimit: parseRateLimit('100/1h'), now: NOW });
+    const s = await gatherStatus(duckDestination(db), { rateLimit: parseRateLimit('100/1h'), now: NOW });
     expect(s.projects.map((p) => p.projectId)).toEqual(['docs-a', 'docs-b']);
     const a = s.projects[0];
     expect(a?.coverage).toMatchObject({
@@ -138,7 +139,7 @@ describe('gatherStatus', () => {
   });
 
   it('lists deferred days not loaded since the run that deferred them', async () => {
-    const s = await gatherStatus(db, { rateLimit: parseRateLimit('100/1h'), now: NOW });
+    const s = await gatherStatus(duckDestination(db), { rateLimit: parseRateLimit('100/1h'), now: NOW });
     // 2026-03-30 was deferred by r5 but loaded after r5 started.
     expect(s.projects[0]?.deferredDays).toEqual(['2026-03-25']);
     expect(s.projects[1]).toMatchObject({
@@ -149,7 +150,7 @@ describe('gatherStatus', () => {
   });
 
   it('shows the last 5 runs of each project, newest first, with their outcome and duration', async () => {
-    const s = await gatherStatus(db, { rateLimit: parseRateLimit('100/1h'), now: NOW });
+    const s = await gatherStatus(duckDestination(db), { rateLimit: parseRateLimit('100/1h'), now: NOW });
     const runs = s.projects[0]?.runs ?? [];
     expect(runs.map((r) => [r.runId, r.status, r.durationMs])).toEqual([
       ['r6', 'running', 3 * MIN],
@@ -167,7 +168,7 @@ describe('gatherStatus', () => {
   });
 
   it('counts the requests of the current window and says when the oldest frees up', async () => {
-    const s = await gatherStatus(db, { rateLimit: parseRateLimit('100/1h'), now: NOW });
+    const s = await gatherStatus(duckDestination(db), { rateLimit: parseRateLimit('100/1h'), now: NOW });
     expect(s.budget).toEqual({
       rateLimit: '100/1h',
       limitSource: 'flag',
@@ -183,7 +184,7 @@ describe('gatherStatus', () => {
   });
 
   it('with a spent budget says when the next slot frees up', async () => {
-    const s = await gatherStatus(db, { rateLimit: parseRateLimit('10/1h'), now: NOW });
+    const s = await gatherStatus(duckDestination(db), { rateLimit: parseRateLimit('10/1h'), now: NOW });
     // 37 in the window, 10 allowed: the 28th oldest (13:30) must age out first.
     expect(s.budget).toMatchObject({ spent: 37, remaining: 0, nextSlotAt: '2026-04-01T14:30:00.000Z' });
     expect(s.budget.nextSlotInMs).toBe(37 * MIN);
@@ -197,7 +198,7 @@ describe('gatherStatus', () => {
 
 describe('assistant threads in status', () => {
   it('counts threads fetched, gone, and waiting (never fetched, or grown since)', async () => {
-    const s = await gatherStatus(db, { rateLimit: parseRateLimit('100/1h'), now: NOW });
+    const s = await gatherStatus(duckDestination(db), { rateLimit: parseRateLimit('100/1h'), now: NOW });
     expect(s.projects.find((p) => p.projectId === 'docs-b')?.threads).toEqual({
       fetched: 1,
       gone: 1,
@@ -212,7 +213,9 @@ describe('assistant threads in status', () => {
 
 describe('formatStatus', () => {
   it('prints the budget, the coverage, the gaps and a table of the last runs', async () => {
-    const text = formatStatus(await gatherStatus(db, { rateLimit: parseRateLimit('100/1h'), now: NOW }));
+    const text = formatStatus(
+      await gatherStatus(duckDestination(db), { rateLimit: parseRateLimit('100/1h'), now: NOW }),
+    );
     const lines = text.split('\n');
     expect(lines[1]).toBe(
       'budget: 37/100 spent in the last hour, 63 free now; the oldest frees at 14:03 UTC (in 10m) [--rate-limit 100/1h]',
@@ -293,7 +296,7 @@ describe('formatStatus', () => {
 
 describe('status per stream', () => {
   it('lists every stream with loaded, failed or deferred days, visitors first, each with its own days', async () => {
-    const s = await gatherStatus(db, { rateLimit: parseRateLimit('100/1h'), now: NOW });
+    const s = await gatherStatus(duckDestination(db), { rateLimit: parseRateLimit('100/1h'), now: NOW });
     const streams = s.projects[0]?.streams ?? [];
     expect(streams.map((x) => x.stream)).toEqual(['visitors', 'caller_stats', 'feedback_by_page']);
     expect(streams[0]).toMatchObject({
@@ -332,7 +335,7 @@ describe('status per stream', () => {
   });
 
   it("keeps the project's top-level coverage, partial, failed and deferred days as the visitors stream's", async () => {
-    const s = await gatherStatus(db, { rateLimit: parseRateLimit('100/1h'), now: NOW });
+    const s = await gatherStatus(duckDestination(db), { rateLimit: parseRateLimit('100/1h'), now: NOW });
     for (const p of s.projects) {
       const visitors = p.streams.find((x) => x.stream === 'visitors');
       expect(p.coverage).toEqual(visitors?.coverage);
@@ -345,7 +348,9 @@ describe('status per stream', () => {
   });
 
   it('prints one coverage line per stream, then each kind of day per stream, names aligned', async () => {
-    const text = formatStatus(await gatherStatus(db, { rateLimit: parseRateLimit('100/1h'), now: NOW }));
+    const text = formatStatus(
+      await gatherStatus(duckDestination(db), { rateLimit: parseRateLimit('100/1h'), now: NOW }),
+    );
     const block = text.slice(text.indexOf('project docs-a'), text.indexOf('  last 5 runs:'));
     expect(block.split('\n')).toEqual([
       'project docs-a',
@@ -370,7 +375,7 @@ describe('status per stream', () => {
 describe('a run whose process died', () => {
   it('is shown as failed (killed?), not as still running, once no live sync holds the lock', async () => {
     rmSync(lockFile);
-    const s = await gatherStatus(db, { rateLimit: parseRateLimit('100/1h'), now: NOW });
+    const s = await gatherStatus(duckDestination(db), { rateLimit: parseRateLimit('100/1h'), now: NOW });
     expect(s.projects[0]?.runs[0]).toMatchObject({
       runId: 'r6',
       status: 'failed',

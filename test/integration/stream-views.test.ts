@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/load/database.js';
-import { queryRows, type Row } from '../../src/load/sql.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
+import { queryRows, type Row } from '../../src/load/duckdb/sql.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 
 /*

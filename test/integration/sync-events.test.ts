@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { openDatabase } from '../../src/load/database.js';
+import { openDatabase } from '../../src/load/duckdb/database.js';
 import { duckSession } from '../../src/load/duckdb/session.js';
 import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
 import { gatherReport } from '../../src/report/data.js';

@@ -1,6 +1,7 @@
+import { duckDestination } from '../../src/load/duckdb/place.js';
 import { describe, expect, it } from 'vitest';
 import type { AssistantTurn, FeedbackItem, ServedEdits } from '../../src/emulator/index.js';
-import { openDatabase } from '../../src/load/database.js';
+import { openDatabase } from '../../src/load/duckdb/database.js';
 import { gatherStatus } from '../../src/pipeline/status.js';
 import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
 import { parseRateLimit } from '../../src/util/duration.js';
@@ -136,7 +137,7 @@ describe('a value far larger than any the dataset holds', () => {
     ]);
     const conn = await openDatabase(db);
     try {
-      const st = await gatherStatus(conn, {
+      const st = await gatherStatus(duckDestination(conn), {
         rateLimit: parseRateLimit('100/1h'),
         now: Date.parse(`${TODAY}T12:00:00Z`),
       });

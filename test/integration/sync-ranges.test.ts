@@ -1,6 +1,7 @@
+import { duckDestination } from '../../src/load/duckdb/place.js';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { openReadable } from '../../src/load/readable.js';
+import { openReadable } from '../../src/load/duckdb/readable.js';
 import { runSync, type SyncOptions, type SyncSummary } from '../../src/pipeline/sync.js';
 import { gatherStatus } from '../../src/pipeline/status.js';
 import { parseStreams, STREAMS } from '../../src/streams/index.js';
@@ -94,7 +95,10 @@ describe('an explicit range over loaded feedback months and assistant weeks', ()
     ]);
     const handle = await openReadable(db);
     try {
-      const report = await gatherStatus(handle, { rateLimit: parseRateLimit('100/1h'), now: morning() });
+      const report = await gatherStatus(duckDestination(handle), {
+        rateLimit: parseRateLimit('100/1h'),
+        now: morning(),
+      });
       const streams = report.projects[0]?.streams ?? [];
       for (const name of ['feedback', 'assistant'])
         expect(streams.find((x) => x.stream === name)?.coverage).toMatchObject({

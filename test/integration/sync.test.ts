@@ -4,9 +4,9 @@ import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
 import { addDays, dayRange } from '../../src/util/day.js';
 import { parseRateLimit } from '../../src/util/duration.js';
 import { visitors } from '../../src/streams/visitors.js';
-import { openDatabase, type Database } from '../../src/load/database.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import { startRun } from '../../src/load/runs.js';
-import { markWindowFailed } from '../../src/load/window-loader.js';
+import { markWindowFailed } from '../../src/load/failed-windows.js';
 import { readData, readRows, tempDbPath } from '../helpers/db.js';
 import { clockFrom, emulatorSyncOptions, emulatorsPerTest } from '../helpers/sync-options.js';
 import { expectedRows, minimumRequests } from '../helpers/truth.js';
@@ -122,7 +122,7 @@ describe('sync against the emulator', () => {
     // A run over 10 days that loaded only its last five before it was killed.
     await runSync(options(emu, db, { from: days[5] }));
     await withDb(db, (conn) =>
-      startRun(conn, {
+      startRun(conn.session, {
         runId: 'killed',
         projectIds: [emu.projectId],
         dateFrom: days[0] ?? null,
@@ -146,7 +146,7 @@ describe('sync against the emulator', () => {
     const days = sixtyDays.slice(-6);
     await runSync(options(emu, db, { from: days[2] }));
     await withDb(db, (conn) =>
-      markWindowFailed(conn, {
+      markWindowFailed(conn.session, {
         projectId: emu.projectId,
         day: days[0] ?? '',
         runId: 'old',

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/load/database.js';
-import { queryRows, type Row } from '../../src/load/sql.js';
-import { loadWindow, type WindowLoad } from '../../src/load/window-loader.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
+import { queryRows, type Row } from '../../src/load/duckdb/sql.js';
+import { loadWindow } from '../../src/load/duckdb/visitor-windows.js';
+import { type WindowLoad } from '../../src/load/site-page-rows.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 
 /*

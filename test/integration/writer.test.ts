@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/load/database.js';
+import { openDatabase } from '../../src/load/duckdb/database.js';
 import { startRun } from '../../src/load/runs.js';
-import { queryRows } from '../../src/load/sql.js';
-import type { WindowLoad } from '../../src/load/window-loader.js';
+import { queryRows } from '../../src/load/duckdb/sql.js';
+import type { WindowLoad } from '../../src/load/site-page-rows.js';
 import { WindowWriter } from '../../src/pipeline/writer.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 
@@ -29,7 +29,7 @@ describe('the writer keeps the running record current', () => {
   it("writes the run's counters with each commit, so a killed or running run shows how far it got", async () => {
     const path = join(t.dir, 'writer.duckdb');
     const db = await openDatabase(path);
-    await startRun(db, {
+    await startRun(db.session, {
       runId: 'r',
       projectIds: ['p'],
       dateFrom: '2024-03-01',

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { MintlifyClient } from '../../src/api/client.js';
 import { streamOffsetWindow, type PassSink } from '../../src/extract/window-pager.js';
 import type { PageRow } from '../../src/extract/visitor-counts.js';
-import { prepareWindow, sitePageRows, VISITOR_TABLES } from '../../src/load/batch-loader.js';
+import { prepareWindow, sitePageRows, VISITOR_SPEC } from '../../src/load/site-page-rows.js';
 import { views } from '../../src/streams/views.js';
 import { visitors } from '../../src/streams/visitors.js';
 import { HashedStringSet } from '../../src/util/hashed-string-set.js';
@@ -93,7 +93,7 @@ describe('a day of many pages (issue 19, item 15)', () => {
     const pages = sitePageRows(W);
     for (let i = 0; i < all.length; i += 250) expect(pages.add(all.slice(i, i + 250))).toBeUndefined();
     const meta = { ...W, ...META, site: bigDayTotals(0), pagesFetched: 180, attempts: 1, apiTotalsTotal: 0 };
-    const streamed = pages.seal().prepare(meta, 'visitors', VISITOR_TABLES);
+    const streamed = pages.seal().prepare(meta, 'visitors', VISITOR_SPEC);
     const whole = prepareWindow({ ...meta, pages: all });
     expect(streamed).toEqual(whole);
   });
@@ -108,11 +108,11 @@ describe('a day of many pages (issue 19, item 15)', () => {
     const meta = { ...W, ...META, site: bigDayTotals(0), pagesFetched: 1, attempts: 1, apiTotalsTotal: 0 };
     const bad = sitePageRows(W);
     bad.add([bigDayRow(0), { ...bigDayRow(1), human: -1 }]);
-    expect(() => bad.seal().prepare(meta, 'visitors', VISITOR_TABLES)).toThrow('page row 1 human is -1');
+    expect(() => bad.seal().prepare(meta, 'visitors', VISITOR_SPEC)).toThrow('page row 1 human is -1');
     const twins = sitePageRows(W);
     expect(twins.add([{ ...bigDayRow(0), path: '/a\uFFFD' }])).toBeUndefined();
     expect(twins.add([{ ...bigDayRow(1), path: '/a\uD800' }])).toBeUndefined();
-    expect(() => twins.seal().prepare(meta, 'visitors', VISITOR_TABLES)).toThrow('unpaired UTF-16 surrogate');
+    expect(() => twins.seal().prepare(meta, 'visitors', VISITOR_SPEC)).toThrow('unpaired UTF-16 surrogate');
   });
 });
 

@@ -12,8 +12,8 @@ import {
   truncate,
   type Column,
 } from '../../src/query/format.js';
-import { readQuery, sqlErrorMessage } from '../../src/query/run.js';
-import { isoFromMicros, jsonInteger } from '../../src/query/values.js';
+import { readQuery, sqlErrorMessage } from '../../src/load/duckdb/user-query.js';
+import { isoFromMicros, jsonInteger } from '../../src/load/duckdb/query-values.js';
 
 const col = (name: string, numeric = false, key = name): Column => ({ name, key, numeric });
 

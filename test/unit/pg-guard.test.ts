@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SqlError } from '../../src/errors.js';
-import { decodeUnicodeEscapes, tokenize } from '../../src/query/pg-lexer.js';
-import { RefusedStatement, refuseLeavingReadOnly } from '../../src/query/pg-guard.js';
+import { decodeUnicodeEscapes, tokenize } from '../../src/load/postgres/sql-lexer.js';
+import { RefusedStatement, refuseLeavingReadOnly } from '../../src/load/postgres/query-guard.js';
 
 /** SQL that could leave the read-only transaction `query` runs in, in the spellings an attacker would try. */
 const ATTACKS: [string, string][] = [

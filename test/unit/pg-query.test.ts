@@ -1,15 +1,15 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { SqlError } from '../../src/errors.js';
-import { pgSqlError } from '../../src/query/pg-run.js';
-import { isCursorQuery, splitStatements } from '../../src/query/pg-statements.js';
+import { pgSqlError } from '../../src/load/postgres/user-query.js';
+import { isCursorQuery, splitStatements } from '../../src/load/postgres/statements.js';
 import {
   isoFromPgTimestamp,
   jsonNumericText,
   pgColumns,
   pgJsonValue,
   PG_OID,
-} from '../../src/query/pg-values.js';
+} from '../../src/load/postgres/query-values.js';
 
 describe('splitting PostgreSQL SQL into statements', () => {
   it('splits at semicolons and leaves out blank statements and comments alone', () => {

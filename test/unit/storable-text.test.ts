@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { withoutQuotedValues } from '../../src/load/driver-message.js';
-import { eventChunks } from '../../src/load/event-tables.js';
-import { jsonChunks } from '../../src/load/json-tables.js';
+import { eventChunks } from '../../src/load/window-data.js';
+import { jsonChunks } from '../../src/load/window-data.js';
 import { isStorable, storableJson, storableText } from '../../src/load/storable-text.js';
 
 describe('text both destinations can store', () => {

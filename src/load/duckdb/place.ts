@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { makeFolder } from '../../util/file-errors.js';
-import { checkDbPath, openDatabase, type Database, type OpenOptions } from '../database.js';
+import { checkDbPath, openDatabase, type Database, type OpenOptions } from './database.js';
 import type { Destination, Place } from '../destination.js';
-import { acquireLock } from '../lock.js';
-import { LedgerJournal } from '../ledger-journal.js';
-import { openReadable, type ReadableOptions } from '../readable.js';
-import { loadPreparedBatch } from '../window-batch.js';
-import { markWindowFailed } from '../window-loader.js';
+import { acquireLock, syncHolder } from './file-lock.js';
+import { LedgerJournal, lostRequests, recoverJournalReport } from './ledger-journal.js';
+import { markStaleRuns } from '../runs.js';
+import { openReadable, type ReadableOptions } from './readable.js';
+import { loadPreparedBatch } from './window-batch.js';
+import { markWindowFailed } from '../failed-windows.js';
 
 /**
  * DuckDB may keep blocks it has written cached up to its memory_limit (by default 80% of the
@@ -16,15 +17,28 @@ import { markWindowFailed } from '../window-loader.js';
  */
 export const DEFAULT_WRITER_MEMORY_LIMIT = '32MB';
 
-/** An open DuckDB file as a Destination (the Database stays reachable for DuckDB-only code). */
-export function duckDestination(db: Database): Destination & { readonly db: Database } {
+/**
+ * An open DuckDB file as a Destination (the Database stays reachable for DuckDB-only code).
+ * `file`: the file a run's lock and request journal belong to (a reader may have opened an
+ * upgraded copy of it).
+ */
+export function duckDestination(
+  db: Database,
+  file: string = db.path,
+): Destination & { readonly db: Database } {
+  const journal = (): string => new LedgerJournal(file).path;
   return {
     kind: 'duckdb',
     label: db.path,
     session: db.session,
     db,
     loadBatch: (windows, opts) => loadPreparedBatch(db, windows, opts),
-    markWindowFailed: (f) => markWindowFailed(db, f),
+    markWindowFailed: (f) => markWindowFailed(db.session, f),
+    // One lock for the whole file: whoever holds it now, no run it recorded is still going.
+    markStaleRuns: () => markStaleRuns(db.session),
+    recoverLostRequests: (o) => recoverJournalReport(db.session, journal(), o),
+    lostRequests: (o) => lostRequests(db.session, journal(), o),
+    syncRunning: async () => (await syncHolder(file)) !== undefined,
     close: () => {
       db.close();
       return Promise.resolve();
@@ -73,7 +87,7 @@ export function duckPlace(path: string, opts: DuckPlaceOptions = {}): Place {
       });
     },
     async open(purpose) {
-      if (purpose === 'read') return duckDestination(await openReadable(path, opts.read ?? {}));
+      if (purpose === 'read') return duckDestination(await openReadable(path, opts.read ?? {}), path);
       const db = await openDatabase(path, { ...busy, ...(opts.open ?? {}) });
       if (purpose === 'writer') {
         try {
@@ -84,7 +98,7 @@ export function duckPlace(path: string, opts: DuckPlaceOptions = {}): Place {
           throw e;
         }
       }
-      return duckDestination(db);
+      return duckDestination(db, path);
     },
   };
 }

@@ -12,7 +12,7 @@ import {
   type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import { exclusive, inTransaction, plainValue } from '../sql.js';
+import { exclusive, inTransaction, plainValue } from './sql.js';
 import type { Row, SqlParam, SqlSession } from '../session.js';
 import { withReadHeadroom } from './read-headroom.js';
 import { DUCKDB_DIALECT } from './dialect.js';

@@ -14,7 +14,8 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { sqlDir } from '../../paths.js';
-import { numberedSqlFiles, READER_MEMORY_LIMIT } from '../database.js';
+import { READER_MEMORY_LIMIT } from '../duckdb/database.js';
+import { numberedSqlFiles } from '../sql-source.js';
 import {
   exportFrom,
   runCopy,
@@ -22,9 +23,9 @@ import {
   type ExportOptions,
   type ExportSource,
   type ExportSummary,
-} from '../export.js';
+} from '../duckdb/export.js';
 import { memoryForText } from '../large-values.js';
-import { runSqlFile } from '../sql.js';
+import { runSqlFile } from '../duckdb/sql.js';
 import type { Day } from '../../util/day.js';
 
 /** Column name -> DuckDB type, per table. */

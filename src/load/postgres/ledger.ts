@@ -1,4 +1,4 @@
-import { UNANSWERED_MS } from '../ledger-journal.js';
+import { UNANSWERED_MS } from '../duckdb/ledger-journal.js';
 import type { LedgerRow } from '../runs.js';
 import { isoTime, type SqlSession } from '../session.js';
 

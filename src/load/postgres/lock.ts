@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { DatabaseInUseError } from '../../errors.js';
-import type { Lock } from '../lock.js';
+import type { Lock } from '../duckdb/file-lock.js';
 
 /**
  * The PostgreSQL destination's sync lock: one session-level advisory lock per project of the run,

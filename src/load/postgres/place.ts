@@ -12,7 +12,8 @@ import {
   type PgOpenOptions,
   type PgTarget,
 } from './connect.js';
-import { acquireProjectLocks } from './lock.js';
+import { acquireProjectLocks, heldProjects } from './lock.js';
+import { markStaleRuns } from '../runs.js';
 import { endedOr } from './ended.js';
 
 export type PgPlaceOptions = PgOpenOptions;
@@ -38,6 +39,12 @@ export function pgDestination(db: PgDatabase): Destination & { readonly pg: PgDa
       markWindowFailedPostgres(db.client, f).catch((e: unknown) => {
         throw endedOr(e, db.label);
       }),
+    // Each project has its own lock: only runs sharing one with this run are surely dead.
+    markStaleRuns: (projects) => markStaleRuns(db.session, { projectIds: projects }),
+    // Each request is recorded as it happens, on its own connection: a kill loses none.
+    recoverLostRequests: () => Promise.resolve({ added: 0, skippedMessage: undefined }),
+    lostRequests: () => Promise.resolve([]),
+    syncRunning: async (projects) => (await heldProjects(db.client, db.target.schema, projects)).size > 0,
     close: () => db.close(),
   };
 }

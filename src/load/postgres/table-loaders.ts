@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { BatchStep, PreparedWindow } from '../window-batch.js';
+import type { BatchStep, PreparedWindow } from '../prepared-window.js';
 import type {
   EventTable,
   EventTableData,

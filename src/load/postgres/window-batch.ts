@@ -1,8 +1,9 @@
 import type pg from 'pg';
-import { dayNumber } from '../sql.js';
-import { markWindowFailed, type WindowFailure } from '../window-loader.js';
+import { dayNumber } from '../../util/day.js';
+import { markWindowFailed, type WindowFailure } from '../failed-windows.js';
 import { batchFailure, lastPerWindow } from '../batch-rules.js';
-import type { BatchStep, PreparedWindow, TableLoader } from '../window-batch.js';
+import type { BatchStep, PreparedWindow } from '../prepared-window.js';
+import type { TableSpec } from '../table-spec.js';
 import { bigintText } from './copy-text.js';
 import { replacePostgres } from './table-loaders.js';
 import { inPgTransaction, pgSession } from './session.js';
@@ -58,8 +59,8 @@ async function loadInTransaction(
   const onStep = async (step: BatchStep): Promise<void> => {
     await opts.onStep?.(step);
   };
-  const byLoader = new Map<TableLoader, PreparedWindow[]>();
-  for (const p of batch) byLoader.set(p.tables, [...(byLoader.get(p.tables) ?? []), p]);
+  const bySpec = new Map<TableSpec, PreparedWindow[]>();
+  for (const p of batch) bySpec.set(p.spec, [...(bySpec.get(p.spec) ?? []), p]);
   const ranges = batch.filter((b) => b.w.item === undefined);
   await inPgTransaction(client, async () => {
     if (ranges.length > 0)
@@ -68,8 +69,7 @@ async function loadInTransaction(
         ranges.map((b) => b.w.stream),
         ranges.map((b) => b.w.day),
       ]);
-    for (const [tables, windows] of byLoader)
-      await replacePostgres(client, tables.spec, windows, { loadedAt, onStep });
+    for (const [spec, windows] of bySpec) await replacePostgres(client, spec, windows, { loadedAt, onStep });
     // The window record is the last write of the transaction: a day is marked loaded only
     // together with its rows, never before and never without them.
     if (ranges.length > 0) await client.query(INSERT_WINDOWS, windowRecords(ranges));

@@ -10,7 +10,7 @@
  *   running statement, then closes the connection, and the command fails with the timeout line.
  */
 import pg from 'pg';
-import { SqlError } from '../errors.js';
+import { SqlError } from '../../errors.js';
 
 /** How long after the deadline our own timer acts: the server's bound normally ends things first. */
 export const CLIENT_GRACE_MS = 1_000;

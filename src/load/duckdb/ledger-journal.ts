@@ -1,8 +1,8 @@
 import { appendFileSync, closeSync, rmSync } from 'node:fs';
-import { openRegularForWriteSync, readRegularFileSync } from '../util/regular-file.js';
-import { realDbPath } from './lock.js';
-import { appendLedger, recountRunRequests, type LedgerRow } from './runs.js';
-import { sessionOf, type SessionLike } from './session-of.js';
+import { openRegularForWriteSync, readRegularFileSync } from '../../util/regular-file.js';
+import { realDbPath } from './file-lock.js';
+import { appendLedger, recountRunRequests, type LedgerRow } from '../runs.js';
+import type { SqlSession } from '../session.js';
 
 /**
  * The request ledger reaches the database with the writer's commits, so a process killed with
@@ -179,9 +179,9 @@ function skippedMessage(path: string, read: JournalRead, nowMs: number): string 
 }
 
 /** Ledger rows per run id, in one statement whatever the number of runs. */
-async function recordedByRun(db: SessionLike, runIds: readonly string[]): Promise<Map<string, number>> {
+async function recordedByRun(db: SqlSession, runIds: readonly string[]): Promise<Map<string, number>> {
   if (runIds.length === 0) return new Map();
-  const rows = await sessionOf(db).rows(
+  const rows = await db.rows(
     `SELECT a.run_id, count(*) AS n
      FROM api_requests a JOIN (SELECT unnest($1::VARCHAR[]) AS run_id) j ON a.run_id = j.run_id
      GROUP BY a.run_id`,
@@ -206,7 +206,7 @@ export interface JournalLosses {
  * guess: the server counts a request when it arrives, which we never saw). Reads only.
  */
 export async function journalLosses(
-  db: SessionLike,
+  db: SqlSession,
   journalPath: string,
   opts: JournalOptions = {},
 ): Promise<JournalLosses> {
@@ -241,7 +241,7 @@ export async function journalLosses(
  * budget scope, only the rows that count against it (its own, and those journaled without one).
  */
 export async function lostRequests(
-  db: SessionLike,
+  db: SqlSession,
   journalPath: string,
   opts: LostRequestOptions = {},
 ): Promise<LedgerRow[]> {
@@ -263,7 +263,7 @@ export interface JournalRecovery {
  * included: they can never become valid). Call it while holding the sync lock.
  */
 export async function recoverJournalReport(
-  db: SessionLike,
+  db: SqlSession,
   journalPath: string,
   opts: JournalOptions = {},
 ): Promise<JournalRecovery> {

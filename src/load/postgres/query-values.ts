@@ -4,8 +4,8 @@
  * into what DuckDB's value of the matching type converts to.
  */
 import pg from 'pg';
-import type { Column, JsonValue } from './format.js';
-import { jsonFloat, jsonInteger } from './values.js';
+import type { Column, JsonValue } from '../../query/format.js';
+import { jsonFloat, jsonInteger } from '../duckdb/query-values.js';
 
 /** Type OIDs of PostgreSQL's built-in types (pg_type.oid): stable across versions. */
 export const PG_OID = {

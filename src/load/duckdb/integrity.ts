@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { DatabaseDamagedError } from '../errors.js';
-import type { SqlSession } from './session.js';
+import { DatabaseDamagedError } from '../../errors.js';
+import type { SqlSession } from '../session.js';
 import { queryRows } from './sql.js';
 
 /** A DuckDB file starts with three 4 KiB headers (the main one and two alternating database headers). */

@@ -12,28 +12,18 @@ import {
   type DuckDBValueConverter,
   type JS,
 } from '@duckdb/node-api';
-import { InternalError } from '../errors.js';
-import { exclusive } from '../util/exclusive.js';
-import { DUCKDB_DIALECT } from './duckdb/dialect.js';
-import { renderSql } from './sql-render.js';
+import { InternalError } from '../../errors.js';
+import { dayNumber } from '../../util/day.js';
+import { exclusive } from '../../util/exclusive.js';
+import { renderSql } from '../sql-render.js';
+import { DUCKDB_DIALECT } from './dialect.js';
 
 export type SqlParams = readonly DuckDBValue[] | Readonly<Record<string, DuckDBValue>>;
 
 /** A row as plain JSON-friendly JS values (see `plainValue`). */
 export type Row = Record<string, unknown>;
 
-const MS_PER_DAY = 86_400_000;
-const DAY_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** Days since 1970-01-01 for a 'YYYY-MM-DD' UTC day; throws on anything that is not a real calendar day. */
-export function dayNumber(day: string): number {
-  const m = DAY_RE.exec(day);
-  const ms = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : NaN;
-  if (!m || Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== day) {
-    throw new InternalError(`not a calendar day (YYYY-MM-DD): ${JSON.stringify(day)}`, { day });
-  }
-  return ms / MS_PER_DAY;
-}
+export { dayNumber } from '../../util/day.js';
 
 export function toDateValue(day: string): DuckDBDateValue {
   return dateValue(dayNumber(day));

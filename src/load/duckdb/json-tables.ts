@@ -1,75 +1,10 @@
 import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
-import { InternalError } from '../errors.js';
-import { storableJson } from './storable-text.js';
+import { InternalError } from '../../errors.js';
+import { JSON_CHUNK_ROWS } from '../window-data.js';
 import { toDateValue } from './sql.js';
-import type { JsonChunk, JsonTable, JsonTablesData } from './table-spec.js';
-import type { PreparedWindow, TableLoader } from './window-batch.js';
-
-export type { JsonChunk, JsonTable, JsonTablesData } from './table-spec.js';
-
-/** Rows per JSON text: DuckDB parses one string in one allocation, so it stays small. */
-const CHUNK_ROWS = 20_000;
-
-/** Turns rows (objects named like the table's columns) into JSON chunks of at most CHUNK_ROWS. */
-export function jsonChunks(rows: readonly object[], t: JsonTable): JsonChunk[] {
-  const chunks = jsonChunkBuilder(t);
-  chunks.add(rows);
-  return chunks.end();
-}
-
-/** `jsonChunks` fed a page at a time: only the page's rows are objects, the rest is text. */
-export interface JsonChunkBuilder {
-  add(rows: readonly object[]): void;
-  /** Whether a row added so far has `value` in `field` (parses the text: for rare questions). */
-  includes(field: string, value: unknown): boolean;
-  end(): JsonChunk[];
-}
-
-export function jsonChunkBuilder(t: JsonTable): JsonChunkBuilder {
-  const fields = t.columns.map(([name]) => name);
-  const out: JsonChunk[] = [];
-  // The current chunk as JSON arrays' insides (one list of them per column when byColumn),
-  // joined once the chunk is full.
-  let parts: string[][] = [];
-  let rows = 0;
-  const body = (): string =>
-    t.byColumn === true
-      ? `{${fields.map((f, i) => `${JSON.stringify(f)}:[${parts.map((p) => p[i]).join(',')}]`).join(',')}}`
-      : `[${parts.map((p) => p[0]).join(',')}]`;
-  const seal = (): void => {
-    if (rows > 0) out.push({ rows, body: body() });
-    parts = [];
-    rows = 0;
-  };
-  return {
-    add(page) {
-      for (let i = 0; i < page.length;) {
-        const part = page.slice(i, i + CHUNK_ROWS - rows);
-        parts.push(
-          t.byColumn === true
-            ? fields.map((f) => storableJson(part.map((r) => (r as Record<string, unknown>)[f])).slice(1, -1))
-            : [storableJson(part, fields).slice(1, -1)],
-        );
-        rows += part.length;
-        i += part.length;
-        if (rows >= CHUNK_ROWS) seal();
-      }
-    },
-    includes(field, value) {
-      const bodies = [...out.map((c) => c.body), ...(rows > 0 ? [body()] : [])];
-      return bodies.some((b) => {
-        const parsed = JSON.parse(b) as Record<string, unknown>[] | Record<string, unknown[]>;
-        return Array.isArray(parsed)
-          ? parsed.some((row) => row[field] === value)
-          : (parsed[field] ?? []).includes(value);
-      });
-    },
-    end() {
-      seal();
-      return out;
-    },
-  };
-}
+import type { JsonChunk, JsonTable, JsonTablesData } from '../table-spec.js';
+import type { PreparedWindow } from '../prepared-window.js';
+import type { DuckTableLoader } from './table-loaders.js';
 
 function insertSql(t: JsonTable): string {
   const names = t.columns.map(([n]) => n);
@@ -98,7 +33,7 @@ WHERE ${table}.project_id = k.project_id AND ${table}.day = k.day`;
 
 /**
  * Inserts windows' JSON chunks into one table: chunks of many windows go in one INSERT (up to
- * CHUNK_ROWS rows; a statement per day was most of the cost), parsed by DuckDB's own JSON reader.
+ * JSON_CHUNK_ROWS rows; a statement per day was most of the cost), parsed by DuckDB's own JSON reader.
  * Handing each value to the Appender instead costs a native call per value on the main thread
  * (the loader ran at ~200,000 rows/s, 5x slower than `read_json`); JSON.stringify is native V8
  * code and the parse runs on DuckDB's threads (BENCHMARKS.md, benchmark 3). The values were
@@ -118,7 +53,7 @@ export async function insertJsonChunks(
     const days: DuckDBValue[] = [];
     const bodies: string[] = [];
     let rows = 0;
-    for (; i < chunks.length && (rows === 0 || rows < CHUNK_ROWS); i++) {
+    for (; i < chunks.length && (rows === 0 || rows < JSON_CHUNK_ROWS); i++) {
       const c = chunks[i] as (typeof chunks)[number];
       projects.push(c.w.projectId);
       days.push(toDateValue(c.w.day));
@@ -141,9 +76,8 @@ export async function insertJsonChunks(
  * batch's transaction. The values were checked by the stream's schema and `prepare`; DuckDB's
  * JSON reader types them, and the row count is compared with what was sent.
  */
-export function jsonTables(tables: readonly JsonTable[]): TableLoader {
+export function jsonDaysLoader(tables: readonly JsonTable[]): DuckTableLoader {
   return {
-    spec: { kind: 'json-days', tables },
     async replace(conn, batch, { onStep }) {
       const keys: DuckDBValue[] = [
         listValue(batch.map((b) => b.w.projectId)),

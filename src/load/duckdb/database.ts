@@ -2,14 +2,14 @@ import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { DatabaseInUseError, InternalError, UsageError } from '../errors.js';
-import { sqlDir } from '../paths.js';
-import { makeFolder, userFileError } from '../util/file-errors.js';
+import { DatabaseInUseError, InternalError, UsageError } from '../../errors.js';
+import { sqlDir } from '../../paths.js';
+import { makeFolder, userFileError } from '../../util/file-errors.js';
 import { damageOnOpen, refuseMissingBlocks, reportingDamage } from './integrity.js';
-import { numberedSqlFiles } from './sql-source.js';
+import { numberedSqlFiles } from '../sql-source.js';
 import { inTransaction, queryRows, runSqlFile } from './sql.js';
-import { duckSession } from './duckdb/session.js';
-import type { SqlSession } from './session.js';
+import { duckSession } from './session.js';
+import type { SqlSession } from '../session.js';
 
 export interface Database {
   readonly kind: 'duckdb';
@@ -73,8 +73,6 @@ export const DEFAULT_BUSY_TIMEOUT_MS = { readWrite: 120_000, readOnly: 15_000 } 
  */
 const RETRY_DELAY_MS = { min: 50, max: 500, reader: 100 } as const;
 const SAY_WAITING_AFTER_MS = 1_000;
-
-export { numberedSqlFiles, type SqlFile } from './sql-source.js';
 
 /** DuckDB's message when another process holds the file: `Could not set lock on file "…": Conflicting lock is held in /usr/bin/node (PID 123)`. */
 export function lockHolder(err: unknown): { locked: boolean; pid: number | undefined } {

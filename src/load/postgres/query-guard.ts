@@ -8,9 +8,9 @@
  *
  * Words are matched as tokens (pg-lexer.ts): in strings, comments and quoted names they are data.
  */
-import { SqlError } from '../errors.js';
-import { tokenize, type Token } from './pg-lexer.js';
-import { parseStatements, type Statement } from './pg-statements.js';
+import { SqlError } from '../../errors.js';
+import { tokenize, type Token } from './sql-lexer.js';
+import { parseStatements, type Statement } from './statements.js';
 
 /**
  * Leading words of statements that end, start or nest a transaction, change a setting (SET,

@@ -9,19 +9,14 @@ import {
   type DuckDBConnection,
 } from '@duckdb/node-api';
 import { appendColumns, withAppender } from './append.js';
-import { batchFailure, lastPerWindow } from './batch-rules.js';
-import { withMemoryFor } from './large-values.js';
+import { batchFailure, lastPerWindow } from '../batch-rules.js';
+import { withMemoryFor } from './memory-for-values.js';
 import type { Database } from './database.js';
 import { inTransaction, toDateValue, toTimestampValue } from './sql.js';
 
-export type {
-  BatchLoadOptions,
-  BatchStep,
-  PreparedWindow,
-  TableLoader,
-  WindowMeta,
-} from './prepared-window.js';
-import type { BatchLoadOptions, BatchStep, PreparedWindow, TableLoader } from './prepared-window.js';
+import type { BatchLoadOptions, BatchStep, PreparedWindow } from '../prepared-window.js';
+import type { TableSpec } from '../table-spec.js';
+import { duckLoaderOf } from './table-loaders.js';
 
 /** sync_windows in its column order. */
 const WINDOW_COLUMNS = [
@@ -78,8 +73,8 @@ async function loadBatchInTransaction(
     await opts.onStep?.(step);
   };
   // Streams in the order they first appear: each replaces its windows' rows in its own tables.
-  const byLoader = new Map<TableLoader, PreparedWindow[]>();
-  for (const p of batch) byLoader.set(p.tables, [...(byLoader.get(p.tables) ?? []), p]);
+  const bySpec = new Map<TableSpec, PreparedWindow[]>();
+  for (const p of batch) bySpec.set(p.spec, [...(bySpec.get(p.spec) ?? []), p]);
   const ranges = batch.filter((b) => b.w.item === undefined);
   const longest = Math.max(0, ...batch.map((b) => b.largest?.chars ?? 0));
   await withMemoryFor(
@@ -93,7 +88,8 @@ async function loadBatchInTransaction(
             listValue(ranges.map((b) => b.w.stream)),
             listValue(ranges.map((b) => toDateValue(b.w.day))),
           ]);
-        for (const [tables, windows] of byLoader) await tables.replace(conn, windows, { loadedAt, onStep });
+        for (const [spec, windows] of bySpec)
+          await duckLoaderOf(spec).replace(conn, windows, { loadedAt, onStep });
         // The window record is the last write of the transaction: a day is marked loaded only
         // together with its rows, never before and never without them.
         if (ranges.length > 0) await appendWindowRecords(conn, ranges);

@@ -15,7 +15,7 @@ import {
   type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import type { JsonValue } from './format.js';
+import type { JsonValue } from '../../query/format.js';
 
 /**
  * A 64/128-bit integer as JSON: a number while it is exact, a string beyond 2^53 so that no

@@ -6,13 +6,13 @@
  * same JSON values as the DuckDB path gives for the same data.
  */
 import pg from 'pg';
-import { SqlError } from '../errors.js';
-import type { Column, JsonValue } from './format.js';
-import { pgColumns, pgJsonValue, RAW_TEXT } from './pg-values.js';
-import { QueryDeadline, timeoutError } from './pg-deadline.js';
-import { refuseLeavingReadOnly } from './pg-guard.js';
-import { isCursorQuery, type Statement } from './pg-statements.js';
-import type { QueryStream } from './run.js';
+import { SqlError } from '../../errors.js';
+import type { Column, JsonValue } from '../../query/format.js';
+import { pgColumns, pgJsonValue, RAW_TEXT } from './query-values.js';
+import { QueryDeadline, timeoutError } from './query-deadline.js';
+import { refuseLeavingReadOnly } from './query-guard.js';
+import { isCursorQuery, type Statement } from './statements.js';
+import type { QueryStream } from '../duckdb/user-query.js';
 
 /** What a query may take by default before it is cancelled. */
 export const DEFAULT_QUERY_TIMEOUT_MS = 5 * 60_000;

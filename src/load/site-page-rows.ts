@@ -1,30 +1,31 @@
-import { BIGINT, BOOLEAN, DATE, TIMESTAMPTZ, VARCHAR, listValue, type DuckDBValue } from '@duckdb/node-api';
 import { DataShiftError, InternalError, type EtlError } from '../errors.js';
-import { addDays } from '../util/day.js';
-import { appendColumns, withAppender } from './append.js';
-import type { Database } from './database.js';
-import { insertJsonChunks, jsonChunkBuilder, jsonChunks } from './json-tables.js';
-import type { JsonChunk, JsonTable, SitePageData } from './table-spec.js';
+import { addDays, dayNumber } from '../util/day.js';
 import { HashedStringSet } from '../util/hashed-string-set.js';
-import { dayNumber, toDateValue } from './sql.js';
+import type { PreparedWindow } from './prepared-window.js';
 import { isStorable, storableText } from './storable-text.js';
-import {
-  loadPreparedBatch,
-  type BatchLoadOptions,
-  type PreparedWindow,
-  type TableLoader,
-} from './window-batch.js';
-import type { WindowLoad } from './window-load.js';
+import type { JsonChunk, JsonTable, SitePageData, TableSpec } from './table-spec.js';
+import { jsonChunkBuilder, jsonChunks } from './window-data.js';
 
-export {
-  loadPreparedBatch,
-  type BatchLoadOptions,
-  type BatchStep,
-  type PreparedWindow,
-  type TableLoader,
-} from './window-batch.js';
-
-const SITE_COLUMNS = [VARCHAR, DATE, BIGINT, BIGINT, BIGINT, BOOLEAN, TIMESTAMPTZ, VARCHAR];
+/** One fetched window of site and page counts (visitors, views), as `prepareWindow` takes it. */
+export interface WindowLoad {
+  projectId: string;
+  /** 'YYYY-MM-DD' (UTC). */
+  day: string;
+  /** The window's end, exclusive (default: the next day; a period's end for the period grains). */
+  dateTo?: string;
+  site: { human: number; ai: number; total: number };
+  pages: readonly { path: string; human: number; ai: number; total: number }[];
+  /** The day was not over when fetched (--include-today). */
+  partial: boolean;
+  pagesFetched: number;
+  attempts: number;
+  runId: string;
+  fetchedAt: Date;
+  /** `totals.total` as the API reported it (the same on every page of the window). */
+  apiTotalsTotal: number;
+  /** A --max-pages cap cut the window short (default false). */
+  truncated?: boolean;
+}
 
 /** The columns of page_daily and page_views_daily besides (project_id, day). */
 const PAGE_COLUMNS: JsonTable['columns'] = [
@@ -57,7 +58,7 @@ type PageRowIn = WindowLoad['pages'][number];
 export function prepareWindow(
   w: WindowLoad,
   stream = 'visitors',
-  tables: TableLoader = VISITOR_TABLES,
+  spec: TableSpec = VISITOR_SPEC,
 ): PreparedWindow {
   checkSite(w);
   const seen = new Map<string, PageRowIn>();
@@ -78,7 +79,7 @@ export function prepareWindow(
       );
     }
   }
-  return preparedSitePages(w, stream, tables, jsonChunks(out, PAGE_TABLE), out.length);
+  return preparedSitePages(w, stream, spec, jsonChunks(out, PAGE_TABLE), out.length);
 }
 
 /** The rows of one pass over a window, fed page by page (see `sitePageRows`). */
@@ -92,7 +93,7 @@ export interface SitePageRows {
 export interface SealedSitePageRows {
   readonly rows: number;
   /** `prepareWindow` of these rows: refuses the window the same way, for the same reasons. */
-  prepare(w: Omit<WindowLoad, 'pages'>, stream: string, tables: TableLoader): PreparedWindow;
+  prepare(w: Omit<WindowLoad, 'pages'>, stream: string, spec: TableSpec): PreparedWindow;
 }
 
 /**
@@ -137,10 +138,10 @@ export function sitePageRows(where: Pick<WindowLoad, 'projectId' | 'day'>): Site
       const loaded = chunks.end();
       return {
         rows,
-        prepare(w, stream, tables) {
+        prepare(w, stream, spec) {
           checkSite(w);
           if (refused !== undefined) throw refused;
-          return preparedSitePages(w, stream, tables, loaded, rows);
+          return preparedSitePages(w, stream, spec, loaded, rows);
         },
       };
     },
@@ -202,7 +203,7 @@ function storableRow(
 function preparedSitePages(
   w: Omit<WindowLoad, 'pages'>,
   stream: string,
-  tables: TableLoader,
+  spec: TableSpec,
   chunks: readonly JsonChunk[],
   rows: number,
 ): PreparedWindow {
@@ -211,7 +212,7 @@ function preparedSitePages(
   return {
     w: { ...meta, stream, dateTo: w.dateTo ?? addDays(w.day, 1), truncated: w.truncated ?? false },
     rows,
-    tables,
+    spec,
     data,
   };
 }
@@ -227,77 +228,13 @@ function surrogateCollision(w: Pick<WindowLoad, 'projectId' | 'day'>, path: stri
   );
 }
 
-function dataOf(p: PreparedWindow): SitePageData {
-  return p.data as SitePageData;
-}
-
-// The batch's (project, day) keys arrive as two bound lists zipped by unnest. The day range
-// in front lets DuckDB skip row groups by their min/max before it joins on the keys.
-function deleteKeysSql(table: string, day: string): string {
-  return `DELETE FROM ${table} USING (SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::DATE[]) AS day) AS k
-WHERE ${table}.${day} BETWEEN $3::DATE AND $4::DATE AND ${table}.project_id = k.project_id AND ${table}.${day} = k.day`;
-}
-
 /**
  * The tables of a day stream of site and page counts (visitors: site_daily and page_daily;
  * views: site_views_daily and page_views_daily): each window's site row and page rows replaced
  * as a set.
  */
-export function siteAndPageTables(siteTable: string, pageTable: string, dayColumn = 'day'): TableLoader {
-  const deletes = [deleteKeysSql(siteTable, dayColumn), deleteKeysSql(pageTable, dayColumn)];
-  return {
-    spec: { kind: 'site-pages', siteTable, pageTable, dayColumn, pages: PAGE_TABLE },
-    async replace(conn, batch, { loadedAt, onStep }) {
-      const days = batch.map((b) => b.w.day).sort();
-      const keys: DuckDBValue[] = [
-        listValue(batch.map((b) => b.w.projectId)),
-        listValue(batch.map((b) => toDateValue(b.w.day))),
-        days[0] as string,
-        days.at(-1) as string,
-      ];
-      for (const sql of deletes) await conn.run(sql, keys);
-      await onStep('delete');
-      await withAppender(conn, siteTable, (a) =>
-        appendColumns(a, SITE_COLUMNS, batch.length, (s, e) => {
-          const part = batch.slice(s, e);
-          return [
-            part.map((b) => b.w.projectId),
-            part.map((b) => toDateValue(b.w.day)),
-            part.map((b) => BigInt(dataOf(b).site.human)),
-            part.map((b) => BigInt(dataOf(b).site.ai)),
-            part.map((b) => BigInt(dataOf(b).site.total)),
-            part.map((b) => b.w.partial),
-            part.map(() => loadedAt),
-            part.map((b) => b.w.runId),
-          ];
-        }),
-      );
-      await onStep('site');
-      await insertJsonChunks(
-        conn,
-        { table: pageTable, columns: PAGE_COLUMNS, dayColumn, byColumn: true },
-        batch.map((b) => ({ w: b.w, chunks: dataOf(b).chunks })),
-      );
-      await onStep('pages');
-    },
-  };
+export function sitePagesSpec(siteTable: string, pageTable: string, dayColumn = 'day'): TableSpec {
+  return { kind: 'site-pages', siteTable, pageTable, dayColumn, pages: PAGE_TABLE };
 }
 
-export const VISITOR_TABLES = siteAndPageTables('site_daily', 'page_daily');
-
-/**
- * Loads visitors windows in ONE transaction (see `loadPreparedBatch`): same result as loading
- * each in order, at a fraction of the cost per window; a failure or a crash leaves every day of
- * the batch all-old.
- */
-export async function loadWindowBatch(
-  db: Database,
-  windows: readonly WindowLoad[],
-  opts: BatchLoadOptions = {},
-): Promise<void> {
-  await loadPreparedBatch(
-    db,
-    windows.map((w) => prepareWindow(w)),
-    opts,
-  );
-}
+export const VISITOR_SPEC = sitePagesSpec('site_daily', 'page_daily');

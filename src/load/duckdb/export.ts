@@ -1,10 +1,10 @@
 import { mkdir, mkdtemp, readdir, rename, rm, rmdir, unlink } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { addDays, type Day } from '../util/day.js';
-import { makeFolder } from '../util/file-errors.js';
-import { withReadHeadroom } from './duckdb/read-headroom.js';
-import { writeManifest } from './export-folder.js';
+import { addDays, type Day } from '../../util/day.js';
+import { makeFolder } from '../../util/file-errors.js';
+import { withReadHeadroom } from './read-headroom.js';
+import { writeManifest } from '../export-folder.js';
 
 export type ExportFormat = 'parquet' | 'csv';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['parquet', 'csv'];

@@ -1,52 +1,11 @@
 import { listValue, type DuckDBConnection } from '@duckdb/node-api';
-import { InternalError } from '../errors.js';
-import type { EventTable, EventTableData, JsonChunk } from './table-spec.js';
+import { InternalError } from '../../errors.js';
+import type { EventTable, EventTableData } from '../table-spec.js';
 import { toDateValue, toTimestampValue } from './sql.js';
-import { storableJson } from './storable-text.js';
-import type { PreparedWindow, TableLoader } from './window-batch.js';
-
-export type { EventColumn, EventTable, EventTableData } from './table-spec.js';
-
-/** A window's rows as JSON chunks, and which row's text was longest (index into the rows). */
-export interface EventChunks {
-  readonly chunks: JsonChunk[];
-  readonly longest: { readonly index: number; readonly chars: number };
-}
+import type { PreparedWindow } from '../prepared-window.js';
+import type { DuckTableLoader } from './table-loaders.js';
 
 const STAGE = 'etl_event_stage';
-/**
- * JSON text per statement: DuckDB parses one string in one allocation, and the writer runs under
- * a 32 MB memory limit, so a week of long assistant answers goes in pieces of about 1 MB.
- */
-const CHUNK_CHARS = 1_000_000;
-
-/**
- * An event window's rows as JSON chunks of about CHUNK_CHARS. The rows are built by the stream
- * with exactly the table's columns, so no key filter is applied: a replacer list would also strip
- * the fields of nested values (the title and url of assistant sources).
- */
-export function eventChunks(rows: readonly object[]): EventChunks {
-  const out: JsonChunk[] = [];
-  const longest = { index: -1, chars: 0 };
-  let part: string[] = [];
-  let chars = 0;
-  const flush = (): void => {
-    if (part.length === 0) return;
-    out.push({ rows: part.length, body: `[${part.join(',')}]` });
-    part = [];
-    chars = 0;
-  };
-  for (const [i, row] of rows.entries()) {
-    const text = storableJson(row);
-    if (text.length > longest.chars) Object.assign(longest, { index: i, chars: text.length });
-    if (chars + text.length > CHUNK_CHARS) flush();
-    part.push(text);
-    chars += text.length + 1;
-  }
-  flush();
-  return { chunks: out, longest };
-}
-
 function shape(t: EventTable): string {
   return `[{${t.columns.map((c) => `"${c.name}":${c.json ?? `"${c.type}"`}`).join(',')}}]`;
 }
@@ -100,14 +59,13 @@ async function fillStage(
  * with a key the windows bring, wherever its time was), and the staged rows inserted once per key
  * (a row with no time arrives with every window; the batch's last window wins).
  */
-export function eventTable(t: EventTable): TableLoader {
+export function eventsLoader(t: EventTable): DuckTableLoader {
   const names = t.columns.map((c) => c.name);
   const keyCols = ['project_id', ...t.key].join(', ');
   const stampCols = t.stamps === 'seen' ? 'first_seen_at, last_seen_at, run_id' : 'loaded_at, run_id';
   const stampVals =
     t.stamps === 'seen' ? 'coalesce(first_seen, fetched_at), fetched_at, run_id' : '$1::TIMESTAMPTZ, run_id';
   return {
-    spec: { kind: 'events', table: t },
     async replace(conn, batch, { loadedAt, onStep }) {
       await fillStage(conn, t, batch);
       if (t.stamps === 'seen') {

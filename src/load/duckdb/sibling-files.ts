@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { UsageError } from '../errors.js';
-import { onFile } from '../util/file-errors.js';
-import { specialKind } from '../util/regular-file.js';
+import { UsageError } from '../../errors.js';
+import { onFile } from '../../util/file-errors.js';
+import { specialKind } from '../../util/regular-file.js';
 
 /**
  * The files a writer opens beside the database: its lock (and the lock's takeover guard), its

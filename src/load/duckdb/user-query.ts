@@ -1,7 +1,7 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
-import { SqlError } from '../errors.js';
-import type { Column, JsonValue } from './format.js';
-import { isNumericType, isWholeType, toJsonValue } from './values.js';
+import { SqlError } from '../../errors.js';
+import type { Column, JsonValue } from '../../query/format.js';
+import { isNumericType, isWholeType, toJsonValue } from './query-values.js';
 
 export interface QueryStream {
   readonly columns: readonly Column[];

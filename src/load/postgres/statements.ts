@@ -3,7 +3,7 @@
  * (each through the extended protocol, which takes exactly one statement: a split this lexer got
  * wrong fails, it never runs two statements as one) and stream the last one through a cursor.
  */
-import { tokenize, type Token } from './pg-lexer.js';
+import { tokenize, type Token } from './sql-lexer.js';
 
 /** One statement: its text as given and its tokens. */
 export interface Statement {

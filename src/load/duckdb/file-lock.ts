@@ -4,8 +4,8 @@ import { hostname as osHostname, tmpdir } from 'node:os';
 import { chmod, link, mkdir, open, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DatabaseInUseError, UsageError } from '../errors.js';
-import { userFileError } from '../util/file-errors.js';
+import { DatabaseInUseError, UsageError } from '../../errors.js';
+import { userFileError } from '../../util/file-errors.js';
 import { refuseOddSiblings } from './sibling-files.js';
 
 export interface Lock {
