@@ -8,7 +8,6 @@ import { checkWebhookUrl, registerWebhookSecret } from '../notify/webhook.js';
 import { parseDay, todayUtc } from '../util/day.js';
 import { safeLine } from '../util/safe-text.js';
 import { clockFromEnv } from './clock.js';
-import { openToRead, requireExistingDb } from './open-readonly.js';
 import type { CommandResult } from './result.js';
 import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp, dbTargetOf, placeOf } from './destination-flags.js';
 
@@ -91,10 +90,10 @@ async function alertsCommand(flags: AlertsFlags): Promise<CommandResult> {
   const rules = flags.rules === undefined ? defaultRules() : loadRules(flags.rules);
   const now = clockFromEnv() ?? Date.now;
   const target = dbTargetOf(flags);
-  if (target.kind === 'duckdb') requireExistingDb(target.path);
-  else await (await openToRead(target)).close();
+  const place = placeOf(target);
+  await place.requireExisting();
   // Read-write: alerts_sent is written. A cron line runs it after sync, when the file is free.
-  const db = await placeOf(target).open('write');
+  const db = await place.open('write');
   const session = db.session;
   const path = db.label;
   let evaluations: Evaluation[];

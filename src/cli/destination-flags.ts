@@ -1,8 +1,7 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import type { Place } from '../load/destination.js';
-import { duckPlace } from '../load/duckdb/place.js';
-import { pgPlace } from '../load/postgres/place.js';
+import { placeOf as placeOfTarget } from '../load/places.js';
 import { parseDbTarget, type DbTarget } from '../load/target.js';
 import { dbPath } from './options.js';
 
@@ -43,7 +42,7 @@ export function dbTargetOf(flags: DbFlags, env: NodeJS.ProcessEnv = process.env)
   return target;
 }
 
-/** The destination a command writes or reads. */
+/** The destination a command writes or reads; what a reader should know goes to stderr. */
 export function placeOf(target: DbTarget): Place {
-  return target.kind === 'duckdb' ? duckPlace(target.path) : pgPlace(target);
+  return placeOfTarget(target, { onNote: (line) => process.stderr.write(`mintlify-etl: ${line}\n`) });
 }

@@ -1,27 +1,23 @@
 import { statSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { Option, type Command } from 'commander';
-import type pg from 'pg';
 import { UsageError } from '../errors.js';
+import type { Place } from '../load/destination.js';
 import {
   EXPORT_FORMATS,
   EXPORT_TABLES,
-  exportTables,
   STAGING_PREFIX,
   type ExportFormat,
   type ExportOptions,
   type ExportSummary,
   type SkipReason,
-} from '../load/duckdb/export.js';
+} from '../load/export-plan.js';
 import { refuseForeignFolder } from '../load/export-folder.js';
-import { exportFromPostgres } from '../load/postgres/export.js';
 import { parseDay } from '../util/day.js';
 import { userFileError } from '../util/file-errors.js';
 import { formatDuration } from '../util/duration.js';
-import { openExistingReadOnly } from './open-readonly.js';
 import type { CommandResult } from './result.js';
-import { openPostgres } from '../load/postgres/connect.js';
-import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp, dbTargetOf } from './destination-flags.js';
+import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp, dbTargetOf, placeOf } from './destination-flags.js';
 import { databaseFiles, isWithin, realTarget } from './target-path.js';
 import { safeText } from '../util/safe-text.js';
 
@@ -81,34 +77,20 @@ Examples:
     .action((flags: ExportFlags) => run(() => exportCommand(flags)));
 }
 
-async function exportCommand(flags: ExportFlags): Promise<CommandResult> {
-  const target = dbTargetOf(flags);
-  if (target.kind === 'postgres') {
-    exportOptions(flags, undefined);
-    const pgDb = await openPostgres(target);
-    try {
-      return await exportPostgres(pgDb.client, flags);
-    } finally {
-      await pgDb.close();
-    }
-  }
-  // OUT is checked before the database is opened: an OUT that would hold it is refused first.
-  const opts = exportOptions(flags, target.path);
-  const db = await openExistingReadOnly(target.path);
-  try {
-    return await runExport(flags, opts, () => exportTables(db.connection, opts));
-  } finally {
-    db.close();
-  }
+function exportCommand(flags: ExportFlags): Promise<CommandResult> {
+  return exportFrom(placeOf(dbTargetOf(flags)), flags);
 }
 
-/**
- * `export` from a PostgreSQL destination: `client` is connected (PLAIN_TYPES, search_path on the
- * schema); the same files, checks and summary as from a DuckDB file.
- */
-export async function exportPostgres(client: pg.ClientBase, flags: ExportFlags): Promise<CommandResult> {
-  const opts = exportOptions(flags, undefined);
-  return runExport(flags, opts, () => exportFromPostgres(client, opts));
+/** `export` from a destination: the same checks, files and summary from every destination. */
+export async function exportFrom(place: Place, flags: ExportFlags): Promise<CommandResult> {
+  // OUT is checked before the database is opened: an OUT that would hold it is refused first.
+  const opts = exportOptions(flags, place.file);
+  const db = await place.open('read');
+  try {
+    return await runExport(flags, opts, () => db.exportTables(opts));
+  } finally {
+    await db.close();
+  }
 }
 
 /** The export the flags ask for, after checking them and OUT. `db`: the DuckDB file, if any. */

@@ -10,16 +10,11 @@ import {
   type JsonValue,
   type OutputFormat,
 } from '../query/format.js';
-import type pg from 'pg';
-import { DEFAULT_QUERY_TIMEOUT_MS, withPostgresQuery } from '../load/postgres/user-query.js';
-import { refuseLeavingReadOnly } from '../load/postgres/query-guard.js';
-import { streamQuery, type QueryStream } from '../load/duckdb/user-query.js';
-import { openExistingReadOnly } from './open-readonly.js';
+import { type QueryStream } from '../query/format.js';
 import { intFlag } from './options.js';
 import { createOutput, OutputClosed, type Output } from './output.js';
 import type { CommandResult } from './result.js';
-import { openPostgres } from '../load/postgres/connect.js';
-import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp, dbTargetOf } from './destination-flags.js';
+import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp, dbTargetOf, placeOf } from './destination-flags.js';
 
 /** Rows a table shows at most: far more than a person reads, and a bounded amount of memory. */
 export const TABLE_MAX_ROWS = 10_000;
@@ -56,7 +51,7 @@ export function registerQuery(
     )
     .option(
       '--timeout <seconds>',
-      `PostgreSQL destination: seconds the whole query may take (every statement and every batch of rows) before it is cancelled (default ${DEFAULT_QUERY_TIMEOUT_MS / 1000})`,
+      `PostgreSQL destination: seconds the whole query may take (every statement and every batch of rows) before it is cancelled (default 300)`,
       intFlag('--timeout', 1, 86_400),
     )
     .addHelpText(
@@ -86,46 +81,12 @@ async function queryCommand(sqlArg: string | undefined, flags: QueryFlags): Prom
     );
   const sql = sqlArg === '-' ? await readStdin() : sqlArg;
   if (sql.trim() === '') throw new UsageError('query: the SQL is empty');
-  const target = dbTargetOf(flags);
-  if (target.kind === 'postgres') {
-    // Before connecting: SQL that could leave read-only mode never reaches the server.
-    refuseLeavingReadOnly(sql);
-    const pgDb = await openPostgres(target, { applicationName: 'mintlify-etl query' });
-    try {
-      return await queryPostgres(pgDb.client, sql, flags);
-    } finally {
-      await pgDb.close();
-    }
-  }
-  // The user's SQL runs sandboxed: read-only mode alone still lets COPY ... TO overwrite files.
-  const db = await openExistingReadOnly(target.path, { sandbox: true });
   const out = createOutput(process.stdout);
+  const timeoutMs = flags.timeout !== undefined ? flags.timeout * 1000 : undefined;
   try {
-    await printRows(await streamQuery(db.connection, sql), flags, out);
-  } catch (e) {
-    if (!(e instanceof OutputClosed)) throw e;
-  } finally {
-    db.close();
-  }
-  return { exitCode: 0 };
-}
-
-/**
- * `query` on a PostgreSQL destination: `client` is connected (PLAIN_TYPES, search_path on the
- * schema); the SQL runs in a read-only transaction under --timeout and prints as on DuckDB.
- */
-export async function queryPostgres(
-  client: pg.ClientBase,
-  sqlArg: string,
-  flags: QueryFlags,
-  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number } = process.stdout,
-): Promise<CommandResult> {
-  const sql = sqlArg === '-' ? await readStdin() : sqlArg;
-  if (sql.trim() === '') throw new UsageError('query: the SQL is empty');
-  const out = createOutput(stdout);
-  const timeoutMs = flags.timeout !== undefined ? flags.timeout * 1000 : DEFAULT_QUERY_TIMEOUT_MS;
-  try {
-    await withPostgresQuery(client, sql, { timeoutMs }, (stream) => printRows(stream, flags, out, stdout));
+    await placeOf(dbTargetOf(flags)).runUserQuery(sql, { timeoutMs }, (stream) =>
+      printRows(stream, flags, out),
+    );
   } catch (e) {
     if (!(e instanceof OutputClosed)) throw e;
   }

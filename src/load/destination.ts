@@ -1,3 +1,5 @@
+import type { QueryStream } from '../query/format.js';
+import type { ExportOptions, ExportSummary } from './export-plan.js';
 import type { LedgerRow } from './runs.js';
 import type { Dialect, SqlSession } from './session.js';
 import type { BatchLoadOptions, PreparedWindow } from './prepared-window.js';
@@ -37,6 +39,8 @@ export interface Destination {
    * killed. (A DuckDB file has one lock for every project; a schema has one per project.)
    */
   syncRunning(projects: readonly string[]): Promise<boolean>;
+  /** Writes `export`'s files (Parquet or CSV, by DuckDB's COPY on both destinations). */
+  exportTables(opts: ExportOptions): Promise<ExportSummary>;
   /** What opening it left undone that the user should hear (PostgreSQL: views kept for a reader). */
   readonly notes?: readonly string[];
   close(): Promise<void>;
@@ -79,8 +83,26 @@ export interface Place {
    * API so that readers get in. PostgreSQL readers never wait for a writer.
    */
   readonly handsOver: boolean;
+  /** The file that holds the destination, when it is one: no output file may ever replace it. */
+  readonly file?: string | undefined;
   /** Refuses a place that cannot hold a destination, before anything is written or fetched. */
   check(): void;
+  /**
+   * Refuses, before anything irreversible happens elsewhere (an agent job created), a destination
+   * that cannot take a write: a path that cannot be a database; a server that refuses us.
+   */
+  checkWritable(): Promise<void>;
+  /** Refuses a destination that does not exist yet (a command that adds to what sync wrote never creates one). */
+  requireExisting(): Promise<void>;
+  /**
+   * Runs a user's SQL (`query`) where it cannot write anything, and hands its result to `consume`
+   * as it streams; `timeoutMs` bounds the whole query where the destination can cancel it.
+   */
+  runUserQuery<T>(
+    sql: string,
+    opts: { readonly timeoutMs?: number | undefined },
+    consume: (stream: QueryStream) => Promise<T>,
+  ): Promise<T>;
   /** Whether a destination exists there already (a file, or the schema with its tables). */
   exists(): Promise<boolean>;
   /**
@@ -88,6 +110,7 @@ export interface Place {
    * away while held (PostgreSQL: its connection broke), and another run may take the projects.
    */
   lock(projects: readonly string[], opts?: { readonly onLost?: (err: Error) => void }): Promise<RunLock>;
+  /** `read` never creates anything: a destination that does not exist is a usage error. */
   open(purpose: OpenPurpose): Promise<Destination>;
   /** Where a run's requests are recorded as they happen, so that a kill never loses one. */
   requestLedger(opts: {

@@ -10,7 +10,7 @@ import { formatDuration, type RateLimitSpec } from '../util/duration.js';
 import { ANALYTICS_ENDPOINTS, type StreamDefinition } from '../streams/index.js';
 import { explainNotFound } from './not-found.js';
 import type { Place } from '../load/destination.js';
-import { placeOrFile } from '../load/duckdb/place.js';
+import { placeOrFile } from '../load/places.js';
 
 export interface CheckOptions {
   readonly projects: readonly string[];

@@ -21,7 +21,7 @@ import {
 import { addDays, type Day } from '../util/day.js';
 import type { QualityKind } from '../extract/quality.js';
 import type { Place } from '../load/destination.js';
-import { placeOrFile } from '../load/duckdb/place.js';
+import { placeOrFile } from '../load/places.js';
 import type { RunRequestLedger } from '../load/destination.js';
 import { finishRun, type LedgerRow } from '../load/runs.js';
 import { formatDuration } from '../util/duration.js';

@@ -9,7 +9,7 @@ import {
   type ProjectState,
 } from '../extract/plan.js';
 import type { Destination } from '../load/destination.js';
-import { placeOrFile } from '../load/duckdb/place.js';
+import { placeOrFile } from '../load/places.js';
 import {
   averagePagesPerWindow,
   pagesByWindow,

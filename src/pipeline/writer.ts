@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Destination, Place } from '../load/destination.js';
-import { duckPlace } from '../load/duckdb/place.js';
+import { placeOf } from '../load/places.js';
+import { parseDbTarget } from '../load/target.js';
 import { appendLedger, updateRun, type LedgerRow, type RunProgress } from '../load/runs.js';
 import { prepareWindow } from '../load/site-page-rows.js';
 import { type PreparedWindow } from '../load/prepared-window.js';
@@ -66,8 +67,6 @@ export interface WriterOptions {
 export const DEFAULT_HOLD_MS = 2_000;
 export const DEFAULT_YIELD_MS = 400;
 
-export { DEFAULT_WRITER_MEMORY_LIMIT } from '../load/duckdb/place.js';
-
 /**
  * The run's one writer. Windows arrive from concurrent fetchers and are group-committed: the
  * windows waiting when a batch is due (enough rows, or the oldest has waited long enough) go into
@@ -98,9 +97,11 @@ export class WindowWriter {
   constructor(target: Place | string, opts: WriterOptions) {
     this.#place =
       typeof target === 'string'
-        ? duckPlace(target, {
-            ...(opts.busyTimeoutMs !== undefined ? { busyTimeoutMs: opts.busyTimeoutMs } : {}),
-            ...(opts.memoryLimit !== undefined ? { writerMemoryLimit: opts.memoryLimit } : {}),
+        ? placeOf(parseDbTarget(target), {
+            duckdb: {
+              ...(opts.busyTimeoutMs !== undefined ? { busyTimeoutMs: opts.busyTimeoutMs } : {}),
+              ...(opts.memoryLimit !== undefined ? { writerMemoryLimit: opts.memoryLimit } : {}),
+            },
           })
         : target;
     this.#opts = opts;

@@ -10,7 +10,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { EXPORT_TABLES, exportedColumns } from '../../src/load/duckdb/export.js';
+import { EXPORT_TABLES, exportedColumns } from '../../src/load/export-plan.js';
 
 async function main(): Promise<void> {
   const [db, out, format] = process.argv.slice(2);

@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { queryPostgres } from '../../src/cli/query.js';
+import { printRows } from '../../src/cli/query.js';
+import { createOutput } from '../../src/cli/output.js';
 import { exportFromPostgres } from '../../src/load/postgres/export.js';
 import { migratePostgres, quoteIdent } from '../../src/load/postgres/migrate.js';
 import { withPostgresQuery } from '../../src/load/postgres/user-query.js';
@@ -41,7 +42,10 @@ async function child(url: string, what: string, arg: string): Promise<void> {
         string
       >;
       await exportFromPostgres(client, { outDir: arg, format: 'parquet' }, settings);
-    } else if (what === 'query') await queryPostgres(client, 'SELECT * FROM page_daily', { format: 'csv' });
+    } else if (what === 'query')
+      await withPostgresQuery(client, 'SELECT * FROM page_daily', { timeoutMs: 3_600_000 }, (s) =>
+        printRows(s, { format: 'csv' }, createOutput(process.stdout)),
+      );
     else if (what === 'query-fetch') {
       // The runner alone, rows counted and dropped: the FETCH size's own cost.
       let rows = 0;

@@ -15,13 +15,8 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import { describeExport } from '../../src/cli/export.js';
-import {
-  EXPORT_TABLES,
-  exportTables,
-  monthChunks,
-  monthRange,
-  type TableSpec,
-} from '../../src/load/duckdb/export.js';
+import { EXPORT_TABLES, monthChunks, monthRange, type TableSpec } from '../../src/load/export-plan.js';
+import { exportTables } from '../../src/load/duckdb/export.js';
 import { queryRows } from '../../src/load/duckdb/sql.js';
 import { STREAMS } from '../../src/streams/index.js';
 

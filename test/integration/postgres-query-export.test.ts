@@ -6,14 +6,20 @@ import { Writable } from 'node:stream';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportPostgres } from '../../src/cli/export.js';
-import { printRows, queryPostgres, type QueryFlags } from '../../src/cli/query.js';
-import { openExistingReadOnly } from '../../src/cli/open-readonly.js';
-import { createOutput } from '../../src/cli/output.js';
+import { exportFrom } from '../../src/cli/export.js';
+import { placeOf } from '../../src/load/places.js';
+import { parseDbTarget } from '../../src/load/target.js';
+import { openReadable } from '../../src/load/duckdb/readable.js';
+import { READER_MEMORY_LIMIT } from '../../src/load/duckdb/database.js';
+import { DEFAULT_QUERY_TIMEOUT_MS, withPostgresQuery } from '../../src/load/postgres/user-query.js';
+
+import { printRows, type QueryFlags } from '../../src/cli/query.js';
+import { createOutput, OutputClosed } from '../../src/cli/output.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { SqlError, UsageError } from '../../src/errors.js';
 import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
-import { exportTables, type ExportOptions, type ExportSummary } from '../../src/load/duckdb/export.js';
+import { exportTables } from '../../src/load/duckdb/export.js';
+import { type ExportOptions, type ExportSummary } from '../../src/load/export-plan.js';
 import { exportFromPostgres } from '../../src/load/postgres/export.js';
 import { migratePostgres } from '../../src/load/postgres/migrate.js';
 import { duckSession } from '../../src/load/duckdb/session.js';
@@ -46,6 +52,22 @@ const ODD = ' "quoted", then\nnext\r line – ünï 🚀';
 /** Counts past 2^53 that no double holds (a double reads them as ...992 and ...996). */
 const BIG_TOTAL = '9007199254740993';
 const BIG_HITS = '9007199254740995';
+
+/** `query`'s printing over a connected client, as the PostgreSQL place runs it. */
+async function queryPostgres(
+  client: pg.ClientBase,
+  sql: string,
+  flags: QueryFlags,
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number } = process.stdout,
+): Promise<void> {
+  const out = createOutput(stdout);
+  const timeoutMs = flags.timeout !== undefined ? flags.timeout * 1000 : DEFAULT_QUERY_TIMEOUT_MS;
+  try {
+    await withPostgresQuery(client, sql, { timeoutMs }, (stream) => printRows(stream, flags, out, stdout));
+  } catch (e) {
+    if (!(e instanceof OutputClosed)) throw e;
+  }
+}
 
 async function makeAwkward(conn: DuckDBConnection): Promise<void> {
   const last = (t: string, key: string): string =>
@@ -143,7 +165,7 @@ describe.skipIf(!runIf)('query and export on a PostgreSQL destination', () => {
 
   async function onDuckDb(sql: string, flags: QueryFlags): Promise<string> {
     const out = sink();
-    const ro = await openExistingReadOnly(dbPath, { sandbox: true });
+    const ro = await openReadable(dbPath, { sandbox: true });
     try {
       await printRows(await streamQuery(ro.connection, sql), flags, createOutput(out), out);
     } finally {
@@ -206,7 +228,7 @@ describe.skipIf(!runIf)('query and export on a PostgreSQL destination', () => {
     }
     expect(JSON.parse(await onPostgres(sql, { format: 'json' }))).toEqual(want);
     expect(await pgSession(client).rows(sql)).toEqual(want);
-    const ro = await openExistingReadOnly(dbPath);
+    const ro = await openReadable(dbPath, { memoryLimit: READER_MEMORY_LIMIT });
     try {
       expect(await duckSession(ro.connection).rows(sql)).toEqual(want);
     } finally {
@@ -298,7 +320,7 @@ describe.skipIf(!runIf)('query and export on a PostgreSQL destination', () => {
   async function exportBoth(over: Partial<ExportOptions>): Promise<{ duck: string; post: string }> {
     const duck = await mkdtemp(join(tmpdir(), 'mintlify-etl-export-duck-'));
     const post = await mkdtemp(join(tmpdir(), 'mintlify-etl-export-pg-'));
-    const ro = await openExistingReadOnly(dbPath);
+    const ro = await openReadable(dbPath, { memoryLimit: READER_MEMORY_LIMIT });
     try {
       await exportTables(ro.connection, { outDir: duck, format: 'parquet', ...over });
     } finally {
@@ -352,14 +374,20 @@ describe.skipIf(!runIf)('query and export on a PostgreSQL destination', () => {
 
   it('export from PostgreSQL checks OUT and sums up as from DuckDB', async () => {
     const out = await mkdtemp(join(tmpdir(), 'mintlify-etl-export-cli-'));
-    const result = await exportPostgres(client, { out, format: 'parquet', json: true });
+    const result = await exportFrom(placeOf(parseDbTarget(server!.url, SCHEMA)), {
+      out,
+      format: 'parquet',
+      json: true,
+    });
     expect(result.exitCode).toBe(0);
     const summary = result.json as ExportSummary;
     expect(summary.tables.find((t) => t.table === 'page_daily')?.rows).toBe(await count('page_daily'));
     expect(summary.skippedColumns).toEqual([{ table: 'feedback', columns: ['contact'], reason: 'personal' }]);
     const foreign = await mkdtemp(join(tmpdir(), 'mintlify-etl-export-foreign-'));
     writeFileSync(join(foreign, 'notes.txt'), 'mine');
-    await expect(exportPostgres(client, { out: foreign, format: 'csv' })).rejects.toBeInstanceOf(UsageError);
+    await expect(
+      exportFrom(placeOf(parseDbTarget(server!.url, SCHEMA)), { out: foreign, format: 'csv' }),
+    ).rejects.toBeInstanceOf(UsageError);
     expect(readdirSync(foreign)).toEqual(['notes.txt']);
   });
 });

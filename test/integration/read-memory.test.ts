@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openExistingReadOnly } from '../../src/cli/open-readonly.js';
+import { openReadable } from '../../src/load/duckdb/readable.js';
 import { openDatabase, READER_MEMORY_LIMIT } from '../../src/load/duckdb/database.js';
 import { duckExportSource } from '../../src/load/duckdb/export.js';
 import { streamQuery } from '../../src/load/duckdb/user-query.js';
@@ -34,7 +34,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the read commands’ DuckDB settings', () => {
   it('export, report and status read under READER_MEMORY_LIMIT, not DuckDB’s 80% of the machine', async () => {
-    const db = await openExistingReadOnly(dbFile);
+    const db = await openReadable(dbFile, { memoryLimit: READER_MEMORY_LIMIT });
     try {
       const r = await db.connection.runAndReadAll("SELECT current_setting('memory_limit')");
       expect(String(r.getRows()[0]?.[0])).toBe(await shown(READER_MEMORY_LIMIT));
@@ -45,7 +45,7 @@ describe('the read commands’ DuckDB settings', () => {
   });
 
   it('query (sandboxed: DuckDB cannot spill to its temp folder) keeps DuckDB’s default limit', async () => {
-    const db = await openExistingReadOnly(dbFile, { sandbox: true });
+    const db = await openReadable(dbFile, { sandbox: true });
     try {
       const r = await db.connection.runAndReadAll("SELECT current_setting('memory_limit')");
       expect(String(r.getRows()[0]?.[0])).toBe(await shown(undefined));
@@ -61,7 +61,7 @@ describe('a read DuckDB refuses for memory', () => {
     "SELECT count(DISTINCT v) AS n FROM (SELECT repeat('x', 10000) || i AS v FROM range(7000) t(i))";
 
   it('runs again with more room, and the reader’s own limit is back for the next statement', async () => {
-    const db = await openExistingReadOnly(dbFile);
+    const db = await openReadable(dbFile, { memoryLimit: READER_MEMORY_LIMIT });
     try {
       const rows = await db.session.rows(unspillable);
       expect(rows).toEqual([{ n: 7000 }]);
@@ -73,7 +73,7 @@ describe('a read DuckDB refuses for memory', () => {
   });
 
   it('export’s COPY statements run again with more room too', async () => {
-    const db = await openExistingReadOnly(dbFile);
+    const db = await openReadable(dbFile, { memoryLimit: READER_MEMORY_LIMIT });
     const out = join(dir, 'big.parquet');
     try {
       const n = await duckExportSource(db.connection).copy(
@@ -90,7 +90,7 @@ describe('a read DuckDB refuses for memory', () => {
 
 describe('streamQuery', () => {
   it('hands a large result over in DuckDB’s chunks, never the whole result at once', async () => {
-    const db = await openExistingReadOnly(dbFile, { sandbox: true });
+    const db = await openReadable(dbFile, { sandbox: true });
     try {
       const n = 1_000_000;
       const { batches } = await streamQuery(db.connection, `SELECT range AS i FROM range(${n})`);

@@ -13,7 +13,8 @@ import {
   type Column,
 } from '../../src/query/format.js';
 import { readQuery, sqlErrorMessage } from '../../src/load/duckdb/user-query.js';
-import { isoFromMicros, jsonInteger } from '../../src/load/duckdb/query-values.js';
+import { isoFromMicros } from '../../src/load/duckdb/query-values.js';
+import { jsonInteger } from '../../src/query/format.js';
 
 const col = (name: string, numeric = false, key = name): Column => ({ name, key, numeric });
 

@@ -1,7 +1,16 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { UsageError } from '../../errors.js';
 import { dirname, resolve } from 'node:path';
 import { makeFolder } from '../../util/file-errors.js';
-import { checkDbPath, openDatabase, type Database, type OpenOptions } from './database.js';
+import {
+  checkDbPath,
+  openDatabase,
+  READER_MEMORY_LIMIT,
+  type Database,
+  type OpenOptions,
+} from './database.js';
+import { exportTables } from './export.js';
+import { streamQuery } from './user-query.js';
 import type { Destination, Place } from '../destination.js';
 import { acquireLock, syncHolder } from './file-lock.js';
 import { LedgerJournal, lostRequests, recoverJournalReport } from './ledger-journal.js';
@@ -39,6 +48,7 @@ export function duckDestination(
     recoverLostRequests: (o) => recoverJournalReport(db.session, journal(), o),
     lostRequests: (o) => lostRequests(db.session, journal(), o),
     syncRunning: async () => (await syncHolder(file)) !== undefined,
+    exportTables: (o) => exportTables(db.connection, o),
     close: () => {
       db.close();
       return Promise.resolve();
@@ -51,6 +61,45 @@ export interface DuckPlaceOptions {
   readonly writerMemoryLimit?: string;
   readonly read?: ReadableOptions;
   readonly open?: Pick<OpenOptions, 'sqlDir'>;
+  /** Told what a reader should know (an upgraded copy read, a wait for a writer): one line each. */
+  readonly onNote?: (line: string) => void;
+}
+
+/** A command that reads what sync wrote never creates the file: an existing DuckDB file only. */
+export function requireExistingDb(path: string): void {
+  if (existsSync(path) && !statSync(path).isFile()) {
+    throw new UsageError(`--db ${path} is a folder: point --db (or MINTLIFY_ETL_DB) at the DuckDB file`, {
+      path,
+    });
+  }
+  if (!existsSync(path)) {
+    throw new UsageError(
+      `no database at ${path}: run \`mintlify-etl sync\` first, or point --db (or MINTLIFY_ETL_DB) at an existing file`,
+      { path },
+    );
+  }
+  checkDbPath(path);
+}
+
+/** How a reader opens the file: a bounded memory limit (spilling past it), its notes told. */
+function readOptions(path: string, opts: DuckPlaceOptions): ReadableOptions {
+  const note = opts.onNote;
+  return {
+    memoryLimit: READER_MEMORY_LIMIT,
+    ...(note === undefined
+      ? {}
+      : {
+          onUpgradedCopy: (from: number, to: number) =>
+            note(
+              `note: ${path} has schema version ${from}; read through a copy upgraded to ${to} (the next sync upgrades the file itself)`,
+            ),
+          onWait: (pid: number | undefined, timeoutMs: number) =>
+            note(
+              `waiting for the database: ${pid === undefined ? 'another process' : `process ${pid} (a sync?)`} is writing to it and pauses every few seconds; giving up after ${Math.round(timeoutMs / 1000)}s`,
+            ),
+        }),
+    ...(opts.read ?? {}),
+  };
 }
 
 /** A DuckDB file named by --db. */
@@ -59,11 +108,34 @@ export function duckPlace(path: string, opts: DuckPlaceOptions = {}): Place {
   return {
     kind: 'duckdb',
     label: path,
+    file: path,
     handsOver: true,
     check(): void {
       checkDbPath(path);
     },
     exists: () => Promise.resolve(existsSync(path)),
+    requireExisting() {
+      requireExistingDb(path);
+      return Promise.resolve();
+    },
+    checkWritable() {
+      checkDbPath(path);
+      return Promise.resolve();
+    },
+    async runUserQuery(sql, _o, consume) {
+      requireExistingDb(path);
+      // Sandboxed: read-only mode alone still lets COPY ... TO overwrite files. DuckDB's default
+      // memory limit: the sandbox shuts DuckDB off from every file, the temp folder included, so
+      // under a limit a big ORDER BY could not spill (it took 500 MB on 3.7M rows); the rows
+      // stream out in chunks instead.
+      const { memoryLimit: _limit, ...read } = readOptions(path, opts);
+      const db = await openReadable(path, { ...read, sandbox: true });
+      try {
+        return await consume(await streamQuery(db.connection, sql));
+      } finally {
+        db.close();
+      }
+    },
     async lock() {
       checkDbPath(path);
       makeFolder(dirname(resolve(path)), `--db ${path}`);
@@ -87,7 +159,10 @@ export function duckPlace(path: string, opts: DuckPlaceOptions = {}): Place {
       });
     },
     async open(purpose) {
-      if (purpose === 'read') return duckDestination(await openReadable(path, opts.read ?? {}), path);
+      if (purpose === 'read') {
+        requireExistingDb(path);
+        return duckDestination(await openReadable(path, readOptions(path, opts)), path);
+      }
       const db = await openDatabase(path, { ...busy, ...(opts.open ?? {}) });
       if (purpose === 'writer') {
         try {
@@ -101,9 +176,4 @@ export function duckPlace(path: string, opts: DuckPlaceOptions = {}): Place {
       return duckDestination(db, path);
     },
   };
-}
-
-/** The destination a run was given, or the DuckDB file at `dbPath` (the default destination). */
-export function placeOrFile(opts: { readonly place?: Place | undefined; readonly dbPath: string }): Place {
-  return opts.place ?? duckPlace(opts.dbPath);
 }

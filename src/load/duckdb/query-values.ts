@@ -15,22 +15,7 @@ import {
   type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import type { JsonValue } from '../../query/format.js';
-
-/**
- * A 64/128-bit integer as JSON: a number while it is exact, a string beyond 2^53 so that no
- * consumer silently gets a rounded count.
- */
-export function jsonInteger(n: bigint): number | string {
-  return n <= BigInt(Number.MAX_SAFE_INTEGER) && n >= BigInt(Number.MIN_SAFE_INTEGER)
-    ? Number(n)
-    : n.toString();
-}
-
-/** JSON has no NaN or Infinity: those travel as strings rather than turning into null. */
-export function jsonFloat(n: number): number | string {
-  return Number.isFinite(n) ? n : String(n);
-}
+import { jsonFloat, jsonInteger, type JsonValue } from '../../query/format.js';
 
 /**
  * A DECIMAL as a number when a double holds it exactly (15 significant digits or fewer), else

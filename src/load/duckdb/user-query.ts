@@ -1,13 +1,7 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { SqlError } from '../../errors.js';
-import type { Column, JsonValue } from '../../query/format.js';
+import type { Column, JsonValue, QueryStream } from '../../query/format.js';
 import { isNumericType, isWholeType, toJsonValue } from './query-values.js';
-
-export interface QueryStream {
-  readonly columns: readonly Column[];
-  /** Rows in DuckDB's chunks (about 2,048 rows each), already converted to JSON values. */
-  readonly batches: AsyncIterable<JsonValue[][]>;
-}
 
 /**
  * DuckDB's message without the "LINE 1: ... ^" excerpt that follows the first blank line,

@@ -15,15 +15,9 @@ import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { sqlDir } from '../../paths.js';
 import { READER_MEMORY_LIMIT } from '../duckdb/database.js';
+import { exportFrom, runCopy } from '../duckdb/export.js';
+import { type ChunkRows, type ExportOptions, type ExportSource, type ExportSummary } from '../export-plan.js';
 import { numberedSqlFiles } from '../sql-source.js';
-import {
-  exportFrom,
-  runCopy,
-  type ChunkRows,
-  type ExportOptions,
-  type ExportSource,
-  type ExportSummary,
-} from '../duckdb/export.js';
 import { memoryForText } from '../large-values.js';
 import { runSqlFile } from '../duckdb/sql.js';
 import type { Day } from '../../util/day.js';

@@ -15,6 +15,9 @@ import {
 import { acquireProjectLocks, heldProjects } from './lock.js';
 import { markStaleRuns } from '../runs.js';
 import { endedOr } from './ended.js';
+import { exportFromPostgres } from './export.js';
+import { refuseLeavingReadOnly } from './query-guard.js';
+import { DEFAULT_QUERY_TIMEOUT_MS, withPostgresQuery } from './user-query.js';
 
 export type PgPlaceOptions = PgOpenOptions;
 
@@ -45,6 +48,7 @@ export function pgDestination(db: PgDatabase): Destination & { readonly pg: PgDa
     recoverLostRequests: () => Promise.resolve({ added: 0, skippedMessage: undefined }),
     lostRequests: () => Promise.resolve([]),
     syncRunning: async (projects) => (await heldProjects(db.client, db.target.schema, projects)).size > 0,
+    exportTables: (o) => exportFromPostgres(db.client, o),
     close: () => db.close(),
   };
 }
@@ -60,6 +64,27 @@ export function pgPlace(target: PgTarget, opts: PgPlaceOptions = {}): Place {
     label: target.label,
     handsOver: false,
     check(): void {},
+    async requireExisting() {
+      await (await this.open('read')).close();
+    },
+    async checkWritable() {
+      await (await this.open('write')).close();
+    },
+    async runUserQuery(sql, o, consume) {
+      // Before connecting: SQL that could leave read-only mode never reaches the server.
+      refuseLeavingReadOnly(sql);
+      const db = await openPostgres(target, { ...opts, applicationName: 'mintlify-etl query' });
+      try {
+        return await withPostgresQuery(
+          db.client,
+          sql,
+          { timeoutMs: o.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS },
+          consume,
+        );
+      } finally {
+        await db.close();
+      }
+    },
     // A schema without our tables is "no destination yet"; a server that cannot be used is an
     // error to say, not an empty history (a dry run would otherwise plan as if nothing were loaded).
     exists: () => schemaHasTables(target, opts),

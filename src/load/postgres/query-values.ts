@@ -5,7 +5,7 @@
  */
 import pg from 'pg';
 import type { Column, JsonValue } from '../../query/format.js';
-import { jsonFloat, jsonInteger } from '../duckdb/query-values.js';
+import { jsonFloat, jsonInteger } from '../../query/format.js';
 
 /** Type OIDs of PostgreSQL's built-in types (pg_type.oid): stable across versions. */
 export const PG_OID = {
