@@ -26,16 +26,18 @@
 -- The rule is written once, in src/util/personal-data.ts (the readers in TypeScript use it too):
 -- the pattern and the token are filled in when this file is applied; docs/personal-data.md says
 -- what counts as an address. Defined here, in the first view file that uses it.
-CREATE OR REPLACE MACRO redact_emails(s) AS
-  regexp_replace(s, {{email_pattern}}, {{email_token}}, 'g');
+{{# scalar_function redact_emails(s text) RETURNS text }}
+  regexp_replace(s, {{ email_pattern }}, {{ email_token }}, 'g')
+{{/ scalar_function }}
 
+-- Sums divided into a ratio are cast to double precision (PostgreSQL's sum of a bigint is numeric).
 CREATE OR REPLACE VIEW v_search_terms AS
 WITH days AS (
   SELECT
     t.project_id,
     t.day,
     t.truncated OR coalesce(w.truncated, false) AS truncated,
-    coalesce(w.fetched_at < w.window_end::TIMESTAMPTZ, false) AS partial
+    coalesce(w.fetched_at < (w.window_end::timestamp AT TIME ZONE 'UTC'), false) AS partial
   FROM search_totals_daily AS t
   LEFT JOIN sync_windows AS w
     ON w.project_id = t.project_id AND w.stream = 'searches' AND w.window_start = t.day AND w.status = 'loaded'
@@ -48,10 +50,10 @@ periods AS (
     l.project_id,
     l.last_day,
     bool_or(d.partial AND d.day = l.last_day) AS last_day_partial,
-    count(*) FILTER (WHERE d.day > l.last_day - 7)::BIGINT AS days_loaded_7d,
-    count(*) FILTER (WHERE d.day > l.last_day - 14 AND d.day <= l.last_day - 7)::BIGINT AS days_loaded_prev_7d,
-    count(*)::BIGINT AS days_loaded_28d,
-    count(*) FILTER (WHERE d.truncated)::BIGINT AS truncated_days_28d,
+    count(*) FILTER (WHERE d.day > l.last_day - 7)::bigint AS days_loaded_7d,
+    count(*) FILTER (WHERE d.day > l.last_day - 14 AND d.day <= l.last_day - 7)::bigint AS days_loaded_prev_7d,
+    count(*)::bigint AS days_loaded_28d,
+    count(*) FILTER (WHERE d.truncated)::bigint AS truncated_days_28d,
     count(*) FILTER (WHERE d.day > l.last_day - 7 AND NOT d.partial AND NOT d.truncated) = 7 AS complete_7d,
     count(*) FILTER (
       WHERE d.day > l.last_day - 14 AND d.day <= l.last_day - 7 AND NOT d.partial AND NOT d.truncated
@@ -73,13 +75,13 @@ terms AS (
   SELECT
     project_id,
     query,
-    coalesce(sum(hits) FILTER (WHERE day > last_day - 7), 0)::BIGINT AS hits_7d,
-    sum(hits)::BIGINT AS hits_28d,
-    coalesce(sum(hits) FILTER (WHERE day > last_day - 14 AND day <= last_day - 7), 0)::BIGINT AS hits_prev_7d,
-    sum(hits * ctr) FILTER (WHERE day > last_day - 7) / nullif(sum(hits) FILTER (WHERE day > last_day - 7), 0)
-      AS ctr_7d,
-    sum(hits * ctr) / nullif(sum(hits), 0) AS ctr_28d,
-    coalesce(sum(hits) FILTER (WHERE ctr = 0), 0)::DOUBLE / nullif(sum(hits), 0) AS zero_click_share,
+    coalesce(sum(hits) FILTER (WHERE day > last_day - 7), 0)::bigint AS hits_7d,
+    sum(hits)::bigint AS hits_28d,
+    coalesce(sum(hits) FILTER (WHERE day > last_day - 14 AND day <= last_day - 7), 0)::bigint AS hits_prev_7d,
+    sum(hits * ctr) FILTER (WHERE day > last_day - 7)
+      / nullif(sum(hits) FILTER (WHERE day > last_day - 7), 0)::double precision AS ctr_7d,
+    sum(hits * ctr) / nullif(sum(hits), 0)::double precision AS ctr_28d,
+    coalesce(sum(hits) FILTER (WHERE ctr = 0), 0)::double precision / nullif(sum(hits), 0) AS zero_click_share,
     bool_or(truncated) AS seen_on_truncated_day
   FROM term_days
   GROUP BY project_id, query
@@ -110,10 +112,10 @@ SELECT
   tp.top_clicked_path,
   t.hits_prev_7d,
   CASE WHEN p.complete_7d AND p.complete_prev_7d
-    THEN (t.hits_7d - t.hits_prev_7d)::DOUBLE / nullif(t.hits_prev_7d, 0)
+    THEN (t.hits_7d - t.hits_prev_7d)::double precision / nullif(t.hits_prev_7d, 0)
   END AS hits_change_pct,
   t.seen_on_truncated_day,
-  row_number() OVER (PARTITION BY t.project_id ORDER BY t.hits_28d DESC, t.query) AS rank
+  row_number() OVER (PARTITION BY t.project_id ORDER BY t.hits_28d DESC, t.query COLLATE "C") AS rank
 FROM terms AS t
 JOIN periods AS p ON p.project_id = t.project_id
 LEFT JOIN top_paths AS tp ON tp.project_id = t.project_id AND tp.query = t.query AND tp.n = 1;

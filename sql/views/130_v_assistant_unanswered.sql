@@ -12,6 +12,8 @@
 -- Readers' e-mail addresses show as [email] in query and question_key (redact_emails, see
 -- v_search_terms): questions that differ only there are one.
 -- NOT in it: answered turns (even of the same question), the assistant's responses.
+-- White space is RE2's '\s' spelled out, [\t\n\f\r ]: PostgreSQL's '\s' also takes \v and, depending
+-- on the locale, Unicode spaces. Ties sort in code-point order (COLLATE "C").
 CREATE OR REPLACE VIEW v_assistant_unanswered AS
 WITH turns AS (
   SELECT
@@ -20,7 +22,7 @@ WITH turns AS (
     ts,
     redact_emails(query) AS query,
     page_url,
-    lower(trim(regexp_replace(redact_emails(query), '\s+', ' ', 'g'))) AS question_key
+    {{ lower_all(trim(regexp_replace(redact_emails(query), '[\t\n\f\r ]+', ' ', 'g'))) }} AS question_key
   FROM assistant_turns
   WHERE resolution_status = 'unanswered'
 ),
@@ -29,8 +31,9 @@ spellings AS (
     project_id,
     question_key,
     query,
-    row_number() OVER (PARTITION BY project_id, question_key ORDER BY count(*) DESC, max(ts) DESC, query)
-      AS n
+    row_number() OVER (
+      PARTITION BY project_id, question_key ORDER BY count(*) DESC, max(ts) DESC, query COLLATE "C"
+    ) AS n
   FROM turns
   GROUP BY project_id, question_key, query
 ),
@@ -38,11 +41,11 @@ questions AS (
   SELECT
     project_id,
     question_key,
-    count(*)::BIGINT AS times_asked,
-    count(DISTINCT thread_id)::BIGINT AS threads,
+    count(*)::bigint AS times_asked,
+    count(DISTINCT thread_id)::bigint AS threads,
     min(ts) AS first_asked,
     max(ts) AS last_asked,
-    arg_max(page_url, ts) FILTER (WHERE page_url IS NOT NULL) AS example_page_url
+    (array_agg(page_url ORDER BY ts DESC) FILTER (WHERE page_url IS NOT NULL))[1] AS example_page_url
   FROM turns
   GROUP BY project_id, question_key
 ),
@@ -50,7 +53,7 @@ ranked AS (
   SELECT
     q.project_id,
     row_number() OVER (
-      PARTITION BY q.project_id ORDER BY q.times_asked DESC, q.last_asked DESC, q.question_key
+      PARTITION BY q.project_id ORDER BY q.times_asked DESC, q.last_asked DESC, q.question_key COLLATE "C"
     ) AS rank,
     s.query,
     q.question_key,
@@ -63,4 +66,4 @@ ranked AS (
   JOIN spellings AS s ON s.project_id = q.project_id AND s.question_key = q.question_key AND s.n = 1
 )
 SELECT * FROM ranked
-ORDER BY project_id, rank;
+ORDER BY project_id COLLATE "C", rank;

@@ -1,6 +1,5 @@
 import type { SqlSession } from '../load/session.js';
 import type { AlertRules } from './alert-rules.js';
-import { lowerAll } from './dialect-sql.js';
 import { makeAlert, round, type Alert } from './alert.js';
 import { coveredDaysBefore, streamDayState, streamEverLoaded } from './stream-days.js';
 
@@ -43,7 +42,7 @@ export async function searchAlerts(
 ): Promise<Alert[]> {
   const history = { days: 7, needed: rules.minHistoryDays };
   if (!(await ready(session, projectId, 'searches', day, history, notes, 'search'))) return [];
-  const key = lowerAll(session.dialect, 'trim(query)');
+  const key = session.sql.lowerAll('trim(query)');
   const rows = await session.rows(
     `WITH before AS (
        SELECT DISTINCT ${key} AS k FROM search_daily

@@ -15,7 +15,8 @@ import {
 import { InternalError } from '../../errors.js';
 import { dayNumber } from '../../util/day.js';
 import { exclusive } from '../../util/exclusive.js';
-import { renderSql } from '../sql-fragments.js';
+import { renderSql } from '../sql-render.js';
+import { DUCKDB_DIALECT } from './dialect.js';
 
 export type SqlParams = readonly DuckDBValue[] | Readonly<Record<string, DuckDBValue>>;
 
@@ -109,7 +110,7 @@ export async function queryWithTypes(
 
 /** Runs every statement of a SQL file (no parameters). */
 export async function runSqlFile(conn: DuckDBConnection, file: string): Promise<void> {
-  const sql = renderSql(await readFile(file, 'utf8'), file);
+  const sql = renderSql(await readFile(file, 'utf8'), file, DUCKDB_DIALECT);
   try {
     await conn.run(sql);
   } catch (e) {
