@@ -29,6 +29,20 @@
 CREATE OR REPLACE MACRO redact_emails(s) AS
   regexp_replace(s, {{email_pattern}}, {{email_token}}, 'g');
 
+-- "The same question" (an assistant question, a search term): the one key every view and command
+-- groups readers' text by; src/util/question-key.ts states the rule and fills in the separators
+-- (Unicode punctuation, symbols, spaces, control and format characters, as one explicit class both
+-- destinations read alike). E-mail addresses masked, lower case over all of Unicode (U+0130 and the
+-- final sigma made one first, as every engine lowers them alike then), every run of separators one
+-- space, trimmed: "How do I reset my API key？" and "  how do i reset my api key!!" are one.
+CREATE OR REPLACE MACRO question_key(q) AS
+  trim(regexp_replace(
+    replace(lower(replace(redact_emails(q), 'İ', 'I')), 'ς', 'σ'),
+    {{question_separators}},
+    ' ',
+    'g'
+  ));
+
 CREATE OR REPLACE VIEW v_search_terms AS
 WITH days AS (
   SELECT

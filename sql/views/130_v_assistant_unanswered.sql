@@ -1,9 +1,9 @@
 -- The docs gaps: questions the assistant left unanswered (assistant_turns with resolution_status
--- unanswered), grouped per project by the question's text compared case-insensitively and with
--- runs of white space made one space and the ends trimmed ("How do I  Login?" and "how do i
--- login?" are one question). Every unanswered turn ever loaded counts; filter last_asked for a
--- period.
--- question_key: that normalized text (lower case), to join or filter on. query: a representative
+-- unanswered), grouped per project by question_key (060_v_search_terms.sql, docs/gaps.md: case,
+-- punctuation, symbols and white space of any script ignored, so "How do I  Login?" and "how do i
+-- login？" are one question), the same key as the gaps, the report and the alerts. Every unanswered
+-- turn ever loaded counts; filter last_asked for a period.
+-- question_key: that key (lower case, words separated by one space), to join or filter on. query: a representative
 -- text, the spelling asked most often (ties: the one asked last). times_asked: unanswered turns;
 -- threads: distinct threads that asked it; first_asked / last_asked: the first and last turn's ts.
 -- example_page_url: the page the reader was on when asking, from the latest such turn that has one
@@ -20,7 +20,7 @@ WITH turns AS (
     ts,
     redact_emails(query) AS query,
     page_url,
-    lower(trim(regexp_replace(redact_emails(query), '\s+', ' ', 'g'))) AS question_key
+    question_key(query) AS question_key
   FROM assistant_turns
   WHERE resolution_status = 'unanswered'
 ),

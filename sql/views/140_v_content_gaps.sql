@@ -8,13 +8,14 @@
 -- never "today", so a backfill of last year gives last year's gaps.
 --
 -- Kinds (count = current_count in W, previous_count in P):
---  unanswered  assistant turns unanswered or answered with a clarifying question, grouped by the
---              question with case, punctuation and white space ignored (subject_key); count = such
+--  unanswered  assistant turns unanswered or answered with a clarifying question, grouped by
+--              question_key (060_v_search_terms.sql: case, punctuation, symbols and white space of
+--              any script ignored; subject_key is that key); count = such
 --              turns; at least 2 in W. subject = the spelling asked most; examples = up to 3
 --              spellings; pages = the pages the readers were on; category = the most frequent
 --              query_category (ties: the first in code-point order); answer_excerpt = the latest
 --              answer (turns at the same instant: by thread id, then text), first 300 characters.
---  search      search terms (grouped case-insensitively, as the service does) searched at least 10
+--  search      search terms (grouped by question_key, as questions are) searched at least 10
 --              times in W with a click-through rate (weighted by searches) of at most 5%; count =
 --              searches in W; rate = that CTR; pages = the top clicked page when there is one.
 --  flagged     pages with at least 3 entries in W that are a contextual thumbs-down or a comment
@@ -38,15 +39,10 @@
 --   id across runs and windows.
 -- rank: 1 = highest score in the project (ties: kind, then subject_key).
 -- fix_job_id, fix_status, fix_pr_link: the latest agent job started for this gap (`agent fix`),
---   NULL when none was.
+--   NULL when none was (a question's key recorded under an earlier rule is read under today's).
 -- Readers' e-mail addresses never reach a gap: a question, a search term or a comment that holds one
 -- shows [email] instead (subject, subject_key, examples, answer_excerpt), by redact_emails (see
 -- 060_v_search_terms.sql).
-
--- A question as a gap knows it: lower case, punctuation and runs of white space made one space,
--- trimmed ("How do I  log-in?" and "how do i log in" are one question).
-CREATE OR REPLACE MACRO question_key(q) AS
-  trim(regexp_replace(lower(redact_emails(q)), '[[:punct:][:space:]]+', ' ', 'g'));
 
 -- A feedback entry that flags its page: a contextual thumbs-down, or a comment of another source,
 -- in both cases not dismissed by triage.
@@ -146,7 +142,7 @@ unanswered AS (
   LEFT JOIN latest_answers AS l ON l.project_id = u.project_id AND l.subject_key = u.subject_key
 ),
 search_rows AS (
-  SELECT s.project_id, lower(redact_emails(s.query)) AS subject_key, redact_emails(s.query) AS query, s.day, s.hits, s.ctr, s.top_clicked_path,
+  SELECT s.project_id, question_key(s.query) AS subject_key, redact_emails(s.query) AS query, s.day, s.hits, s.ctr, s.top_clicked_path,
     s.day >= w.w_start AS in_w
   FROM search_daily AS s
   JOIN win AS w ON w.project_id = s.project_id
@@ -291,8 +287,8 @@ subjects AS MATERIALIZED (
 ),
 fixes AS (
   SELECT * FROM (
-    SELECT g.project_id, g.kind, g.subject_key, g.job_id, a.status, a.pr_link,
-      row_number() OVER (PARTITION BY g.project_id, g.kind, g.subject_key ORDER BY g.created_at DESC, g.job_id) AS n
+    SELECT g.project_id, g.kind, CASE WHEN g.kind IN ('unanswered', 'search') THEN question_key(g.subject_key) ELSE g.subject_key END AS subject_key, g.job_id, a.status, a.pr_link,
+      row_number() OVER (PARTITION BY g.project_id, g.kind, CASE WHEN g.kind IN ('unanswered', 'search') THEN question_key(g.subject_key) ELSE g.subject_key END ORDER BY g.created_at DESC, g.job_id) AS n
     FROM agent_job_gaps AS g
     LEFT JOIN agent_jobs AS a ON a.project_id = g.project_id AND a.job_id = g.job_id
   )

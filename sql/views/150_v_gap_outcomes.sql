@@ -23,7 +23,8 @@ WITH fixes AS (
     g.job_id,
     g.gap_id,
     g.kind,
-    g.subject_key,
+    -- A key recorded under an earlier rule for the same question is read under today's.
+    CASE WHEN g.kind IN ('unanswered', 'search') THEN question_key(g.subject_key) ELSE g.subject_key END AS subject_key,
     g.subject,
     j.pr_link,
     j.created_at AS job_created_at,
@@ -60,7 +61,7 @@ daily AS (
   WHERE resolution_status = 'unanswered' OR response_type = 'clarifying_question'
   GROUP BY ALL
   UNION ALL
-  SELECT project_id, 'search', lower(redact_emails(query)), day, sum(hits * (1 - ctr)), CAST(sum(hits) AS DOUBLE)
+  SELECT project_id, 'search', question_key(query), day, sum(hits * (1 - ctr)), CAST(sum(hits) AS DOUBLE)
   FROM search_daily
   GROUP BY ALL
   UNION ALL

@@ -1,5 +1,6 @@
 import { InternalError } from '../errors.js';
 import { EMAIL_PATTERN, EMAIL_TOKEN } from '../util/personal-data.js';
+import { questionSeparators } from '../util/question-key.js';
 
 /**
  * Named fragments the SQL files take from the TypeScript that owns a rule, so that the rule is
@@ -12,6 +13,10 @@ export const SQL_FRAGMENTS: Readonly<Record<string, string>> = {
   email_pattern: sqlString(EMAIL_PATTERN),
   /** What replaces them: '[email]'. */
   email_token: sqlString(EMAIL_TOKEN),
+  /** What separates the words of a question (src/util/question-key.ts), for question_key. Built on first use. */
+  get question_separators(): string {
+    return sqlString(questionSeparators());
+  },
 };
 
 const FRAGMENT = /\{\{\s*([a-z_]+)\s*\}\}/g;

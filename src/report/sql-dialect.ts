@@ -14,21 +14,6 @@ export function codePoint(dialect: Dialect, expr: string): string {
   return dialect === 'postgres' ? `${expr} COLLATE "C"` : expr;
 }
 
-/**
- * `expr` in lower case, every letter of it: DuckDB lowers all of Unicode, PostgreSQL's lower()
- * follows the collation (a "C" database would lower ASCII only), so it uses ICU's root locale.
- * The same spelling as the question_key of v_assistant_unanswered on each destination.
- */
-export function lowerAll(dialect: Dialect, expr: string): string {
-  return dialect === 'postgres' ? `lower(${expr} COLLATE "und-x-icu") COLLATE "default"` : `lower(${expr})`;
-}
-
-/**
- * Runs of white space as DuckDB's '\s' (RE2) takes them, spelled out: PostgreSQL's '\s' also takes
- * the vertical tab and, with some locales, Unicode spaces. For regexp_replace on both.
- */
-export const SPACES = "'[\\t\\n\\f\\r ]+'";
-
 /*
  * Days are UTC days on both destinations, whatever the session's TimeZone (a BI tool's, a
  * PostgreSQL role's default): a cast between DATE and TIMESTAMPTZ would use that zone. timezone()

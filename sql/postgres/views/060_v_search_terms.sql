@@ -9,6 +9,19 @@ AS $$
   SELECT regexp_replace(s, {{email_pattern}}, {{email_token}}, 'g')
 $$;
 
+-- question_key: see sql/views/060_v_search_terms.sql. lower() under ICU's root locale (und-x-icu):
+-- a "C" database would lower ASCII only, DuckDB lowers every letter.
+CREATE OR REPLACE FUNCTION question_key(q text) RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $$
+  SELECT trim(regexp_replace(
+    replace(lower(replace(redact_emails(q), 'İ', 'I') COLLATE "und-x-icu"), 'ς', 'σ'),
+    {{question_separators}},
+    ' ',
+    'g'
+  )) COLLATE "default"
+$$;
+
 CREATE OR REPLACE VIEW v_search_terms AS
 WITH days AS (
   SELECT

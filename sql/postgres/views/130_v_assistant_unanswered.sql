@@ -1,8 +1,6 @@
 -- PostgreSQL dialect of sql/views/130_v_assistant_unanswered.sql (the column comments there hold
--- for both). DuckDB's '\s' (RE2) is exactly [\t\n\f\r ], spelled out here because PostgreSQL's
--- '\s' also takes \v and, depending on the locale, Unicode spaces. lower() uses ICU's root locale
--- (und-x-icu): a "C" database would lower ASCII only, DuckDB lowers every letter. arg_max becomes
--- the first of an ordered array_agg. Ties sort in code-point order (COLLATE "C").
+-- for both). question_key is defined in 060_v_search_terms.sql. arg_max becomes the first of an
+-- ordered array_agg. Ties sort in code-point order (COLLATE "C").
 CREATE OR REPLACE VIEW v_assistant_unanswered AS
 WITH turns AS (
   SELECT
@@ -11,7 +9,7 @@ WITH turns AS (
     ts,
     redact_emails(query) AS query,
     page_url,
-    lower(trim(regexp_replace(redact_emails(query), '[\t\n\f\r ]+', ' ', 'g')) COLLATE "und-x-icu") COLLATE "default" AS question_key
+    question_key(query) AS question_key
   FROM assistant_turns
   WHERE resolution_status = 'unanswered'
 ),

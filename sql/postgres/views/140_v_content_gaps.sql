@@ -1,12 +1,11 @@
 -- PostgreSQL dialect of sql/views/140_v_content_gaps.sql (the comments there say what every
--- column means; they hold for both). The macros are SQL functions: question_key and is_flag
--- IMMUTABLE (redact_emails is defined in 060_v_search_terms.sql), content_gaps(win_days, to_day) a STABLE table function whose body
+-- column means; they hold for both). The macros are SQL functions: is_flag
+-- IMMUTABLE (redact_emails and question_key are defined in 060_v_search_terms.sql), content_gaps(win_days, to_day) a STABLE table function whose body
 -- resolves tables in the schema it was created in (SET search_path FROM CURRENT: a function body,
 -- unlike a view, is bound when it runs, and a BI tool's search_path names other schemas).
 -- What keeps the rows the same as DuckDB's:
--- - regular expressions: RE2's [[:punct:]] and [[:space:]] are ASCII only, spelled out here
---   (PostgreSQL's classes follow the collation and take Unicode punctuation and spaces); RE2's '.'
---   never takes a newline where PostgreSQL's does, so '[?#].*$' is '[?#][^\n]*$';
+-- - regular expressions: RE2's '.' never takes a newline where PostgreSQL's does, so '[?#].*$' is
+--   '[?#][^\n]*$';
 -- - lower() uses ICU's root locale (und-x-icu), as DuckDB lowers every letter;
 -- - text tie-breaks and ordered lists sort in code-point order (COLLATE "C"), as DuckDB sorts;
 -- - list(x ORDER BY ...)[1:3] is (array_agg(x ORDER BY ...))[1:3]; arg_max picks are the first of
@@ -17,17 +16,6 @@
 --   TimeZone.
 
 DROP FUNCTION IF EXISTS content_gaps(integer, date);
-
-CREATE OR REPLACE FUNCTION question_key(q text) RETURNS text
-LANGUAGE sql IMMUTABLE
-AS $$
-  SELECT trim(regexp_replace(
-    lower(redact_emails(q) COLLATE "und-x-icu"),
-    '[\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e\t\n\v\f\r ]+',
-    ' ',
-    'g'
-  )) COLLATE "default"
-$$;
 
 CREATE OR REPLACE FUNCTION is_flag(source text, helpful boolean, comment text, status text) RETURNS boolean
 LANGUAGE sql IMMUTABLE
@@ -141,7 +129,7 @@ unanswered AS (
 search_rows AS (
   SELECT
     s.project_id,
-    lower(redact_emails(s.query) COLLATE "und-x-icu") COLLATE "default" AS subject_key,
+    question_key(s.query) AS subject_key,
     redact_emails(s.query) AS query,
     s.day,
     s.hits,
@@ -312,9 +300,9 @@ subjects AS (
 ),
 fixes AS (
   SELECT * FROM (
-    SELECT g.project_id, g.kind, g.subject_key, g.job_id, a.status, a.pr_link,
+    SELECT g.project_id, g.kind, CASE WHEN g.kind IN ('unanswered', 'search') THEN question_key(g.subject_key) ELSE g.subject_key END AS subject_key, g.job_id, a.status, a.pr_link,
       row_number() OVER (
-        PARTITION BY g.project_id, g.kind, g.subject_key ORDER BY g.created_at DESC, g.job_id COLLATE "C"
+        PARTITION BY g.project_id, g.kind, CASE WHEN g.kind IN ('unanswered', 'search') THEN question_key(g.subject_key) ELSE g.subject_key END ORDER BY g.created_at DESC, g.job_id COLLATE "C"
       ) AS n
     FROM agent_job_gaps AS g
     LEFT JOIN agent_jobs AS a ON a.project_id = g.project_id AND a.job_id = g.job_id

@@ -39,7 +39,8 @@ WITH fixes AS (
     g.job_id,
     g.gap_id,
     g.kind,
-    g.subject_key,
+    -- A key recorded under an earlier rule for the same question is read under today's.
+    CASE WHEN g.kind IN ('unanswered', 'search') THEN question_key(g.subject_key) ELSE g.subject_key END AS subject_key,
     g.subject,
     j.pr_link,
     j.created_at AS job_created_at,
@@ -85,13 +86,13 @@ daily AS MATERIALIZED (
     AND (project_id, question_key(query)) IN (SELECT project_id, subject_key FROM fixed WHERE kind = 'unanswered')
   GROUP BY project_id, question_key(query), (ts AT TIME ZONE 'UTC')::date
   UNION ALL
-  SELECT project_id, 'search', lower(redact_emails(query) COLLATE "und-x-icu") COLLATE "default", day,
+  SELECT project_id, 'search', question_key(query), day,
     sum(hits * (1 - ctr)), sum(hits)::double precision
   FROM search_daily
-  WHERE (project_id, lower(redact_emails(query) COLLATE "und-x-icu") COLLATE "default") IN (
+  WHERE (project_id, question_key(query)) IN (
     SELECT project_id, subject_key FROM fixed WHERE kind = 'search'
   )
-  GROUP BY project_id, lower(redact_emails(query) COLLATE "und-x-icu") COLLATE "default", day
+  GROUP BY project_id, question_key(query), day
   UNION ALL
   SELECT project_id, 'flagged', path, (created_at AT TIME ZONE 'UTC')::date, count(*)::double precision, NULL
   FROM feedback
