@@ -7,7 +7,7 @@
 -- text, the spelling asked most often (ties: the one asked last). times_asked: unanswered turns;
 -- threads: distinct threads that asked it; first_asked / last_asked: the first and last turn's ts.
 -- example_page_url: the page the reader was on when asking, from the latest such turn that has one
--- (NULL when none has). rank: 1 = asked most often, ties broken by last_asked (latest first) then
+-- (turns at the same instant: the first page in code-point order; NULL when none has). rank: 1 = asked most often, ties broken by last_asked (latest first) then
 -- question_key; the view is ordered by project and rank.
 -- Readers' e-mail addresses show as [email] in query and question_key (redact_emails, see
 -- v_search_terms): questions that differ only there are one.
@@ -42,7 +42,7 @@ questions AS (
     count(DISTINCT thread_id)::BIGINT AS threads,
     min(ts) AS first_asked,
     max(ts) AS last_asked,
-    arg_max(page_url, ts) FILTER (WHERE page_url IS NOT NULL) AS example_page_url
+    (list(page_url ORDER BY ts DESC, page_url) FILTER (WHERE page_url IS NOT NULL))[1] AS example_page_url
   FROM turns
   GROUP BY project_id, question_key
 ),

@@ -32,7 +32,7 @@ questions AS (
     count(DISTINCT thread_id)::bigint AS threads,
     min(ts) AS first_asked,
     max(ts) AS last_asked,
-    (array_agg(page_url ORDER BY ts DESC) FILTER (WHERE page_url IS NOT NULL))[1] AS example_page_url
+    (array_agg(page_url ORDER BY ts DESC, page_url COLLATE "C") FILTER (WHERE page_url IS NOT NULL))[1] AS example_page_url
   FROM turns
   GROUP BY project_id, question_key
 ),
