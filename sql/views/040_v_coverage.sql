@@ -20,7 +20,7 @@ WITH loaded AS (
     stream,
     window_start AS day,
     window_end,
-    fetched_at < window_end::TIMESTAMPTZ AS partial,
+    fetched_at < (window_end::TIMESTAMP AT TIME ZONE 'UTC') AS partial,
     truncated,
     fetched_at
   FROM sync_windows

@@ -49,7 +49,7 @@ WITH days AS (
     t.project_id,
     t.day,
     t.truncated OR coalesce(w.truncated, false) AS truncated,
-    coalesce(w.fetched_at < w.window_end::TIMESTAMPTZ, false) AS partial
+    coalesce(w.fetched_at < (w.window_end::TIMESTAMP AT TIME ZONE 'UTC'), false) AS partial
   FROM search_totals_daily AS t
   LEFT JOIN sync_windows AS w
     ON w.project_id = t.project_id AND w.stream = 'searches' AND w.window_start = t.day AND w.status = 'loaded'

@@ -15,7 +15,7 @@ SELECT
   a.web::DOUBLE / nullif(a.total, 0) AS web_share,
   a.api::DOUBLE / nullif(a.total, 0) AS api_share,
   a.other::DOUBLE / nullif(a.total, 0) AS other_share,
-  coalesce(w.fetched_at < w.window_end::TIMESTAMPTZ, false) AS partial
+  coalesce(w.fetched_at < (w.window_end::TIMESTAMP AT TIME ZONE 'UTC'), false) AS partial
 FROM assistant_callers_daily AS a
 LEFT JOIN sync_windows AS w
   ON w.project_id = a.project_id AND w.stream = 'caller_stats' AND w.window_start = a.day

@@ -34,7 +34,7 @@ window_days AS (
   WHERE stream = 'assistant' AND status = 'loaded' AND window_end > window_start
 ),
 loaded_days AS (
-  SELECT project_id, day, max(fetched_at) < (day + 1)::TIMESTAMPTZ AS partial
+  SELECT project_id, day, max(fetched_at) < ((day + 1)::TIMESTAMP AT TIME ZONE 'UTC') AS partial
   FROM window_days
   GROUP BY project_id, day
 ),
