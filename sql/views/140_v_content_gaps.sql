@@ -4,8 +4,9 @@
 -- the view v_content_gaps (28 days, the default end) share one definition.
 -- Window W = [to_day - win_days, to_day), the previous window P = [to_day - 2 * win_days,
 -- to_day - win_days), days in UTC whatever the session's TimeZone. to_day NULL: the day after the
--- project's last complete loaded day (the latest window_end of a window loaded after it ended),
--- never "today", so a backfill of last year gives last year's gaps.
+-- project's last complete loaded day (the latest window_end of a window loaded after it ended; the
+-- gaps read four streams, so of any stream), never "today" nor a partial day (the rule of every view
+-- with a period), so a backfill of last year gives last year's gaps.
 --
 -- Kinds (count = current_count in W, previous_count in P):
 --  unanswered  assistant turns unanswered or answered with a clarifying question, grouped by

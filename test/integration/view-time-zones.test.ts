@@ -148,4 +148,24 @@ describe.skipIf(!runIf)("every view gives the same rows in any session's time zo
       }
     },
   );
+
+  it.each(['duckdb', 'postgres'] as const)(
+    'ends the period of every view with one on the newest complete day, never on today loaded partial, on %s',
+    async (dest) => {
+      const ends = `SELECT 'v_page_trends' AS v, max(last_day) AS d FROM v_page_trends
+        UNION ALL SELECT 'v_page_health', max(last_day) FROM v_page_health
+        UNION ALL SELECT 'v_search_terms', max(last_day) FROM v_search_terms
+        UNION ALL SELECT 'v_content_gaps', max(window_end) - 1 FROM v_content_gaps
+        ORDER BY 1`;
+      const rows =
+        dest === 'duckdb' ? await duckCanonical(db!.connection, ends) : await pgCanonical(client, ends);
+      const yesterday = addDays(TODAY, -1);
+      expect(rows.rows).toEqual([
+        ['v_content_gaps', yesterday],
+        ['v_page_health', yesterday],
+        ['v_page_trends', yesterday],
+        ['v_search_terms', yesterday],
+      ]);
+    },
+  );
 });

@@ -34,7 +34,7 @@ WITH days AS (
     ON w.project_id = t.project_id AND w.stream = 'searches' AND w.window_start = t.day AND w.status = 'loaded'
 ),
 latest AS (
-  SELECT project_id, max(day) AS last_day FROM days GROUP BY project_id
+  SELECT project_id, max(day) AS last_day FROM days WHERE NOT partial GROUP BY project_id
 ),
 periods AS (
   SELECT

@@ -3,7 +3,7 @@
 -- '.' (never a newline: flag p); rank breaks ties by path in code-point order (COLLATE "C").
 CREATE OR REPLACE VIEW v_page_health AS
 WITH latest AS (
-  SELECT project_id, max(day) AS last_day FROM site_daily GROUP BY project_id
+  SELECT project_id, max(day) AS last_day FROM site_daily WHERE NOT partial GROUP BY project_id
 ),
 loaded AS (
   SELECT
