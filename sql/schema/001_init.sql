@@ -1,85 +1,87 @@
 -- mintlify-etl schema v1. Names are a contract: tests, views and users' SQL depend on them.
+-- No schema name anywhere: on PostgreSQL the runner sets search_path to the destination's schema
+-- (mintlify by default), so the files work under any name.
 
 CREATE TABLE IF NOT EXISTS site_daily (
-  project_id VARCHAR NOT NULL,
-  day        DATE    NOT NULL,
-  human      BIGINT  NOT NULL,
-  ai         BIGINT  NOT NULL,
-  total      BIGINT  NOT NULL,
-  partial    BOOLEAN NOT NULL DEFAULT false,
-  loaded_at  TIMESTAMPTZ NOT NULL,
-  run_id     VARCHAR NOT NULL,
+  project_id text    NOT NULL,
+  day        date    NOT NULL,
+  human      bigint  NOT NULL,
+  ai         bigint  NOT NULL,
+  total      bigint  NOT NULL,
+  partial    boolean NOT NULL DEFAULT false,
+  loaded_at  timestamptz NOT NULL,
+  run_id     text    NOT NULL,
   PRIMARY KEY (project_id, day)
 );
 
 -- No key or index on purpose: each load replaces a whole day's rows in one transaction, which
 -- keeps (project_id, day, path) unique; an ART index would slow bulk loads.
 CREATE TABLE IF NOT EXISTS page_daily (
-  project_id VARCHAR NOT NULL,
-  day        DATE    NOT NULL,
-  path       VARCHAR NOT NULL,
-  human      BIGINT  NOT NULL,
-  ai         BIGINT  NOT NULL,
-  total      BIGINT  NOT NULL
+  project_id text    NOT NULL,
+  day        date    NOT NULL,
+  path       text    NOT NULL,
+  human      bigint  NOT NULL,
+  ai         bigint  NOT NULL,
+  total      bigint  NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS sync_windows (
-  project_id       VARCHAR NOT NULL,
-  day              DATE    NOT NULL,
-  status           VARCHAR NOT NULL,  -- loaded | failed
-  pages            INTEGER NOT NULL,
-  rows             INTEGER NOT NULL,
-  api_totals_total BIGINT,
-  attempts         INTEGER NOT NULL,
-  fetched_at       TIMESTAMPTZ NOT NULL,
-  run_id           VARCHAR NOT NULL,
-  error            VARCHAR,
+  project_id       text    NOT NULL,
+  day              date    NOT NULL,
+  status           text    NOT NULL,  -- loaded | failed
+  pages            integer NOT NULL,
+  rows             integer NOT NULL,
+  api_totals_total bigint,
+  attempts         integer NOT NULL,
+  fetched_at       timestamptz NOT NULL,
+  run_id           text    NOT NULL,
+  error            text,
   PRIMARY KEY (project_id, day)
 );
 
 CREATE TABLE IF NOT EXISTS sync_runs (
-  run_id           VARCHAR PRIMARY KEY,
-  project_ids      VARCHAR[] NOT NULL,
-  started_at       TIMESTAMPTZ NOT NULL,
-  finished_at      TIMESTAMPTZ,
-  status           VARCHAR NOT NULL,  -- running | succeeded | incomplete | failed
-  date_from        DATE,
-  date_to          DATE,
-  windows_planned  INTEGER NOT NULL DEFAULT 0,
-  windows_loaded   INTEGER NOT NULL DEFAULT 0,
-  windows_failed   INTEGER NOT NULL DEFAULT 0,
-  windows_deferred INTEGER NOT NULL DEFAULT 0,
-  requests         INTEGER NOT NULL DEFAULT 0,
-  retries          INTEGER NOT NULL DEFAULT 0,
-  rows_loaded      BIGINT  NOT NULL DEFAULT 0,
-  warnings         INTEGER NOT NULL DEFAULT 0,
-  error            VARCHAR,
-  deferred_days    VARCHAR[]
+  run_id           text    PRIMARY KEY,
+  project_ids      text[] NOT NULL,
+  started_at       timestamptz NOT NULL,
+  finished_at      timestamptz,
+  status           text    NOT NULL,  -- running | succeeded | incomplete | failed
+  date_from        date,
+  date_to          date,
+  windows_planned  integer NOT NULL DEFAULT 0,
+  windows_loaded   integer NOT NULL DEFAULT 0,
+  windows_failed   integer NOT NULL DEFAULT 0,
+  windows_deferred integer NOT NULL DEFAULT 0,
+  requests         integer NOT NULL DEFAULT 0,
+  retries          integer NOT NULL DEFAULT 0,
+  rows_loaded      bigint  NOT NULL DEFAULT 0,
+  warnings         integer NOT NULL DEFAULT 0,
+  error            text,
+  deferred_days    text[]
 );
 
 -- The request ledger: one row per HTTP request sent (retries included), so the next run knows
 -- how much of the service's sliding-window budget is already spent. No secrets, no query values.
 CREATE TABLE IF NOT EXISTS api_requests (
-  "at"        TIMESTAMPTZ NOT NULL,  -- AT is a keyword in DuckDB: always quote it
-  seq         BIGINT  NOT NULL,
-  endpoint    VARCHAR NOT NULL,
-  project_id  VARCHAR,
-  status      INTEGER,            -- NULL when no response arrived (reset, timeout)
-  duration_ms INTEGER NOT NULL,
-  run_id      VARCHAR
+  "at"        timestamptz NOT NULL,  -- AT is a keyword in DuckDB: always quote it
+  seq         bigint  NOT NULL,
+  endpoint    text    NOT NULL,
+  project_id  text,
+  status      integer,            -- NULL when no response arrived (reset, timeout)
+  duration_ms integer NOT NULL,
+  run_id      text
 );
 
 CREATE TABLE IF NOT EXISTS agent_jobs (
-  project_id   VARCHAR NOT NULL,
-  job_id       VARCHAR NOT NULL,
-  status       VARCHAR,
-  prompt       VARCHAR,
-  repository   VARCHAR,
-  ref          VARCHAR,
-  model        VARCHAR,
-  pr_link      VARCHAR,
-  created_at   TIMESTAMPTZ,
-  archived_at  TIMESTAMPTZ,
-  last_seen_at TIMESTAMPTZ NOT NULL,
+  project_id   text    NOT NULL,
+  job_id       text    NOT NULL,
+  status       text,
+  prompt       text,
+  repository   text,
+  ref          text,
+  model        text,
+  pr_link      text,
+  created_at   timestamptz,
+  archived_at  timestamptz,
+  last_seen_at timestamptz NOT NULL,
   PRIMARY KEY (project_id, job_id)
 );

@@ -3,19 +3,19 @@
 -- DuckDB cannot change a primary key in place, so the table is rebuilt; every existing row is a
 -- visitors day and keeps its values.
 CREATE TABLE sync_windows_v3 (
-  project_id       VARCHAR NOT NULL,
-  stream           VARCHAR NOT NULL,
-  window_start     DATE    NOT NULL,
-  window_end       DATE    NOT NULL,
-  status           VARCHAR NOT NULL,  -- loaded | failed
-  pages            INTEGER NOT NULL,
-  rows             INTEGER NOT NULL,
-  truncated        BOOLEAN NOT NULL DEFAULT false,  -- a --max-pages cap cut the window short
-  api_totals_total BIGINT,
-  attempts         INTEGER NOT NULL,
-  fetched_at       TIMESTAMPTZ NOT NULL,
-  run_id           VARCHAR NOT NULL,
-  error            VARCHAR,
+  project_id       text    NOT NULL,
+  stream           text    NOT NULL,
+  window_start     date    NOT NULL,
+  window_end       date    NOT NULL,
+  status           text    NOT NULL,  -- loaded | failed
+  pages            integer NOT NULL,
+  rows             integer NOT NULL,
+  truncated        boolean NOT NULL DEFAULT false,  -- a --max-pages cap cut the window short
+  api_totals_total bigint,
+  attempts         integer NOT NULL,
+  fetched_at       timestamptz NOT NULL,
+  run_id           text    NOT NULL,
+  error            text,
   PRIMARY KEY (project_id, stream, window_start)
 );
 
@@ -26,6 +26,7 @@ FROM sync_windows;
 
 DROP TABLE sync_windows;
 ALTER TABLE sync_windows_v3 RENAME TO sync_windows;
+{{ rename_primary_key(sync_windows, sync_windows_v3_pkey, sync_windows_pkey) }}
 
-ALTER TABLE sync_runs ADD COLUMN streams VARCHAR[];
-UPDATE sync_runs SET streams = ['visitors'];
+ALTER TABLE sync_runs ADD COLUMN streams text[];
+UPDATE sync_runs SET streams = ARRAY['visitors'];

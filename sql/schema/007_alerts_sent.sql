@@ -6,12 +6,12 @@
 -- it again. alert is the alert as sent (JSON), so that it can be sent again after its day has
 -- passed. The webhook URL is a secret and is never stored.
 CREATE TABLE IF NOT EXISTS alerts_sent (
-  project_id VARCHAR NOT NULL,
-  alert_id   VARCHAR NOT NULL,
-  rule       VARCHAR NOT NULL,
-  day        DATE NOT NULL,
-  sent_at    TIMESTAMPTZ NOT NULL,
-  delivered  BOOLEAN NOT NULL,
-  alert      VARCHAR NOT NULL,
+  project_id text    NOT NULL,
+  alert_id   text    NOT NULL,
+  rule       text    NOT NULL,
+  day        date NOT NULL,
+  sent_at    timestamptz NOT NULL,
+  delivered  boolean NOT NULL,
+  alert      text    NOT NULL,
   PRIMARY KEY (project_id, alert_id)
 );

@@ -6,5 +6,5 @@
 -- could not be reached, retries included (sent again by the next run). An alert left 'sending'
 -- was in flight when its run died: it may have arrived, so it is not sent again unless
 -- `alerts --resend` asks (at most once). delivered stays: true exactly when state = 'delivered'.
-ALTER TABLE alerts_sent ADD COLUMN state VARCHAR;
-UPDATE alerts_sent SET state = CASE WHEN delivered THEN 'delivered' ELSE 'failed' END;
+ALTER TABLE alerts_sent ADD COLUMN IF NOT EXISTS state text;
+UPDATE alerts_sent SET state = CASE WHEN delivered THEN 'delivered' ELSE 'failed' END WHERE state IS NULL;

@@ -15,24 +15,26 @@
 -- its true figure was fetched (NULL without one). uniques_source: 'period' when the true figure is
 -- there, NULL otherwise. total_change_pct: the true total against the previous ISO week's, a
 -- fraction, only when both weeks have a true figure, neither partial, and the previous is not 0.
+-- Weeks are ISO weeks (Monday): date_trunc('week') on a timestamp WITHOUT time zone, so the
+-- session's TimeZone cannot move a day.
 CREATE OR REPLACE VIEW v_site_weekly AS
 WITH weeks AS (
   SELECT
     project_id,
-    date_trunc('week', day)::DATE AS week_start,
-    count(*)::BIGINT AS days,
-    sum(human)::BIGINT AS human_visitor_days,
-    sum(ai)::BIGINT AS ai_visitor_days,
-    sum(total)::BIGINT AS total_visitor_days,
+    date_trunc('week', day::timestamp)::date AS week_start,
+    count(*)::bigint AS days,
+    sum(human)::bigint AS human_visitor_days,
+    sum(ai)::bigint AS ai_visitor_days,
+    sum(total)::bigint AS total_visitor_days,
     coalesce(bool_or(partial), false) AS has_partial_day
   FROM site_daily
-  GROUP BY project_id, date_trunc('week', day)::DATE
+  GROUP BY project_id, date_trunc('week', day::timestamp)::date
 ),
 joined AS (
   SELECT
     coalesce(d.project_id, u.project_id) AS project_id,
     coalesce(d.week_start, u.period_start) AS week_start,
-    coalesce(d.days, 0)::BIGINT AS days,
+    coalesce(d.days, 0)::bigint AS days,
     d.human_visitor_days,
     d.ai_visitor_days,
     d.total_visitor_days,
@@ -49,8 +51,8 @@ joined AS (
 )
 SELECT
   w.project_id,
-  isoyear(w.week_start)::INTEGER AS iso_year,
-  week(w.week_start)::INTEGER AS iso_week,
+  extract(isoyear FROM w.week_start)::integer AS iso_year,
+  extract(week FROM w.week_start)::integer AS iso_week,
   w.week_start,
   w.days,
   w.human_visitor_days,
@@ -59,7 +61,7 @@ SELECT
   w.has_partial_day,
   w.complete,
   CASE WHEN w.complete AND p.complete
-    THEN (w.total_visitor_days - p.total_visitor_days)::DOUBLE / nullif(p.total_visitor_days, 0)
+    THEN (w.total_visitor_days - p.total_visitor_days)::double precision / nullif(p.total_visitor_days, 0)
   END AS total_visitor_days_change_pct,
   w.human,
   w.ai,
@@ -67,7 +69,7 @@ SELECT
   w.uniques_partial,
   w.uniques_source,
   CASE WHEN NOT w.uniques_partial AND NOT p.uniques_partial
-    THEN (w.total - p.total)::DOUBLE / nullif(p.total, 0)
+    THEN (w.total - p.total)::double precision / nullif(p.total, 0)
   END AS total_change_pct
 FROM joined AS w
 LEFT JOIN joined AS p

@@ -13,6 +13,7 @@
 -- truncated_days: loaded windows that a page cap (--max-pages, or the API's own limit for
 -- feedback_by_page) cut short: their rows are incomplete.
 -- last_loaded_at: when the newest of those windows was fetched.
+-- A window's end is midnight UTC of window_end whatever the session's TimeZone.
 CREATE OR REPLACE VIEW v_coverage AS
 WITH loaded AS (
   SELECT
@@ -20,7 +21,7 @@ WITH loaded AS (
     stream,
     window_start AS day,
     window_end,
-    fetched_at < (window_end::TIMESTAMP AT TIME ZONE 'UTC') AS partial,
+    fetched_at < (window_end::timestamp AT TIME ZONE 'UTC') AS partial,
     truncated,
     fetched_at
   FROM sync_windows
@@ -31,27 +32,27 @@ bounds AS (
     project_id,
     stream,
     min(day) AS first_day,
-    (max(window_end) - 1)::DATE AS last_day,
-    sum(window_end - day)::BIGINT AS days_loaded,
-    count(*)::BIGINT AS windows_loaded,
-    coalesce(list(day ORDER BY day) FILTER (WHERE partial), []::DATE[]) AS partial_days,
-    coalesce(list(day ORDER BY day) FILTER (WHERE truncated), []::DATE[]) AS truncated_days,
+    (max(window_end) - 1)::date AS last_day,
+    sum(window_end - day)::bigint AS days_loaded,
+    count(*)::bigint AS windows_loaded,
+    coalesce(array_agg(day ORDER BY day) FILTER (WHERE partial), CAST(ARRAY[] AS date[])) AS partial_days,
+    coalesce(array_agg(day ORDER BY day) FILTER (WHERE truncated), CAST(ARRAY[] AS date[])) AS truncated_days,
     max(fetched_at) AS last_loaded_at
   FROM loaded
   GROUP BY project_id, stream
 ),
 calendar AS (
-  SELECT
-    b.project_id,
-    b.stream,
-    unnest(generate_series(b.first_day::TIMESTAMP, b.last_day::TIMESTAMP, INTERVAL 1 DAY))::DATE AS day
+  SELECT b.project_id, b.stream, g.day::date AS day
   FROM bounds AS b
+  CROSS JOIN LATERAL generate_series(b.first_day::timestamp, b.last_day::timestamp, INTERVAL '1 day') AS g(day)
 ),
 missing AS (
-  SELECT c.project_id, c.stream, list(c.day ORDER BY c.day) AS missing_days
+  SELECT c.project_id, c.stream, array_agg(c.day ORDER BY c.day) AS missing_days
   FROM calendar AS c
-  ANTI JOIN loaded AS l
-    ON l.project_id = c.project_id AND l.stream = c.stream AND c.day >= l.day AND c.day < l.window_end
+  WHERE NOT EXISTS (
+    SELECT 1 FROM loaded AS l
+    WHERE l.project_id = c.project_id AND l.stream = c.stream AND c.day >= l.day AND c.day < l.window_end
+  )
   GROUP BY c.project_id, c.stream
 )
 SELECT
@@ -60,11 +61,11 @@ SELECT
   b.first_day,
   b.last_day,
   b.days_loaded,
-  coalesce(len(m.missing_days), 0)::BIGINT AS days_missing,
-  coalesce(m.missing_days, []::DATE[]) AS missing_days,
-  len(b.partial_days)::BIGINT AS days_partial,
+  coalesce({{ list_length(m.missing_days) }}, 0)::bigint AS days_missing,
+  coalesce(m.missing_days, CAST(ARRAY[] AS date[])) AS missing_days,
+  {{ list_length(b.partial_days) }}::bigint AS days_partial,
   b.partial_days,
-  len(b.truncated_days)::BIGINT AS days_truncated,
+  {{ list_length(b.truncated_days) }}::bigint AS days_truncated,
   b.truncated_days,
   b.last_loaded_at,
   b.windows_loaded

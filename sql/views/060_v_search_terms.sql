@@ -28,30 +28,35 @@
 -- The rule is written once, in src/util/personal-data.ts (the readers in TypeScript use it too):
 -- the pattern and the token are filled in when this file is applied; docs/personal-data.md says
 -- what counts as an address. Defined here, in the first view file that uses it.
-CREATE OR REPLACE MACRO redact_emails(s) AS
-  regexp_replace(s, {{email_pattern}}, {{email_token}}, 'g');
+{{# scalar_function redact_emails(s text) RETURNS text }}
+  regexp_replace(s, {{ email_pattern }}, {{ email_token }}, 'g')
+{{/ scalar_function }}
 
 -- "The same question" (an assistant question, a search term): the one key every view and command
 -- groups readers' text by; src/util/question-key.ts states the rule and fills in the separators
 -- (Unicode punctuation, symbols, spaces, control and format characters, as one explicit class both
--- destinations read alike). E-mail addresses masked, lower case over all of Unicode (U+0130 and the
--- final sigma made one first, as every engine lowers them alike then), every run of separators one
--- space, trimmed: "How do I reset my API key？" and "  how do i reset my api key!!" are one.
-CREATE OR REPLACE MACRO question_key(q) AS
+-- destinations read alike: RE2 knows \p classes, PostgreSQL does not, and its [[:punct:]] follows
+-- the database's ctype). E-mail addresses masked, lower case over all of Unicode (U+0130 and the
+-- final sigma made one first: ICU lowers them by context, DuckDB letter by letter), every run of
+-- separators one space, trimmed: "How do I reset my API key？" and "  how do i reset my api key!!"
+-- are one. docs/gaps-and-fixes.md states the rule for users.
+{{# scalar_function question_key(q text) RETURNS text }}
   trim(regexp_replace(
-    replace(lower(replace(redact_emails(q), 'İ', 'I')), 'ς', 'σ'),
-    {{question_separators}},
+    replace({{ lower_all(replace(redact_emails(q), 'İ', 'I')) }}, 'ς', 'σ'),
+    {{ question_separators }},
     ' ',
     'g'
-  ));
+  ))
+{{/ scalar_function }}
 
+-- Sums divided into a ratio are cast to double precision (PostgreSQL's sum of a bigint is numeric).
 CREATE OR REPLACE VIEW v_search_terms AS
 WITH days AS (
   SELECT
     t.project_id,
     t.day,
     t.truncated OR coalesce(w.truncated, false) AS truncated,
-    coalesce(w.fetched_at < (w.window_end::TIMESTAMP AT TIME ZONE 'UTC'), false) AS partial
+    coalesce(w.fetched_at < (w.window_end::timestamp AT TIME ZONE 'UTC'), false) AS partial
   FROM search_totals_daily AS t
   LEFT JOIN sync_windows AS w
     ON w.project_id = t.project_id AND w.stream = 'searches' AND w.window_start = t.day AND w.status = 'loaded'
@@ -64,10 +69,10 @@ periods AS (
     l.project_id,
     l.last_day,
     bool_or(d.partial AND d.day = l.last_day) AS last_day_partial,
-    count(*) FILTER (WHERE d.day > l.last_day - 7)::BIGINT AS days_loaded_7d,
-    count(*) FILTER (WHERE d.day > l.last_day - 14 AND d.day <= l.last_day - 7)::BIGINT AS days_loaded_prev_7d,
-    count(*)::BIGINT AS days_loaded_28d,
-    count(*) FILTER (WHERE d.truncated)::BIGINT AS truncated_days_28d,
+    count(*) FILTER (WHERE d.day > l.last_day - 7)::bigint AS days_loaded_7d,
+    count(*) FILTER (WHERE d.day > l.last_day - 14 AND d.day <= l.last_day - 7)::bigint AS days_loaded_prev_7d,
+    count(*)::bigint AS days_loaded_28d,
+    count(*) FILTER (WHERE d.truncated)::bigint AS truncated_days_28d,
     count(*) FILTER (WHERE d.day > l.last_day - 7 AND NOT d.partial AND NOT d.truncated) = 7 AS complete_7d,
     count(*) FILTER (
       WHERE d.day > l.last_day - 14 AND d.day <= l.last_day - 7 AND NOT d.partial AND NOT d.truncated
@@ -89,13 +94,13 @@ terms AS (
   SELECT
     project_id,
     query,
-    coalesce(sum(hits) FILTER (WHERE day > last_day - 7), 0)::BIGINT AS hits_7d,
-    sum(hits)::BIGINT AS hits_28d,
-    coalesce(sum(hits) FILTER (WHERE day > last_day - 14 AND day <= last_day - 7), 0)::BIGINT AS hits_prev_7d,
-    sum(hits * ctr) FILTER (WHERE day > last_day - 7) / nullif(sum(hits) FILTER (WHERE day > last_day - 7), 0)
-      AS ctr_7d,
-    sum(hits * ctr) / nullif(sum(hits), 0) AS ctr_28d,
-    coalesce(sum(hits) FILTER (WHERE ctr = 0), 0)::DOUBLE / nullif(sum(hits), 0) AS zero_click_share,
+    coalesce(sum(hits) FILTER (WHERE day > last_day - 7), 0)::bigint AS hits_7d,
+    sum(hits)::bigint AS hits_28d,
+    coalesce(sum(hits) FILTER (WHERE day > last_day - 14 AND day <= last_day - 7), 0)::bigint AS hits_prev_7d,
+    sum(hits * ctr) FILTER (WHERE day > last_day - 7)
+      / nullif(sum(hits) FILTER (WHERE day > last_day - 7), 0)::double precision AS ctr_7d,
+    sum(hits * ctr) / nullif(sum(hits), 0)::double precision AS ctr_28d,
+    coalesce(sum(hits) FILTER (WHERE ctr = 0), 0)::double precision / nullif(sum(hits), 0) AS zero_click_share,
     bool_or(truncated) AS seen_on_truncated_day
   FROM term_days
   GROUP BY project_id, query
@@ -126,10 +131,10 @@ SELECT
   tp.top_clicked_path,
   t.hits_prev_7d,
   CASE WHEN p.complete_7d AND p.complete_prev_7d
-    THEN (t.hits_7d - t.hits_prev_7d)::DOUBLE / nullif(t.hits_prev_7d, 0)
+    THEN (t.hits_7d - t.hits_prev_7d)::double precision / nullif(t.hits_prev_7d, 0)
   END AS hits_change_pct,
   t.seen_on_truncated_day,
-  row_number() OVER (PARTITION BY t.project_id ORDER BY t.hits_28d DESC, t.query) AS rank
+  row_number() OVER (PARTITION BY t.project_id ORDER BY t.hits_28d DESC, t.query COLLATE "C") AS rank
 FROM terms AS t
 JOIN periods AS p ON p.project_id = t.project_id
 LEFT JOIN top_paths AS tp ON tp.project_id = t.project_id AND tp.query = t.query AND tp.n = 1;

@@ -4,6 +4,7 @@
 -- of total (0.25 = 25%), NULL when total is 0 (no division by zero).
 -- partial: the day was not over when fetched (sync_windows: fetched_at < window_end); a partial
 -- day's counts are not comparable with a full day's.
+-- A window's end is midnight UTC of window_end whatever the session's TimeZone.
 CREATE OR REPLACE VIEW v_assistant_callers_daily AS
 SELECT
   a.project_id,
@@ -12,10 +13,10 @@ SELECT
   a.api,
   a.other,
   a.total,
-  a.web::DOUBLE / nullif(a.total, 0) AS web_share,
-  a.api::DOUBLE / nullif(a.total, 0) AS api_share,
-  a.other::DOUBLE / nullif(a.total, 0) AS other_share,
-  coalesce(w.fetched_at < (w.window_end::TIMESTAMP AT TIME ZONE 'UTC'), false) AS partial
+  a.web::double precision / nullif(a.total, 0) AS web_share,
+  a.api::double precision / nullif(a.total, 0) AS api_share,
+  a.other::double precision / nullif(a.total, 0) AS other_share,
+  coalesce(w.fetched_at < (w.window_end::timestamp AT TIME ZONE 'UTC'), false) AS partial
 FROM assistant_callers_daily AS a
 LEFT JOIN sync_windows AS w
   ON w.project_id = a.project_id AND w.stream = 'caller_stats' AND w.window_start = a.day

@@ -28,6 +28,8 @@
 -- feedback_windows_loaded / assistant_windows_loaded: the loaded windows of the range streams
 -- feedback and assistant that overlap the 28 days (a window spans several days).
 -- rank: 1 = most visitor-days; ties broken by path. The view is ordered by project and rank.
+-- The URL regexes never let '.' take a newline (written [^\n], as RE2 and PostgreSQL read it alike);
+-- text tie-breaks are in code-point order (COLLATE "C").
 CREATE OR REPLACE VIEW v_page_health AS
 WITH latest AS (
   SELECT project_id, max(day) AS last_day FROM site_daily WHERE NOT partial GROUP BY project_id
@@ -36,10 +38,10 @@ loaded AS (
   SELECT
     l.project_id,
     l.last_day,
-    count(*) FILTER (WHERE w.stream = 'visitors')::BIGINT AS days_loaded,
-    count(*) FILTER (WHERE w.stream = 'views')::BIGINT AS views_days_loaded,
-    count(*) FILTER (WHERE w.stream = 'searches')::BIGINT AS search_days_loaded,
-    count(*) FILTER (WHERE w.stream = 'feedback_by_page')::BIGINT AS feedback_days_loaded
+    count(*) FILTER (WHERE w.stream = 'visitors')::bigint AS days_loaded,
+    count(*) FILTER (WHERE w.stream = 'views')::bigint AS views_days_loaded,
+    count(*) FILTER (WHERE w.stream = 'searches')::bigint AS search_days_loaded,
+    count(*) FILTER (WHERE w.stream = 'feedback_by_page')::bigint AS feedback_days_loaded
   FROM latest AS l
   LEFT JOIN sync_windows AS w
     ON w.project_id = l.project_id AND w.status = 'loaded'
@@ -50,8 +52,8 @@ loaded AS (
 ranges AS (
   SELECT
     l.project_id,
-    count(*) FILTER (WHERE w.stream = 'feedback')::BIGINT AS feedback_windows_loaded,
-    count(*) FILTER (WHERE w.stream = 'assistant')::BIGINT AS assistant_windows_loaded
+    count(*) FILTER (WHERE w.stream = 'feedback')::bigint AS feedback_windows_loaded,
+    count(*) FILTER (WHERE w.stream = 'assistant')::bigint AS assistant_windows_loaded
   FROM latest AS l
   LEFT JOIN sync_windows AS w
     ON w.project_id = l.project_id AND w.status = 'loaded'
@@ -59,19 +61,19 @@ ranges AS (
   GROUP BY l.project_id
 ),
 visitors AS (
-  SELECT p.project_id, p.path, sum(p.total)::BIGINT AS visitor_days
+  SELECT p.project_id, p.path, sum(p.total)::bigint AS visitor_days
   FROM page_daily AS p
   JOIN latest AS l ON l.project_id = p.project_id AND p.day > l.last_day - 28 AND p.day <= l.last_day
   GROUP BY p.project_id, p.path
 ),
 views AS (
-  SELECT p.project_id, p.path, sum(p.total)::BIGINT AS views
+  SELECT p.project_id, p.path, sum(p.total)::bigint AS views
   FROM page_views_daily AS p
   JOIN latest AS l ON l.project_id = p.project_id AND p.day > l.last_day - 28 AND p.day <= l.last_day
   GROUP BY p.project_id, p.path
 ),
 landing AS (
-  SELECT s.project_id, s.top_clicked_path AS path, sum(s.hits)::BIGINT AS searches_landing
+  SELECT s.project_id, s.top_clicked_path AS path, sum(s.hits)::bigint AS searches_landing
   FROM search_daily AS s
   JOIN latest AS l ON l.project_id = s.project_id AND s.day > l.last_day - 28 AND s.day <= l.last_day
   WHERE s.top_clicked_path IS NOT NULL
@@ -81,10 +83,10 @@ by_page AS (
   SELECT
     f.project_id,
     f.path,
-    sum(f.thumbs_up)::BIGINT AS thumbs_up,
-    sum(f.thumbs_down)::BIGINT AS thumbs_down,
-    sum(f.code)::BIGINT AS code,
-    sum(f.total)::BIGINT AS feedback_total
+    sum(f.thumbs_up)::bigint AS thumbs_up,
+    sum(f.thumbs_down)::bigint AS thumbs_down,
+    sum(f.code)::bigint AS code,
+    sum(f.total)::bigint AS feedback_total
   FROM feedback_page_daily AS f
   JOIN latest AS l ON l.project_id = f.project_id AND f.day > l.last_day - 28 AND f.day <= l.last_day
   GROUP BY f.project_id, f.path
@@ -93,14 +95,14 @@ entries AS (
   SELECT
     f.project_id,
     f.path,
-    count(*) FILTER (WHERE f.status IN ('pending', 'in_progress'))::BIGINT AS open_feedback,
-    count(*) FILTER (WHERE f.source = 'contextual' AND f.helpful)::BIGINT AS feedback_thumbs_up,
-    count(*) FILTER (WHERE f.source = 'contextual' AND NOT f.helpful)::BIGINT AS feedback_thumbs_down
+    count(*) FILTER (WHERE f.status IN ('pending', 'in_progress'))::bigint AS open_feedback,
+    count(*) FILTER (WHERE f.source = 'contextual' AND f.helpful)::bigint AS feedback_thumbs_up,
+    count(*) FILTER (WHERE f.source = 'contextual' AND NOT f.helpful)::bigint AS feedback_thumbs_down
   FROM feedback AS f
   JOIN latest AS l
     ON l.project_id = f.project_id
-    AND (f.created_at AT TIME ZONE 'UTC')::DATE > l.last_day - 28
-    AND (f.created_at AT TIME ZONE 'UTC')::DATE <= l.last_day
+    AND (f.created_at AT TIME ZONE 'UTC')::date > l.last_day - 28
+    AND (f.created_at AT TIME ZONE 'UTC')::date <= l.last_day
   GROUP BY f.project_id, f.path
 ),
 cited AS (
@@ -113,8 +115,8 @@ cited AS (
     coalesce(
       nullif(
         regexp_replace(
-          regexp_replace(regexp_replace(u.s.url, '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*', ''), '[?#].*$', ''),
-          '(.)/+$',
+          regexp_replace(regexp_replace({{ source_url(u.s) }}, '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*', ''), '[?#][^\n]*$', ''),
+          '([^\n])/+$',
           '\1'
         ),
         ''
@@ -124,13 +126,13 @@ cited AS (
   FROM assistant_turns AS t
   JOIN latest AS l
     ON l.project_id = t.project_id
-    AND (t.ts AT TIME ZONE 'UTC')::DATE > l.last_day - 28
-    AND (t.ts AT TIME ZONE 'UTC')::DATE <= l.last_day
-  CROSS JOIN unnest(t.sources) AS u(s)
-  WHERE u.s.url IS NOT NULL
+    AND (t.ts AT TIME ZONE 'UTC')::date > l.last_day - 28
+    AND (t.ts AT TIME ZONE 'UTC')::date <= l.last_day
+  CROSS JOIN {{ each_source(t.sources) }} AS u(s)
+  WHERE {{ source_url(u.s) }} IS NOT NULL
 ),
 citations AS (
-  SELECT project_id, path, count(*)::BIGINT AS assistant_citations
+  SELECT project_id, path, count(*)::bigint AS assistant_citations
   FROM cited
   GROUP BY project_id, path
 ),
@@ -151,20 +153,20 @@ health AS (
     l.views_days_loaded,
     l.search_days_loaded,
     l.feedback_days_loaded,
-    coalesce(v.visitor_days, 0)::BIGINT AS visitor_days,
-    CASE WHEN l.views_days_loaded > 0 THEN coalesce(w.views, 0)::BIGINT END AS views,
-    CASE WHEN l.search_days_loaded > 0 THEN coalesce(s.searches_landing, 0)::BIGINT END AS searches_landing,
-    CASE WHEN l.feedback_days_loaded > 0 THEN coalesce(f.thumbs_up, 0)::BIGINT END AS thumbs_up,
-    CASE WHEN l.feedback_days_loaded > 0 THEN coalesce(f.thumbs_down, 0)::BIGINT END AS thumbs_down,
-    CASE WHEN l.feedback_days_loaded > 0 THEN coalesce(f.code, 0)::BIGINT END AS code,
-    CASE WHEN l.feedback_days_loaded > 0 THEN coalesce(f.feedback_total, 0)::BIGINT END AS feedback_total,
+    coalesce(v.visitor_days, 0)::bigint AS visitor_days,
+    CASE WHEN l.views_days_loaded > 0 THEN coalesce(w.views, 0)::bigint END AS views,
+    CASE WHEN l.search_days_loaded > 0 THEN coalesce(s.searches_landing, 0)::bigint END AS searches_landing,
+    CASE WHEN l.feedback_days_loaded > 0 THEN coalesce(f.thumbs_up, 0)::bigint END AS thumbs_up,
+    CASE WHEN l.feedback_days_loaded > 0 THEN coalesce(f.thumbs_down, 0)::bigint END AS thumbs_down,
+    CASE WHEN l.feedback_days_loaded > 0 THEN coalesce(f.code, 0)::bigint END AS code,
+    CASE WHEN l.feedback_days_loaded > 0 THEN coalesce(f.feedback_total, 0)::bigint END AS feedback_total,
     r.feedback_windows_loaded,
     r.assistant_windows_loaded,
-    CASE WHEN r.feedback_windows_loaded > 0 THEN coalesce(e.open_feedback, 0)::BIGINT END AS open_feedback,
-    CASE WHEN r.feedback_windows_loaded > 0 THEN coalesce(e.feedback_thumbs_up, 0)::BIGINT END AS feedback_thumbs_up,
-    CASE WHEN r.feedback_windows_loaded > 0 THEN coalesce(e.feedback_thumbs_down, 0)::BIGINT END
+    CASE WHEN r.feedback_windows_loaded > 0 THEN coalesce(e.open_feedback, 0)::bigint END AS open_feedback,
+    CASE WHEN r.feedback_windows_loaded > 0 THEN coalesce(e.feedback_thumbs_up, 0)::bigint END AS feedback_thumbs_up,
+    CASE WHEN r.feedback_windows_loaded > 0 THEN coalesce(e.feedback_thumbs_down, 0)::bigint END
       AS feedback_thumbs_down,
-    CASE WHEN r.assistant_windows_loaded > 0 THEN coalesce(c.assistant_citations, 0)::BIGINT END
+    CASE WHEN r.assistant_windows_loaded > 0 THEN coalesce(c.assistant_citations, 0)::bigint END
       AS assistant_citations
   FROM paths AS p
   JOIN loaded AS l ON l.project_id = p.project_id
@@ -179,7 +181,7 @@ health AS (
 SELECT
   project_id,
   path,
-  row_number() OVER (PARTITION BY project_id ORDER BY visitor_days DESC, path) AS rank,
+  row_number() OVER (PARTITION BY project_id ORDER BY visitor_days DESC, path COLLATE "C") AS rank,
   visitor_days,
   views,
   searches_landing,
@@ -199,4 +201,4 @@ SELECT
   feedback_windows_loaded,
   assistant_windows_loaded
 FROM health
-ORDER BY project_id, rank;
+ORDER BY project_id COLLATE "C", rank;

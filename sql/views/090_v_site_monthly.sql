@@ -14,24 +14,26 @@
 -- uniques_source: 'period' when the true figure is there, NULL otherwise. total_change_pct: the
 -- true total against the previous month's, only when both have one, neither partial, and the
 -- previous is not 0; NULL otherwise.
+-- Months from date_trunc on a timestamp WITHOUT time zone (the session's TimeZone cannot move a
+-- day).
 CREATE OR REPLACE VIEW v_site_monthly AS
 WITH months AS (
   SELECT
     project_id,
-    date_trunc('month', day)::DATE AS month_start,
-    count(*)::BIGINT AS days,
-    sum(human)::BIGINT AS human_visitor_days,
-    sum(ai)::BIGINT AS ai_visitor_days,
-    sum(total)::BIGINT AS total_visitor_days,
+    date_trunc('month', day::timestamp)::date AS month_start,
+    count(*)::bigint AS days,
+    sum(human)::bigint AS human_visitor_days,
+    sum(ai)::bigint AS ai_visitor_days,
+    sum(total)::bigint AS total_visitor_days,
     coalesce(bool_or(partial), false) AS has_partial_day
   FROM site_daily
-  GROUP BY project_id, date_trunc('month', day)::DATE
+  GROUP BY project_id, date_trunc('month', day::timestamp)::date
 ),
 joined AS (
   SELECT
     coalesce(d.project_id, u.project_id) AS project_id,
     coalesce(d.month_start, u.period_start) AS month_start,
-    coalesce(d.days, 0)::BIGINT AS days,
+    coalesce(d.days, 0)::bigint AS days,
     d.human_visitor_days,
     d.ai_visitor_days,
     d.total_visitor_days,
@@ -48,13 +50,13 @@ joined AS (
 flagged AS (
   SELECT
     *,
-    date_diff('day', month_start, (month_start + INTERVAL 1 MONTH)::DATE)::BIGINT AS days_in_month
+    ((month_start + INTERVAL '1 month')::date - month_start)::bigint AS days_in_month
   FROM joined
 )
 SELECT
   m.project_id,
-  year(m.month_start)::INTEGER AS year,
-  month(m.month_start)::INTEGER AS month,
+  extract(year FROM m.month_start)::integer AS year,
+  extract(month FROM m.month_start)::integer AS month,
   m.month_start,
   m.days,
   m.days_in_month,
@@ -65,7 +67,7 @@ SELECT
   m.days = m.days_in_month AND NOT m.has_partial_day AS complete,
   CASE WHEN m.days = m.days_in_month AND NOT m.has_partial_day
     AND p.days = p.days_in_month AND NOT p.has_partial_day
-    THEN (m.total_visitor_days - p.total_visitor_days)::DOUBLE / nullif(p.total_visitor_days, 0)
+    THEN (m.total_visitor_days - p.total_visitor_days)::double precision / nullif(p.total_visitor_days, 0)
   END AS total_visitor_days_change_pct,
   m.human,
   m.ai,
@@ -73,8 +75,8 @@ SELECT
   m.uniques_partial,
   m.uniques_source,
   CASE WHEN NOT m.uniques_partial AND NOT p.uniques_partial
-    THEN (m.total - p.total)::DOUBLE / nullif(p.total, 0)
+    THEN (m.total - p.total)::double precision / nullif(p.total, 0)
   END AS total_change_pct
 FROM flagged AS m
 LEFT JOIN flagged AS p
-  ON p.project_id = m.project_id AND p.month_start = (m.month_start - INTERVAL 1 MONTH)::DATE;
+  ON p.project_id = m.project_id AND p.month_start = (m.month_start - INTERVAL '1 month')::date;

@@ -12,6 +12,7 @@
 -- its window saw it. status_seen_at says when that was: sync re-reads a month for
 -- --feedback-lookback days (30) after it ends, so an older entry's status is that of its last
 -- re-read (sync --refresh re-reads every month).
+-- ids sort in code-point order (COLLATE "C") whatever the database's collation.
 CREATE OR REPLACE VIEW v_feedback_open AS
 SELECT
   project_id,
@@ -22,10 +23,9 @@ SELECT
   helpful,
   redact_emails(comment) AS comment,
   created_at,
-  date_diff('day', (created_at AT TIME ZONE 'UTC')::DATE, (current_timestamp AT TIME ZONE 'UTC')::DATE)::BIGINT
-    AS age_days,
+  ((current_timestamp AT TIME ZONE 'UTC')::date - (created_at AT TIME ZONE 'UTC')::date)::bigint AS age_days,
   first_seen_at,
   last_seen_at AS status_seen_at
 FROM feedback
 WHERE status IN ('pending', 'in_progress')
-ORDER BY project_id, created_at ASC NULLS LAST, id;
+ORDER BY project_id COLLATE "C", created_at ASC NULLS LAST, id COLLATE "C";

@@ -12,11 +12,11 @@ CREATE OR REPLACE VIEW v_feedback_by_page AS
 SELECT
   project_id,
   path,
-  (created_at AT TIME ZONE 'UTC')::DATE AS day,
-  count(*) FILTER (WHERE source = 'contextual' AND helpful)::BIGINT AS thumbs_up,
-  count(*) FILTER (WHERE source = 'contextual' AND NOT helpful)::BIGINT AS thumbs_down,
-  count(*) FILTER (WHERE source = 'code_snippet')::BIGINT AS code,
-  count(*)::BIGINT AS total,
-  count(*) FILTER (WHERE status IN ('pending', 'in_progress'))::BIGINT AS open
+  (created_at AT TIME ZONE 'UTC')::date AS day,
+  count(*) FILTER (WHERE source = 'contextual' AND helpful)::bigint AS thumbs_up,
+  count(*) FILTER (WHERE source = 'contextual' AND NOT helpful)::bigint AS thumbs_down,
+  count(*) FILTER (WHERE source = 'code_snippet')::bigint AS code,
+  count(*)::bigint AS total,
+  count(*) FILTER (WHERE status IN ('pending', 'in_progress'))::bigint AS open
 FROM feedback
-GROUP BY project_id, path, (created_at AT TIME ZONE 'UTC')::DATE;
+GROUP BY project_id, path, (created_at AT TIME ZONE 'UTC')::date;

@@ -11,30 +11,30 @@
 -- never 0, when it is not.
 -- partial: the newest loaded assistant window covering the day was fetched before the day ended
 -- (--include-today): its counts are not final. false for a day no loaded window covers.
+-- Days are UTC days and a day ends at midnight UTC, whatever the session's TimeZone.
 CREATE OR REPLACE VIEW v_assistant_daily AS
 WITH turn_days AS (
   SELECT
     project_id,
-    (ts AT TIME ZONE 'UTC')::DATE AS day,
-    count(*)::BIGINT AS turns,
-    count(DISTINCT thread_id)::BIGINT AS threads,
-    count(*) FILTER (WHERE resolution_status = 'answered')::BIGINT AS answered,
-    count(*) FILTER (WHERE resolution_status = 'unanswered')::BIGINT AS unanswered,
-    count(*) FILTER (WHERE response_type = 'clarifying_question')::BIGINT AS clarifying_questions
+    (ts AT TIME ZONE 'UTC')::date AS day,
+    count(*)::bigint AS turns,
+    count(DISTINCT thread_id)::bigint AS threads,
+    count(*) FILTER (WHERE resolution_status = 'answered')::bigint AS answered,
+    count(*) FILTER (WHERE resolution_status = 'unanswered')::bigint AS unanswered,
+    count(*) FILTER (WHERE response_type = 'clarifying_question')::bigint AS clarifying_questions
   FROM assistant_turns
-  GROUP BY project_id, (ts AT TIME ZONE 'UTC')::DATE
+  GROUP BY project_id, (ts AT TIME ZONE 'UTC')::date
 ),
 window_days AS (
-  SELECT
-    project_id,
-    fetched_at,
-    unnest(generate_series(window_start::TIMESTAMP, window_end::TIMESTAMP - INTERVAL 1 DAY, INTERVAL 1 DAY))::DATE
-      AS day
-  FROM sync_windows
-  WHERE stream = 'assistant' AND status = 'loaded' AND window_end > window_start
+  SELECT w.project_id, w.fetched_at, g.day::date AS day
+  FROM sync_windows AS w
+  CROSS JOIN LATERAL generate_series(
+    w.window_start::timestamp, w.window_end::timestamp - INTERVAL '1 day', INTERVAL '1 day'
+  ) AS g(day)
+  WHERE w.stream = 'assistant' AND w.status = 'loaded' AND w.window_end > w.window_start
 ),
 loaded_days AS (
-  SELECT project_id, day, max(fetched_at) < ((day + 1)::TIMESTAMP AT TIME ZONE 'UTC') AS partial
+  SELECT project_id, day, max(fetched_at) < ((day + 1)::timestamp AT TIME ZONE 'UTC') AS partial
   FROM window_days
   GROUP BY project_id, day
 ),
@@ -46,13 +46,13 @@ days AS (
 SELECT
   d.project_id,
   d.day,
-  coalesce(t.turns, 0)::BIGINT AS turns,
-  coalesce(t.threads, 0)::BIGINT AS threads,
-  coalesce(t.answered, 0)::BIGINT AS answered,
-  coalesce(t.unanswered, 0)::BIGINT AS unanswered,
-  t.answered::DOUBLE / nullif(t.turns, 0) AS answered_share,
-  coalesce(t.clarifying_questions, 0)::BIGINT AS clarifying_questions,
-  t.clarifying_questions::DOUBLE / nullif(t.turns, 0) AS clarifying_share,
+  coalesce(t.turns, 0)::bigint AS turns,
+  coalesce(t.threads, 0)::bigint AS threads,
+  coalesce(t.answered, 0)::bigint AS answered,
+  coalesce(t.unanswered, 0)::bigint AS unanswered,
+  t.answered::double precision / nullif(t.turns, 0) AS answered_share,
+  coalesce(t.clarifying_questions, 0)::bigint AS clarifying_questions,
+  t.clarifying_questions::double precision / nullif(t.turns, 0) AS clarifying_share,
   c.web,
   c.api,
   c.other,

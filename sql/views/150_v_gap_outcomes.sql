@@ -2,7 +2,8 @@
 -- completed with a pull request, the gap's own measure over the win_days days before the job was
 -- created and the win_days days after it completed.
 --
--- gap_outcomes(win_days) is a table macro; v_gap_outcomes is gap_outcomes(14).
+-- gap_outcomes(win_days) is a table function (a table macro on DuckDB); v_gap_outcomes is
+-- gap_outcomes(14).
 -- before: [day the job was created - win_days, day the job was created); after: [the day after
 --   completed_at, + win_days), days in UTC whatever the session's TimeZone. completed_at is when
 --   this tool first saw the job completed.
@@ -16,7 +17,30 @@
 -- verdict: 'too little data' when either period has fewer than min(7, win_days) loaded days;
 --   otherwise 'improved' when the measure moved 20% or more the good way (down, or up for a losing
 --   page), 'worse' when 20% or more the other way (from 0 to anything is worse), else 'same'.
-CREATE OR REPLACE MACRO gap_outcomes(win_days) AS TABLE
+-- It uses question_key and redact_emails of 060_v_search_terms.sql and is_flag of 140_v_content_gaps.sql; sums of counts are
+-- cast to double precision (PostgreSQL's sum of a bigint is numeric).
+{{# table_function gap_outcomes(win_days integer) RETURNS TABLE (
+  project_id text,
+  job_id text,
+  gap_id text,
+  kind text,
+  subject text,
+  pr_link text,
+  job_created_at timestamptz,
+  completed_at timestamptz,
+  before_start date,
+  before_end date,
+  after_start date,
+  after_end date,
+  measure text,
+  days_before bigint,
+  days_after bigint,
+  measure_before double precision,
+  measure_after double precision,
+  change double precision,
+  change_pct double precision,
+  verdict text
+) }}
 WITH fixes AS (
   SELECT
     g.project_id,
@@ -31,19 +55,21 @@ WITH fixes AS (
     j.completed_at,
     CASE g.kind WHEN 'unanswered' THEN 'assistant' WHEN 'search' THEN 'searches' WHEN 'flagged' THEN 'feedback'
       ELSE 'views' END AS stream,
-    CAST(coalesce(j.created_at, g.created_at) AT TIME ZONE 'UTC' AS DATE) - CAST(win_days AS INTEGER) AS before_start,
-    CAST(coalesce(j.created_at, g.created_at) AT TIME ZONE 'UTC' AS DATE) AS before_end,
-    CAST(j.completed_at AT TIME ZONE 'UTC' AS DATE) + 1 AS after_start,
-    CAST(j.completed_at AT TIME ZONE 'UTC' AS DATE) + 1 + CAST(win_days AS INTEGER) AS after_end
+    (coalesce(j.created_at, g.created_at) AT TIME ZONE 'UTC')::date - CAST(win_days AS INTEGER) AS before_start,
+    (coalesce(j.created_at, g.created_at) AT TIME ZONE 'UTC')::date AS before_end,
+    (j.completed_at AT TIME ZONE 'UTC')::date + 1 AS after_start,
+    (j.completed_at AT TIME ZONE 'UTC')::date + 1 + CAST(win_days AS INTEGER) AS after_end
   FROM agent_job_gaps AS g
   JOIN agent_jobs AS j ON j.project_id = g.project_id AND j.job_id = g.job_id
   WHERE j.status = 'completed' AND j.pr_link IS NOT NULL AND j.completed_at IS NOT NULL
 ),
 days AS (
-  SELECT f.*, CAST(d.day AS DATE) AS day, CAST(d.day AS DATE) < f.before_end AS is_before
-  FROM fixes AS f,
-    LATERAL (SELECT unnest(generate_series(f.before_start, f.after_end - 1, INTERVAL 1 DAY)) AS day) AS d
-  WHERE CAST(d.day AS DATE) < f.before_end OR CAST(d.day AS DATE) >= f.after_start
+  SELECT f.*, d.day::date AS day, d.day::date < f.before_end AS is_before
+  FROM fixes AS f
+  CROSS JOIN LATERAL generate_series(
+    f.before_start::timestamp, (f.after_end - 1)::timestamp, INTERVAL '1 day'
+  ) AS d(day)
+  WHERE d.day::date < f.before_end OR d.day::date >= f.after_start
 ),
 loaded_days AS (
   SELECT d.*
@@ -51,28 +77,41 @@ loaded_days AS (
   WHERE EXISTS (
     SELECT 1 FROM sync_windows AS w
     WHERE w.project_id = d.project_id AND w.stream = d.stream AND w.status = 'loaded'
-      AND w.fetched_at >= (w.window_end::TIMESTAMP AT TIME ZONE 'UTC') AND w.window_start <= d.day AND d.day < w.window_end
+      AND w.fetched_at >= (w.window_end::timestamp AT TIME ZONE 'UTC')
+      AND w.window_start <= d.day AND d.day < w.window_end
   )
 ),
-daily AS (
-  SELECT project_id, 'unanswered' AS kind, question_key(query) AS subject_key, CAST(ts AT TIME ZONE 'UTC' AS DATE) AS day,
-    CAST(count(*) AS DOUBLE) AS bad, CAST(NULL AS DOUBLE) AS total
+-- Only the fixed subjects' days, computed once: a plan that joins every subject's days once per
+-- day of a fix (row estimates of tables not analysed since a load) would take seconds.
+fixed AS MATERIALIZED (
+  SELECT DISTINCT project_id, kind, subject_key FROM fixes
+),
+daily AS MATERIALIZED (
+  SELECT project_id, 'unanswered'::text AS kind, question_key(query) AS subject_key,
+    (ts AT TIME ZONE 'UTC')::date AS day, count(*)::double precision AS bad, NULL::double precision AS total
   FROM assistant_turns
-  WHERE resolution_status = 'unanswered' OR response_type = 'clarifying_question'
-  GROUP BY ALL
+  WHERE (resolution_status = 'unanswered' OR response_type = 'clarifying_question')
+    AND (project_id, question_key(query)) IN (SELECT project_id, subject_key FROM fixed WHERE kind = 'unanswered')
+  GROUP BY project_id, question_key(query), (ts AT TIME ZONE 'UTC')::date
   UNION ALL
-  SELECT project_id, 'search', question_key(query), day, sum(hits * (1 - ctr)), CAST(sum(hits) AS DOUBLE)
+  SELECT project_id, 'search', question_key(query), day,
+    sum(hits * (1 - ctr)), sum(hits)::double precision
   FROM search_daily
-  GROUP BY ALL
+  WHERE (project_id, question_key(query)) IN (
+    SELECT project_id, subject_key FROM fixed WHERE kind = 'search'
+  )
+  GROUP BY project_id, question_key(query), day
   UNION ALL
-  SELECT project_id, 'flagged', path, CAST(created_at AT TIME ZONE 'UTC' AS DATE), CAST(count(*) AS DOUBLE), NULL
+  SELECT project_id, 'flagged', path, (created_at AT TIME ZONE 'UTC')::date, count(*)::double precision, NULL
   FROM feedback
   WHERE created_at IS NOT NULL AND is_flag(source, helpful, comment, status)
-  GROUP BY ALL
+    AND (project_id, path) IN (SELECT project_id, subject_key FROM fixed WHERE kind = 'flagged')
+  GROUP BY project_id, path, (created_at AT TIME ZONE 'UTC')::date
   UNION ALL
-  SELECT project_id, 'losing', path, day, CAST(sum(human) AS DOUBLE), NULL
+  SELECT project_id, 'losing', path, day, sum(human)::double precision, NULL
   FROM page_views_daily
-  GROUP BY ALL
+  WHERE (project_id, path) IN (SELECT project_id, subject_key FROM fixed WHERE kind = 'losing')
+  GROUP BY project_id, path, day
 ),
 measured AS (
   SELECT
@@ -87,15 +126,16 @@ measured AS (
   FROM loaded_days AS l
   LEFT JOIN daily AS m
     ON m.project_id = l.project_id AND m.kind = l.kind AND m.subject_key = l.subject_key AND m.day = l.day
-  GROUP BY ALL
+  GROUP BY l.project_id, l.job_id, l.gap_id, l.kind, l.subject, l.pr_link, l.job_created_at, l.completed_at,
+    l.before_start, l.before_end, l.after_start, l.after_end
 ),
 valued AS (
   SELECT
     *,
-    CASE WHEN kind = 'search' THEN bad_before / nullif(total_before, 0) ELSE bad_before / nullif(days_before, 0) END
-      AS measure_before,
-    CASE WHEN kind = 'search' THEN bad_after / nullif(total_after, 0) ELSE bad_after / nullif(days_after, 0) END
-      AS measure_after
+    CASE WHEN kind = 'search' THEN bad_before / nullif(total_before, 0)
+      ELSE bad_before / nullif(days_before, 0)::double precision END AS measure_before,
+    CASE WHEN kind = 'search' THEN bad_after / nullif(total_after, 0)
+      ELSE bad_after / nullif(days_after, 0)::double precision END AS measure_after
   FROM measured
 )
 SELECT
@@ -117,8 +157,8 @@ SELECT
     WHEN 'flagged' THEN 'thumbs-down and comments per day'
     ELSE 'human views per day'
   END AS measure,
-  CAST(days_before AS BIGINT) AS days_before,
-  CAST(days_after AS BIGINT) AS days_after,
+  days_before,
+  days_after,
   measure_before,
   measure_after,
   measure_after - measure_before AS change,
@@ -133,10 +173,11 @@ SELECT
     WHEN kind <> 'losing' AND measure_after >= 1.2 * measure_before THEN 'worse'
     ELSE 'same'
   END AS verdict
-FROM valued;
+FROM valued
+{{/ table_function }}
 
 -- The effect of every completed fix with a pull request: 14 days before the job against the 14
--- days after it completed (see gap_outcomes above for every column).
+-- days after it completed.
 CREATE OR REPLACE VIEW v_gap_outcomes AS
 SELECT * FROM gap_outcomes(14)
-ORDER BY project_id, completed_at, job_id, gap_id;
+ORDER BY project_id COLLATE "C", completed_at, job_id COLLATE "C", gap_id COLLATE "C";

@@ -1,5 +1,4 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -7,6 +6,7 @@ import { DatabaseInUseError, InternalError, UsageError } from '../errors.js';
 import { sqlDir } from '../paths.js';
 import { makeFolder, userFileError } from '../util/file-errors.js';
 import { damageOnOpen, refuseMissingBlocks, reportingDamage } from './integrity.js';
+import { numberedSqlFiles } from './sql-source.js';
 import { inTransaction, queryRows, runSqlFile } from './sql.js';
 import { duckSession } from './duckdb/session.js';
 import type { SqlSession } from './session.js';
@@ -74,28 +74,7 @@ export const DEFAULT_BUSY_TIMEOUT_MS = { readWrite: 120_000, readOnly: 15_000 } 
 const RETRY_DELAY_MS = { min: 50, max: 500, reader: 100 } as const;
 const SAY_WAITING_AFTER_MS = 1_000;
 
-export interface SqlFile {
-  readonly version: number;
-  readonly name: string;
-  readonly file: string;
-}
-
-/** `NNN_name.sql` files of a folder in numeric order; two files with one number is a packaging bug. */
-export async function numberedSqlFiles(dir: string): Promise<SqlFile[]> {
-  const names = existsSync(dir) ? await readdir(dir) : [];
-  const files: SqlFile[] = [];
-  for (const name of names) {
-    const m = /^(\d+)_.+\.sql$/.exec(name);
-    if (m) files.push({ version: Number(m[1]), name, file: join(dir, name) });
-  }
-  files.sort((a, b) => a.version - b.version);
-  for (let i = 1; i < files.length; i++) {
-    if (files[i]?.version === files[i - 1]?.version) {
-      throw new InternalError(`two SQL files share number ${files[i]?.version} in ${dir}`, { dir });
-    }
-  }
-  return files;
-}
+export { numberedSqlFiles, type SqlFile } from './sql-source.js';
 
 /** DuckDB's message when another process holds the file: `Could not set lock on file "…": Conflicting lock is held in /usr/bin/node (PID 123)`. */
 export function lockHolder(err: unknown): { locked: boolean; pid: number | undefined } {

@@ -14,7 +14,8 @@ import {
 } from '@duckdb/node-api';
 import { InternalError } from '../errors.js';
 import { exclusive } from '../util/exclusive.js';
-import { renderSql } from './sql-fragments.js';
+import { DUCKDB_DIALECT } from './duckdb/dialect.js';
+import { renderSql } from './sql-render.js';
 
 export type SqlParams = readonly DuckDBValue[] | Readonly<Record<string, DuckDBValue>>;
 
@@ -119,7 +120,7 @@ export async function queryWithTypes(
 
 /** Runs every statement of a SQL file (no parameters). */
 export async function runSqlFile(conn: DuckDBConnection, file: string): Promise<void> {
-  const sql = renderSql(await readFile(file, 'utf8'), file);
+  const sql = renderSql(await readFile(file, 'utf8'), file, DUCKDB_DIALECT);
   try {
     await conn.run(sql);
   } catch (e) {

@@ -2,7 +2,7 @@
  * Readers' e-mail addresses: the one rule that finds them in readers' text (questions, answers,
  * search terms, comments) and the token that replaces them. Every place that shows readers' text
  * uses it: the views (their `redact_emails` is rendered from EMAIL_PATTERN when the SQL is applied,
- * see src/load/sql-fragments.ts), and the TypeScript readers that show text from the tables (the
+ * see src/load/sql-render.ts), and the TypeScript readers that show text from the tables (the
  * report, the digest, the alerts, the agent's fix prompt) through `maskEmails`.
  *
  * The pattern is written in the regular-expression syntax that JavaScript (with the `u` flag),

@@ -2,7 +2,7 @@
  * "The same question": the one rule that says when two texts readers typed (an assistant question,
  * a search term) are one question. The views, the report, the gaps, the alerts and the digest all
  * group by the SQL function `question_key(text)`, defined once in the views and filled in from here
- * when the SQL is applied (src/load/sql-fragments.ts), so no reader spells it again.
+ * when the SQL is applied (src/load/sql-render.ts), so no reader spells it again.
  *
  * The rule, in order (docs/gaps.md states it for users):
  * 1. readers' e-mail addresses become [email] (redact_emails, src/util/personal-data.ts);

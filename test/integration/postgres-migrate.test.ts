@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migratePostgres, postgresSqlDir } from '../../src/load/postgres/migrate.js';
+import { migratePostgres } from '../../src/load/postgres/migrate.js';
+import { sqlDir } from '../../src/paths.js';
 import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 
 /*
@@ -65,7 +66,7 @@ describe.skipIf(!hasPostgres())('migrating a PostgreSQL schema', () => {
   it('recreates the views when a view shipped with a new version changed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mintlify-etl-sql-'));
     try {
-      cpSync(postgresSqlDir(), dir, { recursive: true });
+      cpSync(sqlDir(), dir, { recursive: true });
       const admin = await connect();
       await migratePostgres(admin, { schema: 'changed', sqlDir: dir });
       const file = readdirSync(join(dir, 'views')).find((f) =>
@@ -88,7 +89,7 @@ describe.skipIf(!hasPostgres())('migrating a PostgreSQL schema', () => {
   it('refuses to upgrade views a user built on, naming the object, and drops nothing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mintlify-etl-sql-'));
     try {
-      cpSync(postgresSqlDir(), dir, { recursive: true });
+      cpSync(sqlDir(), dir, { recursive: true });
       const admin = await connect();
       await migratePostgres(admin, { schema: 'built_on', sqlDir: dir });
       await admin.query('CREATE VIEW built_on.my_dashboard AS SELECT day FROM built_on.v_site_daily');

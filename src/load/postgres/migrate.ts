@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { DatabaseInUseError, DestinationError, InternalError, UsageError } from '../../errors.js';
 import { sqlDir } from '../../paths.js';
-import { numberedSqlFiles, type SqlFile } from '../database.js';
-import { renderSql } from '../sql-fragments.js';
+import { numberedSqlFiles, renderFile, renderedSqlFiles, type SqlFile } from '../sql-source.js';
 import { DEFAULT_PG_SCHEMA } from '../target.js';
 import {
   checkOwnership,
@@ -14,12 +12,8 @@ import {
   TABLE_MARK,
   type ContractNames,
 } from './ownership.js';
+import { POSTGRES_DIALECT } from './dialect.js';
 import { inPgTransaction } from './session.js';
-
-/** Where the PostgreSQL dialect of the migrations (`schema/`) and views (`views/`) lives. */
-export function postgresSqlDir(): string {
-  return join(sqlDir(), 'postgres');
-}
 
 /** A double-quoted identifier: any schema name a user picks is safe in SQL. */
 export function quoteIdent(name: string): string {
@@ -31,7 +25,7 @@ export interface MigrateOptions {
   readonly schema?: string;
   /** How messages name the database (without the password). */
   readonly label?: string;
-  /** Test seam: the folder holding schema/ and views/. Default: the package's sql/postgres. */
+  /** Test seam: the folder holding schema/ and views/. Default: the package's sql/. */
   readonly sqlDir?: string;
 }
 
@@ -60,7 +54,7 @@ export async function migratePostgres(
   opts: MigrateOptions = {},
 ): Promise<MigrateResult> {
   const schema = opts.schema ?? DEFAULT_PG_SCHEMA;
-  const dir = opts.sqlDir ?? postgresSqlDir();
+  const dir = opts.sqlDir ?? sqlDir();
   const label = opts.label ?? 'the database';
   const names = await contractNames(dir);
   // CREATE SCHEMA IF NOT EXISTS asks for CREATE on the database even when the schema exists: a
@@ -150,10 +144,7 @@ const VIEWS_TAG = 'mintlify-etl views sha256:';
 async function shippedViews(
   dir: string,
 ): Promise<{ texts: { f: SqlFile; sql: string }[]; names: string[]; tag: string }> {
-  const files = await numberedSqlFiles(join(dir, 'views'));
-  const texts = await Promise.all(
-    files.map(async (f) => ({ f, sql: renderSql(await readFile(f.file, 'utf8'), f.file) })),
-  );
+  const texts = (await renderedSqlFiles(dir, 'views', POSTGRES_DIALECT)).map((f) => ({ f, sql: f.sql }));
   const hash = createHash('sha256');
   for (const { f, sql } of texts) hash.update(`${f.name}\n${sql}\n`);
   const names = texts.flatMap(({ sql }) => [...sql.matchAll(VIEW_NAME)].map((m) => m[1] as string));
@@ -275,7 +266,7 @@ async function inTransaction(
   f: SqlFile,
   fn: (sql: string) => Promise<void>,
 ): Promise<void> {
-  const sql = renderSql(await readFile(f.file, 'utf8'), f.file);
+  const sql = await renderFile(f, POSTGRES_DIALECT);
   try {
     await inPgTransaction(client, () => fn(sql));
   } catch (e) {

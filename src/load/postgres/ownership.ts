@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type pg from 'pg';
 import { DestinationError } from '../../errors.js';
-import { numberedSqlFiles } from '../database.js';
+import { renderedSqlFiles } from '../sql-source.js';
+import { POSTGRES_DIALECT } from './dialect.js';
 
 /*
  * mintlify-etl owns only what it created. A table, view, index or function of one of its names in
@@ -42,21 +41,19 @@ const CREATE_VIEW = /CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+([A-Za-z_][A-Za-z0-9_]*
 const CREATE_INDEX = /CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?([A-Za-z_][A-Za-z0-9_]*)/gi;
 const CREATE_FUNCTION = /CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+([A-Za-z_][A-Za-z0-9_]*)/gi;
 
-async function namesIn(folder: string, pattern: RegExp): Promise<string[]> {
-  const files = await numberedSqlFiles(folder);
-  const texts = await Promise.all(files.map((f) => readFile(f.file, 'utf8')));
-  return [...new Set(texts.flatMap((sql) => [...sql.matchAll(pattern)].map((m) => m[1] as string)))];
+function namesIn(texts: readonly { sql: string }[], pattern: RegExp): string[] {
+  return [...new Set(texts.flatMap(({ sql }) => [...sql.matchAll(pattern)].map((m) => m[1] as string)))];
 }
 
-/** Every name the migrations and views of `dir` create, read from the SQL itself. */
+/** Every name the migrations and views of `dir` create, read from their PostgreSQL text. */
 export async function contractNames(dir: string): Promise<ContractNames> {
-  const schema = join(dir, 'schema');
-  const views = join(dir, 'views');
+  const schema = await renderedSqlFiles(dir, 'schema', POSTGRES_DIALECT);
+  const views = await renderedSqlFiles(dir, 'views', POSTGRES_DIALECT);
   return {
-    tables: ['schema_migrations', ...(await namesIn(schema, CREATE_TABLE))],
-    views: await namesIn(views, CREATE_VIEW),
-    indexes: await namesIn(schema, CREATE_INDEX),
-    functions: await namesIn(views, CREATE_FUNCTION),
+    tables: ['schema_migrations', ...namesIn(schema, CREATE_TABLE)],
+    views: namesIn(views, CREATE_VIEW),
+    indexes: namesIn(schema, CREATE_INDEX),
+    functions: namesIn(views, CREATE_FUNCTION),
   };
 }
 
