@@ -196,4 +196,40 @@ describe.skipIf(!runIf)('one rule for "the same question"', () => {
       ],
     });
   });
+
+  it('gives the same key on both destinations for text of any script', async () => {
+    const texts = [
+      'ΟΔΟΣ ΚΑΙ Σ;',
+      'İstanbul’da IŞIK?',
+      'Straße ẞ — „Zitat“',
+      'a\u200bb\u00adc\u2060d',
+      'tab\tvertical\u000bform\ffeed\r\nline\u2028sep',
+      'كيف أعيد تعيين المفتاح؟',
+      'どうやって　キーを　リセット？！',
+      'करें कैसे?',
+      '👩🏽‍💻 c++ / c# ≠ c',
+      '¿Cómo? ¡Así!',
+      '',
+    ];
+    const read = async (s: SqlSession): Promise<unknown[]> => {
+      const out: unknown[] = [];
+      for (const t of texts) out.push((await s.rows('SELECT question_key($1::VARCHAR) AS k', [t]))[0]?.['k']);
+      return out;
+    };
+    const duck = await read(sessions['duckdb']!);
+    expect(await read(sessions['postgres']!)).toEqual(duck);
+    expect(duck).toEqual([
+      'οδοσ και σ',
+      'istanbul da işik',
+      'straße ß zitat',
+      'a b c d',
+      'tab vertical form feed line sep',
+      'كيف أعيد تعيين المفتاح',
+      'どうやって キーを リセット',
+      'करें कैसे',
+      'c c c',
+      'cómo así',
+      '',
+    ]);
+  });
 });
