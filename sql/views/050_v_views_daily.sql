@@ -18,9 +18,9 @@ SELECT
   v.total,
   v.partial,
   v.ai::double precision / nullif(v.human + v.ai, 0) AS ai_share,
-  (avg(v.total) OVER w7)::double precision AS total_7d_avg,
-  count(*) OVER w7 AS avg_7d_days,
-  count(*) OVER w7 = 7 AND NOT bool_or(v.partial) OVER w7 AS avg_7d_full,
+  (avg(v.total) OVER views_7d)::double precision AS total_7d_avg,
+  count(*) OVER views_7d AS avg_7d_days,
+  count(*) OVER views_7d = 7 AND NOT bool_or(v.partial) OVER views_7d AS avg_7d_full,
   CASE WHEN NOT v.partial AND NOT s.partial
     THEN v.total::double precision / nullif(s.total, 0)
   END AS views_per_visitor
@@ -28,4 +28,4 @@ FROM site_views_daily AS v
 LEFT JOIN site_daily AS s
   ON s.project_id = v.project_id AND s.day = v.day
 WINDOW
-  w7 AS (PARTITION BY v.project_id ORDER BY v.day RANGE BETWEEN INTERVAL '6 days' PRECEDING AND CURRENT ROW);
+  views_7d AS (PARTITION BY v.project_id ORDER BY v.day RANGE BETWEEN INTERVAL '6 days' PRECEDING AND CURRENT ROW);

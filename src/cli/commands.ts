@@ -22,6 +22,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   emulator: async () => (await import('./emulator.js')).registerEmulator,
   demo: async () => (await import('./demo.js')).registerDemo,
   prune: async () => (await import('./prune.js')).registerPrune,
+  sql: async () => (await import('./sql.js')).registerSql,
 };
 
 /**
@@ -78,6 +79,11 @@ export const COMMAND_LIST: readonly (readonly [name: string, term: string, summa
     'prune',
     'prune [options]',
     'remove the days after a given day (stored under a clock that was ahead); a dry run unless --yes',
+  ],
+  [
+    'sql',
+    'sql [options]',
+    'print the SQL of the tables, views and macros for DuckDB or PostgreSQL (no database needed)',
   ],
 ];
 

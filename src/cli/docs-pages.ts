@@ -17,6 +17,7 @@ const PAGES: Readonly<Record<string, string>> = {
   'agent fix': 'gaps-and-fixes.md',
   emulator: 'emulator.md',
   demo: 'emulator.md',
+  sql: 'tables-and-views.md',
 };
 
 export function docsPage(command: string): string | undefined {

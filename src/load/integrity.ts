@@ -42,6 +42,7 @@ export function reportingDamage(session: SqlSession, path: string): SqlSession {
   };
   return {
     dialect: session.dialect,
+    sql: session.sql,
     rows: (sql, params) => mapped(() => session.rows(sql, params)),
     run: (sql, params) => mapped(() => session.run(sql, params)),
     transaction: (fn) => mapped(() => session.transaction(fn)),

@@ -1,3 +1,5 @@
+import type { SqlDialect } from './sql-dialect.js';
+
 /**
  * The one way commands and the pipeline talk SQL to a destination, whichever it is. Statements are
  * written in the SQL both dialects share (numbered `$1` parameters with explicit casts such as
@@ -21,6 +23,8 @@ export type Row = Record<string, unknown>;
 
 export interface SqlSession {
   readonly dialect: Dialect;
+  /** The SQL fragments this destination spells its own way (lower case of any letter, code-point order, ...). */
+  readonly sql: SqlDialect;
   /** Runs one statement and returns its rows. */
   rows(sql: string, params?: readonly SqlParam[]): Promise<Row[]>;
   /** Runs one statement; returns how many rows it changed. */

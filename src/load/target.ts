@@ -61,19 +61,7 @@ export function parseDbTarget(
       {},
     );
   }
-  const chosen = schema ?? env[SCHEMA_ENV] ?? DEFAULT_PG_SCHEMA;
-  if (!SCHEMA_NAME.test(chosen)) {
-    throw new UsageError(
-      `--schema ${JSON.stringify(chosen)} is not a plain schema name: use letters, digits and _ (e.g. mintlify)`,
-      { schema: chosen },
-    );
-  }
-  if (/^pg_/i.test(chosen) || chosen.toLowerCase() === 'information_schema') {
-    throw new UsageError(
-      `--schema ${chosen} is a system schema of PostgreSQL (pg_* and information_schema hold the server's own catalog, pg_temp a session's temporary objects that vanish with it): pick another name, e.g. --schema mintlify`,
-      { schema: chosen },
-    );
-  }
+  const chosen = pgSchemaName(schema, env);
   const where = whereOf(url, env);
   return {
     kind: 'postgres',
@@ -104,4 +92,22 @@ function whereOf(url: URL, env: NodeJS.ProcessEnv): PgWhere {
 
 export function describeWhere(w: PgWhere): string {
   return `host ${w.host}, port ${w.port}, database ${w.database}, user ${w.user}`;
+}
+
+/** The PostgreSQL schema a command works in: --schema, else MINTLIFY_ETL_SCHEMA, else mintlify; a plain, non-system name. */
+export function pgSchemaName(schema: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  const chosen = schema ?? env[SCHEMA_ENV] ?? DEFAULT_PG_SCHEMA;
+  if (!SCHEMA_NAME.test(chosen)) {
+    throw new UsageError(
+      `--schema ${JSON.stringify(chosen)} is not a plain schema name: use letters, digits and _ (e.g. mintlify)`,
+      { schema: chosen },
+    );
+  }
+  if (/^pg_/i.test(chosen) || chosen.toLowerCase() === 'information_schema') {
+    throw new UsageError(
+      `--schema ${chosen} is a system schema of PostgreSQL (pg_* and information_schema hold the server's own catalog, pg_temp a session's temporary objects that vanish with it): pick another name, e.g. --schema mintlify`,
+      { schema: chosen },
+    );
+  }
+  return chosen;
 }

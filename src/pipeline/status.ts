@@ -16,7 +16,6 @@ import {
   type RunRecord,
   type SyncState,
 } from '../load/runs.js';
-import { codePoint } from '../report/sql-dialect.js';
 import type { Day } from '../util/day.js';
 import type { RateLimitSpec } from '../util/duration.js';
 
@@ -235,7 +234,7 @@ async function projectIds(src: StatusSource): Promise<string[]> {
        UNION ALL SELECT project_id FROM sync_windows
        UNION ALL SELECT unnest(project_ids) AS project_id FROM sync_runs
      ) AS p WHERE p.project_id IS NOT NULL
-     GROUP BY p.project_id ORDER BY ${codePoint(src.session.dialect, 'p.project_id')}`,
+     GROUP BY p.project_id ORDER BY ${src.session.sql.codePoint('p.project_id')}`,
   );
   return rows.map((r) => String(r['project_id']));
 }

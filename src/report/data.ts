@@ -18,7 +18,6 @@ import {
   loadedEventStreams,
   type EventWindow,
 } from './events.js';
-import { codePoint } from './sql-dialect.js';
 import { gatherCallers, gatherSearches, gatherViews, loadedStreams } from './streams.js';
 
 export interface GatherOptions {
@@ -85,7 +84,7 @@ export async function hasReportViews(session: SqlSession): Promise<boolean> {
 
 export async function listProjects(session: SqlSession): Promise<string[]> {
   const rows = await session.rows(
-    `SELECT project_id FROM v_coverage WHERE stream = 'visitors' ORDER BY ${codePoint(session.dialect, 'project_id')}`,
+    `SELECT project_id FROM v_coverage WHERE stream = 'visitors' ORDER BY ${session.sql.codePoint('project_id')}`,
   );
   return rows.map((r) => str(r, 'project_id'));
 }
@@ -101,7 +100,7 @@ export async function gatherReport(session: SqlSession, opts: GatherOptions): Pr
   const base = { generatedAt: (opts.now ?? new Date()).toISOString(), days: opts.days, projects: reports };
   if (reports.length > 0) return base;
   const others = await session.rows(
-    `SELECT DISTINCT stream FROM v_coverage WHERE stream <> 'visitors' ORDER BY ${codePoint(session.dialect, 'stream')}`,
+    `SELECT DISTINCT stream FROM v_coverage WHERE stream <> 'visitors' ORDER BY ${session.sql.codePoint('stream')}`,
   );
   return others.length === 0 ? base : { ...base, withoutVisitors: others.map((r) => str(r, 'stream')) };
 }
@@ -198,7 +197,7 @@ async function gatherProject(
   );
 
   // One pass over v_page_trends (it aggregates page_daily) feeds all three lists.
-  const path = codePoint(session.dialect, 'path');
+  const path = session.sql.codePoint('path');
   const trends = await session.rows(
     `WITH t AS MATERIALIZED (
        SELECT rank, path, human_visitor_days_7d, ai_visitor_days_7d, total_visitor_days_7d,

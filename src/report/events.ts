@@ -11,7 +11,7 @@ import type {
   UniquePeriod,
   UniquesSection,
 } from './model.js';
-import { codePoint, utcDay, utcStart } from './sql-dialect.js';
+import { utcDay, utcStart } from '../load/sql-dialect.js';
 import type { StreamWindow } from './streams.js';
 
 /**
@@ -86,7 +86,7 @@ export async function gatherFeedback(session: SqlSession, w: EventWindow): Promi
     `SELECT id, path, source, status, comment, created_at${contact},
             count(*) OVER (PARTITION BY path) AS page_open
        FROM feedback WHERE project_id = $1::VARCHAR AND status IN ('pending', 'in_progress')
-      ORDER BY created_at ASC NULLS LAST, ${codePoint(session.dialect, 'path')}, ${codePoint(session.dialect, 'id')}
+      ORDER BY created_at ASC NULLS LAST, ${session.sql.codePoint('path')}, ${session.sql.codePoint('id')}
       LIMIT $2::INTEGER`,
     [w.projectId, w.topItems],
   );
@@ -212,7 +212,7 @@ export async function gatherAssistant(
       clarifyingShare: share(sum('clarifying'), turns),
     };
   };
-  const query = (expr: string): string => codePoint(session.dialect, expr);
+  const query = (expr: string): string => session.sql.codePoint(expr);
   const questions = await session.rows(
     `WITH ${loadedDays('assistant')},
      u AS (

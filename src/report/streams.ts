@@ -1,7 +1,7 @@
 import type { Row, SqlSession } from '../load/session.js';
 import { addDays } from '../util/day.js';
 import { maskEmails } from '../util/personal-data.js';
-import { codePoint, utcStart } from './sql-dialect.js';
+import { utcStart } from '../load/sql-dialect.js';
 import type {
   CallerDay,
   CallersSection,
@@ -131,7 +131,7 @@ async function viewsPages(
          JOIN site_views_daily s ON s.project_id = pv.project_id AND s.day = pv.day AND NOT s.partial
         WHERE pv.project_id = $1::VARCHAR AND pv.day > $2::DATE - 14 AND pv.day <= $2::DATE
         GROUP BY pv.path)
-     SELECT row_number() OVER (ORDER BY views_7d DESC, ${codePoint(session.dialect, 'path')}) AS rank, p.* FROM p
+     SELECT row_number() OVER (ORDER BY views_7d DESC, ${session.sql.codePoint('path')}) AS rank, p.* FROM p
       WHERE views_7d > 0 ORDER BY rank LIMIT $3::INTEGER`,
     [w.projectId, to, w.topPages],
   );
@@ -220,7 +220,7 @@ export async function gatherSearches(
 
 /** One pass over the 28 days feeds both lists (1: top of the last 7 days, 2: the gaps). */
 async function searchTerms(session: SqlSession, w: StreamWindow): Promise<Row[]> {
-  const query = codePoint(session.dialect, 'query');
+  const query = session.sql.codePoint('query');
   return session.rows(
     `WITH ${SEARCH_DAYS},
      t AS (

@@ -61,7 +61,12 @@ async function pgLines(client: pg.ClientBase, sql: string, schema: string): Prom
 /** The catalog of a PostgreSQL schema (its name left out, so two schemas compare). */
 export async function pgCatalog(client: pg.ClientBase, schema: string): Promise<SqlCatalog> {
   const strip = (lines: string[]): string[] =>
-    lines.map((l) => l.replaceAll(`"${schema}".`, '').replaceAll(`${schema}.`, ''));
+    lines.map((l) =>
+      l
+        .replaceAll(`"${schema}".`, '')
+        .replaceAll(`${schema}.`, '')
+        .replaceAll(`search_path=${schema}`, 'search_path=(schema)'),
+    );
   return {
     columns: await pgLines(
       client,

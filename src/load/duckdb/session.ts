@@ -15,6 +15,7 @@ import {
 import { exclusive, inTransaction, plainValue } from '../sql.js';
 import type { Row, SqlParam, SqlSession } from '../session.js';
 import { withReadHeadroom } from './read-headroom.js';
+import { DUCKDB_DIALECT } from './dialect.js';
 
 function duckParam(p: SqlParam): DuckDBValue {
   if (Array.isArray(p)) return listValue((p as readonly DuckDBValue[]).map((v) => v));
@@ -74,6 +75,7 @@ export function duckSession(conn: DuckDBConnection, opts: DuckSessionOptions = {
   ];
   return {
     dialect: 'duckdb',
+    sql: DUCKDB_DIALECT,
     rows(sql, params): Promise<Row[]> {
       return turn(async () => (await conn.runAndReadAll(sql, ...bind(params))).convertRowObjects(plainValue));
     },

@@ -5,7 +5,7 @@ export const POSTGRES_DIALECT: SqlDialect = {
   destination: 'postgres',
   // lower() follows the collation (a "C" database lowers ASCII only): ICU's root locale lowers
   // every letter, as DuckDB does; the default collation is handed back for compares and joins.
-  lowerAll: (expr) => `lower(${expr} COLLATE "und-x-icu") COLLATE "default"`,
+  lowerAll: (expr) => `(lower((${expr}) COLLATE "und-x-icu") COLLATE "default")`,
   // The database's collation may follow a locale (en_US ignores '-' and case).
   codePoint: (expr) => `${expr} COLLATE "C"`,
   intDiv: (a, b) => `(${a}) / (${b})`,

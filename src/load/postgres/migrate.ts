@@ -144,11 +144,21 @@ const VIEWS_TAG = 'mintlify-etl views sha256:';
 async function shippedViews(
   dir: string,
 ): Promise<{ texts: { f: SqlFile; sql: string }[]; names: string[]; tag: string }> {
-  const texts = (await renderedSqlFiles(dir, 'views', POSTGRES_DIALECT)).map((f) => ({ f, sql: f.sql }));
+  const files = await renderedSqlFiles(dir, 'views', POSTGRES_DIALECT);
+  const texts = files.map((f) => ({ f, sql: f.sql }));
+  return { texts, names: viewNames(files), tag: viewsTag(files) };
+}
+
+/** The comment every view of this version carries: one hash of every view file's PostgreSQL text. */
+export function viewsTag(files: readonly { name: string; sql: string }[]): string {
   const hash = createHash('sha256');
-  for (const { f, sql } of texts) hash.update(`${f.name}\n${sql}\n`);
-  const names = texts.flatMap(({ sql }) => [...sql.matchAll(VIEW_NAME)].map((m) => m[1] as string));
-  return { texts, names, tag: `${VIEWS_TAG}${hash.digest('hex')}` };
+  for (const { name, sql } of files) hash.update(`${name}\n${sql}\n`);
+  return `${VIEWS_TAG}${hash.digest('hex')}`;
+}
+
+/** The views the files create, in order. */
+export function viewNames(files: readonly { sql: string }[]): string[] {
+  return files.flatMap(({ sql }) => [...sql.matchAll(VIEW_NAME)].map((m) => m[1] as string));
 }
 
 /** Whether every shipped view is there with this version's tag: then nothing is touched. */

@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { Row, SqlParam, SqlSession } from '../session.js';
 import { exclusive } from '../../util/exclusive.js';
 import { endedOr } from './ended.js';
+import { POSTGRES_DIALECT } from './dialect.js';
 
 /** PostgreSQL type OIDs whose text form we read the same way as DuckDB's values (see Row). */
 const OID = {
@@ -109,6 +110,7 @@ export function pgSession(client: pg.ClientBase, label = 'the database'): SqlSes
     });
   return {
     dialect: 'postgres',
+    sql: POSTGRES_DIALECT,
     rows(sql, params): Promise<Row[]> {
       return turn(async () => (await query(sql, params)).rows as Row[]);
     },

@@ -1,0 +1,31 @@
+import { sqlDir } from '../../paths.js';
+import type { ScriptOptions } from '../sql-script.js';
+import { renderedSqlFiles } from '../sql-source.js';
+import { DUCKDB_DIALECT } from './dialect.js';
+
+/**
+ * What the first open of an empty DuckDB file applies (database.ts: migrate, then the views), as
+ * one script for the duckdb shell: each migration in a transaction with its schema_migrations row,
+ * then every view in one transaction.
+ */
+export async function duckdbScript(opts: ScriptOptions = {}): Promise<string> {
+  const dir = opts.sqlDir ?? sqlDir();
+  const out = [
+    '-- mintlify-etl: the SQL a first open of an empty DuckDB file applies (mintlify-etl sql --destination duckdb)',
+    "SET TimeZone = 'UTC';",
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL);',
+  ];
+  for (const f of await renderedSqlFiles(dir, 'schema', DUCKDB_DIALECT))
+    out.push(
+      `\n-- schema/${f.name}`,
+      'BEGIN TRANSACTION;',
+      f.sql.trimEnd(),
+      `INSERT INTO schema_migrations (version, applied_at) VALUES (${f.version}, now());`,
+      'COMMIT;',
+    );
+  out.push('\nBEGIN TRANSACTION;');
+  for (const f of await renderedSqlFiles(dir, 'views', DUCKDB_DIALECT))
+    out.push(`\n-- views/${f.name}`, f.sql.trimEnd());
+  out.push('\nCOMMIT;');
+  return `${out.join('\n')}\n`;
+}
