@@ -1,6 +1,7 @@
 -- Per project and path: the last 7 days against the 7 before, relative to the project's latest
 -- complete loaded day L (last 7 = days in (L-7, L], previous 7 = (L-14, L-7]). A partial day
--- (today, loaded with --include-today) is left out: half a day against full ones is no trend. Sums are visitor-days, not
+-- (today, loaded with --include-today) never ends a period, here as in every view with a period:
+-- half a day against full ones is no trend. Sums are visitor-days, not
 -- unique visitors. A path absent from a window counts 0 there. change_pct is a fraction
 -- (0.25 = +25%), NULL when the previous window has 0. days_loaded_7d / days_loaded_prev_7d say how
 -- many days of each window are loaded: a gap makes the comparison unfair, and these show it.

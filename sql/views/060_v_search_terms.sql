@@ -1,6 +1,7 @@
 -- Per project and search term (search_daily.query; the service groups terms case-insensitively):
--- the last 7 and the last 28 days ending on the project's last loaded search day L (the newest
--- day in search_totals_daily): last 7 = days in (L-7, L], last 28 = (L-28, L], previous 7 =
+-- the last 7 and the last 28 days ending on the project's newest complete search day L (the newest
+-- day in search_totals_daily whose window was fetched after the day ended: a partial day, today
+-- with --include-today, never ends a period, as in every view with a period): last 7 = days in (L-7, L], last 28 = (L-28, L], previous 7 =
 -- (L-14, L-7]. Every term with a row in the last 28 days gets a row, also one searched only in
 -- the previous 7 days (hits_7d = 0). Hits are searches: they add up over days.
 -- ctr_7d / ctr_28d: click-through rate weighted by hits, sum(hits * ctr) / sum(hits); NULL when
@@ -17,7 +18,8 @@
 -- seen_on_truncated_day: the term has a row on a day of the last 28 whose term list a page cap cut
 -- short (search_totals_daily.truncated or sync_windows.truncated): on such days terms with fewer
 -- hits may be missing, so sums of rarer terms can be too low. truncated_days_28d counts those days.
--- last_day_partial: L was not over when fetched (--include-today): the last 7 days hold half a day.
+-- last_day_partial: L was not over when fetched: always false, since L is a complete day (kept so
+-- that queries reading it still run).
 -- rank: 1 = most hits in the last 28 days; ties broken by the term so it is unique.
 -- query: the term with readers' e-mail addresses shown as [email] (terms that differ only there are
 -- one row).
@@ -28,6 +30,23 @@
 -- what counts as an address. Defined here, in the first view file that uses it.
 {{# scalar_function redact_emails(s text) RETURNS text }}
   regexp_replace(s, {{ email_pattern }}, {{ email_token }}, 'g')
+{{/ scalar_function }}
+
+-- "The same question" (an assistant question, a search term): the one key every view and command
+-- groups readers' text by; src/util/question-key.ts states the rule and fills in the separators
+-- (Unicode punctuation, symbols, spaces, control and format characters, as one explicit class both
+-- destinations read alike: RE2 knows \p classes, PostgreSQL does not, and its [[:punct:]] follows
+-- the database's ctype). E-mail addresses masked, lower case over all of Unicode (U+0130 and the
+-- final sigma made one first: ICU lowers them by context, DuckDB letter by letter), every run of
+-- separators one space, trimmed: "How do I reset my API key？" and "  how do i reset my api key!!"
+-- are one. docs/gaps-and-fixes.md states the rule for users.
+{{# scalar_function question_key(q text) RETURNS text }}
+  trim(regexp_replace(
+    replace({{ lower_all(replace(redact_emails(q), 'İ', 'I')) }}, 'ς', 'σ'),
+    {{ question_separators }},
+    ' ',
+    'g'
+  ))
 {{/ scalar_function }}
 
 -- Sums divided into a ratio are cast to double precision (PostgreSQL's sum of a bigint is numeric).
@@ -43,7 +62,7 @@ WITH days AS (
     ON w.project_id = t.project_id AND w.stream = 'searches' AND w.window_start = t.day AND w.status = 'loaded'
 ),
 latest AS (
-  SELECT project_id, max(day) AS last_day FROM days GROUP BY project_id
+  SELECT project_id, max(day) AS last_day FROM days WHERE NOT partial GROUP BY project_id
 ),
 periods AS (
   SELECT

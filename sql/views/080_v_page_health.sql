@@ -1,5 +1,6 @@
--- Per project and path: the last 28 days ending on the project's last loaded visitors day L (the
--- newest day in site_daily, partial or not): days (L-28, L]. One row per path seen in any of the
+-- Per project and path: the last 28 days ending on the project's newest complete visitors day L
+-- (the newest day in site_daily that is not partial: a day fetched before it ended, today with
+-- --include-today, never ends a period, as in every view with a period): days (L-28, L]. One row per path seen in any of the
 -- sources below in those days.
 -- visitor_days: sum of the path's daily unique visitors (page_daily.total). A visitor seen on three
 -- days counts three times: these are visitor-days, NOT unique visitors.
@@ -31,7 +32,7 @@
 -- text tie-breaks are in code-point order (COLLATE "C").
 CREATE OR REPLACE VIEW v_page_health AS
 WITH latest AS (
-  SELECT project_id, max(day) AS last_day FROM site_daily GROUP BY project_id
+  SELECT project_id, max(day) AS last_day FROM site_daily WHERE NOT partial GROUP BY project_id
 ),
 loaded AS (
   SELECT

@@ -1,19 +1,18 @@
 -- The docs gaps: questions the assistant left unanswered (assistant_turns with resolution_status
--- unanswered), grouped per project by the question's text compared case-insensitively and with
--- runs of white space made one space and the ends trimmed ("How do I  Login?" and "how do i
--- login?" are one question). Every unanswered turn ever loaded counts; filter last_asked for a
--- period.
--- question_key: that normalized text (lower case), to join or filter on. query: a representative
+-- unanswered), grouped per project by question_key (060_v_search_terms.sql, docs/gaps-and-fixes.md:
+-- case, punctuation, symbols and white space of any script ignored, so "How do I  Login?" and "how
+-- do i login？" are one question), the same key as the gaps, the report and the alerts. Every
+-- unanswered turn ever loaded counts; filter last_asked for a period.
+-- question_key: that key (lower case, words separated by one space), to join or filter on. query: a representative
 -- text, the spelling asked most often (ties: the one asked last). times_asked: unanswered turns;
 -- threads: distinct threads that asked it; first_asked / last_asked: the first and last turn's ts.
 -- example_page_url: the page the reader was on when asking, from the latest such turn that has one
--- (NULL when none has). rank: 1 = asked most often, ties broken by last_asked (latest first) then
+-- (turns at the same instant: the first page in code-point order; NULL when none has). rank: 1 = asked most often, ties broken by last_asked (latest first) then
 -- question_key; the view is ordered by project and rank.
 -- Readers' e-mail addresses show as [email] in query and question_key (redact_emails, see
 -- v_search_terms): questions that differ only there are one.
 -- NOT in it: answered turns (even of the same question), the assistant's responses.
--- White space is RE2's '\s' spelled out, [\t\n\f\r ]: PostgreSQL's '\s' also takes \v and, depending
--- on the locale, Unicode spaces. Ties sort in code-point order (COLLATE "C").
+-- Ties sort in code-point order (COLLATE "C").
 CREATE OR REPLACE VIEW v_assistant_unanswered AS
 WITH turns AS (
   SELECT
@@ -22,7 +21,7 @@ WITH turns AS (
     ts,
     redact_emails(query) AS query,
     page_url,
-    {{ lower_all(trim(regexp_replace(redact_emails(query), '[\t\n\f\r ]+', ' ', 'g'))) }} AS question_key
+    question_key(query) AS question_key
   FROM assistant_turns
   WHERE resolution_status = 'unanswered'
 ),
@@ -45,7 +44,7 @@ questions AS (
     count(DISTINCT thread_id)::bigint AS threads,
     min(ts) AS first_asked,
     max(ts) AS last_asked,
-    (array_agg(page_url ORDER BY ts DESC) FILTER (WHERE page_url IS NOT NULL))[1] AS example_page_url
+    (array_agg(page_url ORDER BY ts DESC, page_url COLLATE "C") FILTER (WHERE page_url IS NOT NULL))[1] AS example_page_url
   FROM turns
   GROUP BY project_id, question_key
 ),

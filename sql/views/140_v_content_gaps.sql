@@ -4,17 +4,19 @@
 -- the view v_content_gaps (28 days, the default end) share one definition.
 -- Window W = [to_day - win_days, to_day), the previous window P = [to_day - 2 * win_days,
 -- to_day - win_days), days in UTC whatever the session's TimeZone. to_day NULL: the day after the
--- project's last complete loaded day (the latest window_end of a window loaded after it ended),
--- never "today", so a backfill of last year gives last year's gaps.
+-- project's last complete loaded day (the latest window_end of a window loaded after it ended; the
+-- gaps read four streams, so of any stream), never "today" nor a partial day (the rule of every view
+-- with a period), so a backfill of last year gives last year's gaps.
 --
 -- Kinds (count = current_count in W, previous_count in P):
---  unanswered  assistant turns unanswered or answered with a clarifying question, grouped by the
---              question with case, punctuation and white space ignored (subject_key); count = such
+--  unanswered  assistant turns unanswered or answered with a clarifying question, grouped by
+--              question_key (060_v_search_terms.sql: case, punctuation, symbols and white space of
+--              any script ignored; subject_key is that key); count = such
 --              turns; at least 2 in W. subject = the spelling asked most; examples = up to 3
 --              spellings; pages = the pages the readers were on; category = the most frequent
 --              query_category (ties: the first in code-point order); answer_excerpt = the latest
 --              answer (turns at the same instant: by thread id, then text), first 300 characters.
---  search      search terms (grouped case-insensitively, as the service does) searched at least 10
+--  search      search terms (grouped by question_key, as questions are) searched at least 10
 --              times in W with a click-through rate (weighted by searches) of at most 5%; count =
 --              searches in W; rate = that CTR; pages = the top clicked page when there is one.
 --  flagged     pages with at least 3 entries in W that are a contextual thumbs-down or a comment
@@ -38,29 +40,18 @@
 --   id across runs and windows.
 -- rank: 1 = highest score in the project (ties: kind, then subject_key).
 -- fix_job_id, fix_status, fix_pr_link: the latest agent job started for this gap (`agent fix`),
---   NULL when none was.
+--   NULL when none was (a question's key recorded under an earlier rule is read under today's).
 -- Readers' e-mail addresses never reach a gap: a question, a search term or a comment that holds one
 -- shows [email] instead (subject, subject_key, examples, answer_excerpt), by redact_emails (see
 -- 060_v_search_terms.sql).
 
 -- Written once for both destinations; what keeps their rows the same:
--- - regular expressions spell their classes out: RE2's [[:punct:]] and [[:space:]] are ASCII only
---   where PostgreSQL's follow the collation, and '.' never takes a newline in RE2 ([^\n] here);
+-- - regular expressions: '.' never takes a newline in RE2 ([^\n] here); question_key (defined in
+--   060_v_search_terms.sql) spells its class out;
 -- - text tie-breaks and ordered lists sort in code-point order (COLLATE "C");
 -- - sums are divided as double precision (PostgreSQL's sum of a bigint is numeric);
 -- - a day starts at midnight UTC (date::timestamp AT TIME ZONE 'UTC'), whatever the session's
 --   TimeZone.
-
--- A question as a gap knows it: lower case, punctuation and runs of white space made one space,
--- trimmed ("How do I  log-in?" and "how do i log in" are one question).
-{{# scalar_function question_key(q text) RETURNS text }}
-  trim(regexp_replace(
-    {{ lower_all(redact_emails(q)) }},
-    '[\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e\t\n\v\f\r ]+',
-    ' ',
-    'g'
-  ))
-{{/ scalar_function }}
 
 -- A feedback entry that flags its page: a contextual thumbs-down, or a comment of another source,
 -- in both cases not dismissed by triage.
@@ -196,7 +187,7 @@ unanswered AS (
 search_rows AS (
   SELECT
     s.project_id,
-    {{ lower_all(redact_emails(s.query)) }} AS subject_key,
+    question_key(s.query) AS subject_key,
     redact_emails(s.query) AS query,
     s.day,
     s.hits,
@@ -371,9 +362,9 @@ subjects AS MATERIALIZED (
 ),
 fixes AS (
   SELECT * FROM (
-    SELECT g.project_id, g.kind, g.subject_key, g.job_id, a.status, a.pr_link,
+    SELECT g.project_id, g.kind, CASE WHEN g.kind IN ('unanswered', 'search') THEN question_key(g.subject_key) ELSE g.subject_key END AS subject_key, g.job_id, a.status, a.pr_link,
       row_number() OVER (
-        PARTITION BY g.project_id, g.kind, g.subject_key ORDER BY g.created_at DESC, g.job_id COLLATE "C"
+        PARTITION BY g.project_id, g.kind, CASE WHEN g.kind IN ('unanswered', 'search') THEN question_key(g.subject_key) ELSE g.subject_key END ORDER BY g.created_at DESC, g.job_id COLLATE "C"
       ) AS n
     FROM agent_job_gaps AS g
     LEFT JOIN agent_jobs AS a ON a.project_id = g.project_id AND a.job_id = g.job_id

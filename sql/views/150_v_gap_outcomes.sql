@@ -17,7 +17,7 @@
 -- verdict: 'too little data' when either period has fewer than min(7, win_days) loaded days;
 --   otherwise 'improved' when the measure moved 20% or more the good way (down, or up for a losing
 --   page), 'worse' when 20% or more the other way (from 0 to anything is worse), else 'same'.
--- It uses question_key, redact_emails and is_flag of 140_v_content_gaps.sql; sums of counts are
+-- It uses question_key and redact_emails of 060_v_search_terms.sql and is_flag of 140_v_content_gaps.sql; sums of counts are
 -- cast to double precision (PostgreSQL's sum of a bigint is numeric).
 {{# table_function gap_outcomes(win_days integer) RETURNS TABLE (
   project_id text,
@@ -47,7 +47,8 @@ WITH fixes AS (
     g.job_id,
     g.gap_id,
     g.kind,
-    g.subject_key,
+    -- A key recorded under an earlier rule for the same question is read under today's.
+    CASE WHEN g.kind IN ('unanswered', 'search') THEN question_key(g.subject_key) ELSE g.subject_key END AS subject_key,
     g.subject,
     j.pr_link,
     j.created_at AS job_created_at,
@@ -93,13 +94,13 @@ daily AS MATERIALIZED (
     AND (project_id, question_key(query)) IN (SELECT project_id, subject_key FROM fixed WHERE kind = 'unanswered')
   GROUP BY project_id, question_key(query), (ts AT TIME ZONE 'UTC')::date
   UNION ALL
-  SELECT project_id, 'search', {{ lower_all(redact_emails(query)) }}, day,
+  SELECT project_id, 'search', question_key(query), day,
     sum(hits * (1 - ctr)), sum(hits)::double precision
   FROM search_daily
-  WHERE (project_id, {{ lower_all(redact_emails(query)) }}) IN (
+  WHERE (project_id, question_key(query)) IN (
     SELECT project_id, subject_key FROM fixed WHERE kind = 'search'
   )
-  GROUP BY project_id, {{ lower_all(redact_emails(query)) }}, day
+  GROUP BY project_id, question_key(query), day
   UNION ALL
   SELECT project_id, 'flagged', path, (created_at AT TIME ZONE 'UTC')::date, count(*)::double precision, NULL
   FROM feedback

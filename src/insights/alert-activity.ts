@@ -42,15 +42,14 @@ export async function searchAlerts(
 ): Promise<Alert[]> {
   const history = { days: 7, needed: rules.minHistoryDays };
   if (!(await ready(session, projectId, 'searches', day, history, notes, 'search'))) return [];
-  const key = session.sql.lowerAll('trim(query)');
   const rows = await session.rows(
     `WITH before AS (
-       SELECT DISTINCT ${key} AS k FROM search_daily
+       SELECT DISTINCT question_key(query) AS k FROM search_daily
        WHERE project_id = $1::VARCHAR AND day >= $2::DATE - 7 AND day < $2::DATE
          AND hits >= $3::INTEGER AND coalesce(ctr, 0) = 0)
      SELECT query, hits::INTEGER AS hits FROM search_daily
      WHERE project_id = $1::VARCHAR AND day = $2::DATE AND hits >= $3::INTEGER AND coalesce(ctr, 0) = 0
-       AND ${key} NOT IN (SELECT k FROM before)
+       AND question_key(query) NOT IN (SELECT k FROM before)
      ORDER BY hits DESC, query COLLATE "C"`,
     [projectId, day, rules.minSearches],
   );

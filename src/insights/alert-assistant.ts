@@ -77,7 +77,7 @@ async function topUnanswered(
   // The spelling asked most often names each question (ties: the first in code-point order).
   const rows = await session.rows(
     `WITH asked AS (
-       SELECT ${session.sql.lowerAll("regexp_replace(trim(query), '[\\t\\n\\f\\r ]+', ' ', 'g')")} AS k, query
+       SELECT question_key(query) AS k, query
        FROM assistant_turns
        WHERE project_id = $1::VARCHAR AND (ts AT TIME ZONE 'UTC')::DATE = $2::DATE
          AND resolution_status = 'unanswered'),

@@ -146,7 +146,7 @@ async function searches(
   // A term's spellings are one row, named by the spelling on most days (ties: code-point order).
   const rows = await session.rows(
     `WITH r AS (
-       SELECT ${session.sql.lowerAll('trim(query)')} AS k, query, day, hits, ctr
+       SELECT question_key(query) AS k, query, day, hits, ctr
        FROM search_daily WHERE project_id = $1::VARCHAR AND day >= $2::DATE - 7 AND day < $2::DATE + 7),
      spelled AS (
        SELECT k, query, row_number() OVER (PARTITION BY k ORDER BY count(*) DESC, query COLLATE "C") AS pick

@@ -66,9 +66,3 @@ export function utcDay(expr: string): string {
 export function utcStart(dayExpr: string): string {
   return `timezone('UTC', CAST(${dayExpr} AS TIMESTAMP))`;
 }
-
-/**
- * Runs of white space as DuckDB's '\s' (RE2) takes them, spelled out: PostgreSQL's '\s' also takes
- * the vertical tab and, with some locales, Unicode spaces. For regexp_replace on both.
- */
-export const SPACES = "'[\\t\\n\\f\\r ]+'";

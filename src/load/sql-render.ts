@@ -1,5 +1,6 @@
 import { InternalError } from '../errors.js';
 import { EMAIL_PATTERN, EMAIL_TOKEN } from '../util/personal-data.js';
+import { questionSeparators } from '../util/question-key.js';
 import type { FunctionHead, SqlDialect } from './sql-dialect.js';
 
 /*
@@ -22,6 +23,8 @@ const INLINE: Readonly<Record<string, { readonly arity: number; readonly text: I
   email_pattern: { arity: 0, text: () => sqlString(EMAIL_PATTERN) },
   /** What replaces them: '[email]'. */
   email_token: { arity: 0, text: () => sqlString(EMAIL_TOKEN) },
+  /** What separates the words of a question (src/util/question-key.ts), for question_key. */
+  question_separators: { arity: 0, text: () => sqlString(questionSeparators()) },
   lower_all: { arity: 1, text: (d, [x]) => d.lowerAll(x as string) },
   int_div: { arity: 2, text: (d, [a, b]) => d.intDiv(a as string, b as string) },
   round_double: { arity: 2, text: (d, [x, n]) => d.roundDouble(x as string, n as string) },

@@ -11,7 +11,7 @@ import type {
   UniquePeriod,
   UniquesSection,
 } from './model.js';
-import { SPACES, utcDay, utcStart } from '../load/sql-dialect.js';
+import { utcDay, utcStart } from '../load/sql-dialect.js';
 import type { StreamWindow } from './streams.js';
 
 /**
@@ -216,7 +216,7 @@ export async function gatherAssistant(
   const questions = await session.rows(
     `WITH ${loadedDays('assistant')},
      u AS (
-       SELECT ${session.sql.lowerAll(`trim(regexp_replace(a.query, ${SPACES}, ' ', 'g'))`)} AS k,
+       SELECT question_key(a.query) AS k,
               a.query, a.ts, a.thread_id
          FROM assistant_turns a JOIN loaded l ON l.day = ${utcDay('a.ts')}
         WHERE a.project_id = $1::VARCHAR AND a.resolution_status = 'unanswered'),

@@ -494,7 +494,7 @@ describe('v_assistant_daily', () => {
 });
 
 describe('v_assistant_unanswered', () => {
-  it('groups unanswered questions case- and white-space-insensitively, most asked first', async () => {
+  it('groups unanswered questions by question_key (case, punctuation and white space ignored), most asked first', async () => {
     const r = await rows(`SELECT * FROM v_assistant_unanswered WHERE project_id = 'au'`);
     expect(r).toEqual([
       {
@@ -502,7 +502,7 @@ describe('v_assistant_unanswered', () => {
         rank: 1,
         // The spelling asked twice; the answered turn of T5 is not counted.
         query: 'How do I login?',
-        question_key: 'how do i login?',
+        question_key: 'how do i login',
         times_asked: 3,
         threads: 2,
         first_asked: '2024-11-05T10:00:00.000Z',

@@ -127,7 +127,7 @@ describe.skipIf(!runIf)("readers' e-mail addresses on DuckDB and on PostgreSQL",
       [{ id: 'f1', comment: 'mail [email]' }],
       [
         {
-          question_key: 'where do i send my invoice, write to me at [email]?',
+          question_key: 'where do i send my invoice write to me at email',
           query: 'Where do I send my invoice, write to me at [email]?',
           times_asked: 2,
         },

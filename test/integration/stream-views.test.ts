@@ -443,30 +443,31 @@ describe('v_search_terms', () => {
     ]);
   });
 
-  it('gives no change when either 7-day period is incomplete (a missing day, a partial last day)', async () => {
+  it('gives no change when either 7-day period is incomplete, and ends the periods on the newest complete day (a partial one never)', async () => {
     const r = await rows(
       `SELECT project_id, last_day, last_day_partial, days_loaded_7d, days_loaded_prev_7d, truncated_days_28d,
               hits_7d, hits_prev_7d, hits_change_pct
        FROM v_search_terms WHERE project_id IN ('sr2', 'sr3') ORDER BY project_id`,
     );
-    const x = { last_day: '2024-07-28', hits_7d: 4, hits_prev_7d: 2, hits_change_pct: null };
+    const x = { hits_7d: 4, hits_prev_7d: 2, hits_change_pct: null, last_day_partial: false };
     expect(r).toEqual([
       // 07-16 missing: 6 days before (07-20 truncated too).
       {
         ...x,
         project_id: 'sr2',
-        last_day_partial: false,
+        last_day: '2024-07-28',
         days_loaded_7d: 7,
         days_loaded_prev_7d: 6,
         truncated_days_28d: 1,
       },
-      // 07-28 partial: 7 days loaded, but half of one.
+      // 07-28 partial: it never ends a period, the newest complete day 07-27 does; the 7 days
+      // before it start on 07-14, which is not loaded.
       {
         ...x,
         project_id: 'sr3',
-        last_day_partial: true,
+        last_day: '2024-07-27',
         days_loaded_7d: 7,
-        days_loaded_prev_7d: 7,
+        days_loaded_prev_7d: 6,
         truncated_days_28d: 0,
       },
     ]);
