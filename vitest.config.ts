@@ -1,11 +1,36 @@
 import { defineConfig } from 'vitest/config';
 
+// Unit files that change state of the whole process (the secret registry): they keep a worker of
+// their own, so nothing they leave behind reaches another file.
+const PROCESS_STATE_UNITS = ['test/unit/safe-text.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Two cores: DuckDB and the emulator both want CPU; more forks only thrash.
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          exclude: PROCESS_STATE_UNITS,
+          // Pure in-process tests: one worker runs many files, loading the modules once. Measured
+          // on 2 cores: 70 s of CPU isolated, 31 s shared (51 files).
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'isolated',
+          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts', ...PROCESS_STATE_UNITS],
+          // initdb once per run; every PostgreSQL test file copies that cluster (test/helpers/postgres.ts).
+          globalSetup: ['test/helpers/pg-template.ts'],
+        },
+      },
+    ],
   },
 });

@@ -96,12 +96,67 @@ const FAST = [
   'TimeZone=UTC',
 ];
 
+/** Where the vitest global setup left a ready data folder (see test/helpers/pg-template.ts). */
+export const PG_TEMPLATE_ENV = 'MINTLIFY_ETL_TEST_PG_TEMPLATE';
+
+/** The database every test server holds unless asked for another (the template has it made). */
+export const TEST_DATABASE = 'mintlify_test';
+
+const INITDB_ARGS = [
+  '-U',
+  'postgres',
+  '--auth=trust',
+  '-E',
+  'UTF8',
+  '--locale=C.UTF-8',
+  '--no-sync',
+  '--no-instructions',
+];
+
+function serverOptions(port: number, dir: string): string {
+  return [`-p ${port}`, `-k ${dir}`, "-c listen_addresses='127.0.0.1'", ...FAST.map((o) => `-c ${o}`)].join(
+    ' ',
+  );
+}
+
+/** A data folder made by the global setup, when there is one (else every server runs initdb). */
+function templateData(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const data = env[PG_TEMPLATE_ENV];
+  return data !== undefined && data !== '' && existsSync(join(data, 'PG_VERSION')) ? data : undefined;
+}
+
 /**
- * Starts a private PostgreSQL server: initdb into a fresh temp folder, pg_ctl start on a free
- * 127.0.0.1 port with the unix socket in that folder, trust auth, one database created. Start one
- * per test file (beforeAll) and `stop()` it after (immediate shutdown, folder removed).
+ * Fills `data` with a fresh cluster: a copy of the global setup's template (initdb once per run,
+ * not once per file: initdb is the slow part of a start) or, without one, initdb itself.
+ * Returns whether the copy already holds the test database.
  */
-export async function startPostgres(database = 'mintlify_test'): Promise<PostgresServer> {
+async function makeCluster(bin: string, data: string, dir: string): Promise<boolean> {
+  const template = templateData();
+  if (template !== undefined) {
+    // cp -a keeps the postgres owner and the 0700 mode the server insists on.
+    await run('cp', ['-a', template, data]);
+    return true;
+  }
+  await serverCommand(join(bin, 'initdb'), ['-D', data, ...INITDB_ARGS], dir);
+  return false;
+}
+
+async function startCluster(bin: string, data: string, dir: string, port: number): Promise<void> {
+  await serverCommand(
+    join(bin, 'pg_ctl'),
+    ['start', '-w', '-s', '-D', data, '-l', join(dir, 'server.log'), '-o', serverOptions(port, dir)],
+    dir,
+  );
+}
+
+/**
+ * Starts a private PostgreSQL server: a fresh cluster in a temp folder (copied from the run's
+ * template, else initdb), pg_ctl start on a free 127.0.0.1 port with the unix socket in that
+ * folder, trust auth, one database. Start one per test file (beforeAll) and `stop()` it after
+ * (immediate shutdown, folder removed). A server per file keeps files apart (roles, terminated
+ * backends, a stopped server are theirs alone).
+ */
+export async function startPostgres(database = TEST_DATABASE): Promise<PostgresServer> {
   const bin = postgresBinDir();
   if (!bin) throw new Error('PostgreSQL server binaries not found (apt-get install postgresql)');
   const dir = serverFolder();
@@ -114,40 +169,42 @@ export async function startPostgres(database = 'mintlify_test'): Promise<Postgre
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await serverCommand(
-      join(bin, 'initdb'),
-      [
-        '-D',
-        data,
-        '-U',
-        'postgres',
-        '--auth=trust',
-        '-E',
-        'UTF8',
-        '--locale=C.UTF-8',
-        '--no-sync',
-        '--no-instructions',
-      ],
-      dir,
-    );
-    const opts = [
-      `-p ${port}`,
-      `-k ${dir}`,
-      "-c listen_addresses='127.0.0.1'",
-      ...FAST.map((o) => `-c ${o}`),
-    ];
-    await serverCommand(
-      join(bin, 'pg_ctl'),
-      ['start', '-w', '-s', '-D', data, '-l', join(dir, 'server.log'), '-o', opts.join(' ')],
-      dir,
-    );
-    await createDatabase(port, database);
+    const hasTestDb = await makeCluster(bin, data, dir);
+    await startCluster(bin, data, dir, port);
+    if (!(hasTestDb && database === TEST_DATABASE)) await createDatabase(port, database);
   } catch (e) {
     const log = existsSync(join(dir, 'server.log')) ? readFileSync(join(dir, 'server.log'), 'utf8') : '';
     await stop();
     throw new Error(`could not start PostgreSQL: ${(e as Error).message}\n${log}`, { cause: e });
   }
   return { url: `postgresql://postgres@127.0.0.1:${port}/${database}`, port, stop };
+}
+
+/**
+ * Makes the run's template data folder: initdb, start, the test database created, a clean stop
+ * (a checkpoint, so a copy starts without recovery). Returns its path and a remover.
+ */
+export async function makeTemplate(): Promise<{ data: string; remove: () => void }> {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error('PostgreSQL server binaries not found (apt-get install postgresql)');
+  const dir = serverFolder();
+  const data = join(dir, 'data');
+  const remove = (): void => rmSync(dir, { recursive: true, force: true });
+  try {
+    await serverCommand(join(bin, 'initdb'), ['-D', data, ...INITDB_ARGS], dir);
+    const port = await freePort();
+    await startCluster(bin, data, dir, port);
+    try {
+      await createDatabase(port, TEST_DATABASE);
+    } finally {
+      await serverCommand(join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', 'fast', '-w', '-s'], dir);
+    }
+    rmSync(join(dir, 'server.log'), { force: true });
+  } catch (e) {
+    remove();
+    throw e;
+  }
+  return { data, remove };
 }
 
 /**
