@@ -129,7 +129,7 @@ export async function session<T>(
   const apiKey: ApiKey = await loadApiKey({ apiKeyFile: flags.apiKeyFile });
   const logger = createLogger();
   const { api, close } = openAgentApi({ baseUrl: s.url, apiKey, rateLimit: s.rateLimit });
-  const place = placeOf(s.target);
+  const place = await placeOf(s.target);
   // A destination that cannot take the job record must fail before a job is created, not after.
   if (s.target.kind === 'postgres') await (await place.open('write')).close();
   const recorder = new JobRecorder({

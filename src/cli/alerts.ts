@@ -94,7 +94,7 @@ async function alertsCommand(flags: AlertsFlags): Promise<CommandResult> {
   if (target.kind === 'duckdb') requireExistingDb(target.path);
   else await (await openToRead(target)).close();
   // Read-write: alerts_sent is written. A cron line runs it after sync, when the file is free.
-  const db = await placeOf(target).open('write');
+  const db = await (await placeOf(target)).open('write');
   const session = db.session;
   const path = db.label;
   let evaluations: Evaluation[];

@@ -80,7 +80,7 @@ async function checkCommand(flags: CheckFlags): Promise<CommandResult> {
   const rateLimit = parseRateLimit(flags.rateLimit);
   const url = apiUrl(flags.apiUrl);
   const target = dbTargetOf(flags);
-  const place = placeOf(target);
+  const place = await placeOf(target);
   place.check();
   const db = target.label;
   const apiKey = await loadApiKey({ apiKeyFile: flags.apiKeyFile });

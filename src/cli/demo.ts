@@ -56,7 +56,7 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
   // 600 paths gives days of 0, 250, 251 and 500 rows: every pagination case shows up.
   // A bad --db is a usage error before the emulator starts or anything is printed.
   const target = parseDbTarget(flags.db, flags.schema);
-  const place = placeOf(target);
+  const place = await placeOf(target);
   place.check();
   const emu = await startEmulator({
     seed: flags.seed,

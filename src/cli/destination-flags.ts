@@ -2,7 +2,6 @@ import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import type { Place } from '../load/destination.js';
 import { duckPlace } from '../load/duckdb/place.js';
-import { pgPlace } from '../load/postgres/place.js';
 import { parseDbTarget, type DbTarget } from '../load/target.js';
 import { dbPath } from './options.js';
 
@@ -43,7 +42,12 @@ export function dbTargetOf(flags: DbFlags, env: NodeJS.ProcessEnv = process.env)
   return target;
 }
 
-/** The destination a command writes or reads. */
-export function placeOf(target: DbTarget): Place {
-  return target.kind === 'duckdb' ? duckPlace(target.path) : pgPlace(target);
+/**
+ * The destination a command writes or reads. The PostgreSQL side is imported only when asked
+ * for: its driver is ~40 modules that every sync into a DuckDB file would otherwise load first.
+ */
+export async function placeOf(target: DbTarget): Promise<Place> {
+  if (target.kind === 'duckdb') return duckPlace(target.path);
+  const { pgPlace } = await import('../load/postgres/place.js');
+  return pgPlace(target);
 }

@@ -56,7 +56,7 @@ async function pruneCommand(flags: PruneFlags): Promise<CommandResult> {
   const after = parseDay(flags.after, '--after');
   const projects = projectIds(flags.project);
   const streams = flags.streams === undefined ? STREAMS : parseStreams(flags.streams);
-  const place = placeOf(dbTargetOf(flags));
+  const place = await placeOf(dbTargetOf(flags));
   place.check();
   if (!(await place.exists())) throw new UsageError(`no database at ${place.label}: nothing to prune`);
   const apply = flags.yes === true;

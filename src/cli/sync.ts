@@ -192,7 +192,7 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   const url = apiUrl(flags.apiUrl);
   const target = dbTargetOf(flags);
   if (target.kind === 'duckdb') refuseNewFolder(target.path, flags.db === undefined);
-  const place = placeOf(target);
+  const place = await placeOf(target);
   // The DuckDB file's path (its journal and a refused first run's cleanup are file matters).
   const db = target.kind === 'duckdb' ? target.path : '';
   const now = clockFromEnv();
