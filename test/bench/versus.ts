@@ -157,6 +157,15 @@ export function pairRatios(m: VersusMeasurements, of: (s: SyncSample) => number)
   return spread(m.current.map((c, i) => of(c) / of(m.old[i] as SyncSample)));
 }
 
+/** Where the time went, found by hand when this section was written: context, not this run's figures. */
+const FOUND = [
+  'Found by hand (2026-11-27, the machine at load average 10–14, so only large differences show):',
+  "- The sync's own work is the same on both builds (its durationMs and its CPU within a few per cent). What grew is around it.",
+  '- Start-up: a DuckDB sync loaded the PostgreSQL driver (pg, pg-types, pg-protocol, pg-copy-streams: 38 CommonJS modules, and 14 of load/postgres) through `cli/destination-flags.ts`; now `placeOf` imports it only for a `postgresql://` --db (test/unit/startup-imports.test.ts). CPU of `sync --help`, median of 20: 11-23 1.25 s, before 1.29 s, after 1.22 s. A sync still loads 93 of its own modules where 11-23 loaded 54.',
+  '- Opening for writing: a sync opens the file for writing three times (plan, writer, run record), on both builds, and each open checks the migrations and re-creates every view, each close checkpoints. With 9 migrations and 15 views instead of 5 and 13, re-opening a migrated file took 420–470 ms against 220–300 ms (median of 10), of which creating the views ~73 ms against 25–52 ms; the rest is opening and closing a bigger catalog.',
+  '- Not done (src/load/ is being moved): re-create the views only when their rendered text changed (or once per file per process: two of the three opens would skip it), check the migrations once per process, and keep one write handle across the run when no budget wait is due. A copy patched to migrate and apply the views once per process: 7 pairs, wall 7.41 vs 8.05 s, CPU 3.47 vs 3.50 s: within the noise of that hour.',
+];
+
 /** The section's text from its measurements (pure, so its arithmetic and verdict are tested). */
 export function versusMarkdown(m: VersusMeasurements, measuredAt: Date): string {
   const short = m.commit.slice(0, 7);
@@ -193,6 +202,8 @@ export function versusMarkdown(m: VersusMeasurements, measuredAt: Date): string 
     `- Ratio this code / 11-23, process time: **${fixed(ratio)}** (medians); per pair ${showSpread(paired)}; the sync's own time alone: ${fixed(syncRatio)}; CPU seconds of the process (less sensitive to a busy machine than wall time): ${fixed(cpuRatio)}. ${sameWork}.`,
     `- At least as fast as 11-23's (ratio ≤ 1.00): ${verdict(ratio <= 1)}.`,
     `- PostgreSQL: ${m.oldHasPostgres ? 'not measured here (benchmarks 8–10 measure it).' : `not measured: ${short} has no PostgreSQL destination (it came on 2026-11-24), its \`--db\` takes a DuckDB file only.`}`,
+    '',
+    ...FOUND,
     '',
     `${reproduce('versus')} (\`--update\` writes this section into BENCHMARKS.md; the first run installs and builds the old commit: a minute or two).`,
   ].join('\n');
