@@ -176,6 +176,7 @@ export function versusMarkdown(m: VersusMeasurements, measuredAt: Date): string 
     spread(side.map(of).filter((x): x is number => x !== undefined)).median;
   const syncRatio = median((s) => s.syncMs, m.current) / median((s) => s.syncMs, m.old);
   const cpuRatio = median((s) => s.cpuS, m.current) / median((s) => s.cpuS, m.old);
+  const busy = Math.max(...m.load) > m.cores;
   const sameWork =
     new Set([...m.old, ...m.current].map((s) => `${s.requests}/${s.rows}`)).size === 1
       ? 'Both made the same requests and loaded the same rows'
@@ -200,7 +201,7 @@ export function versusMarkdown(m: VersusMeasurements, measuredAt: Date): string 
     ),
     '',
     `- Ratio this code / 11-23, process time: **${fixed(ratio)}** (medians); per pair ${showSpread(paired)}; the sync's own time alone: ${fixed(syncRatio)}; CPU seconds of the process (less sensitive to a busy machine than wall time): ${fixed(cpuRatio)}. ${sameWork}.`,
-    `- At least as fast as 11-23's (ratio ≤ 1.00): ${verdict(ratio <= 1)}.`,
+    `- At least as fast as 11-23's (ratio ≤ 1.00): ${verdict(ratio <= 1)}.${busy ? ` The machine was busy (load average ${fixed(Math.max(...m.load), 1)} on ${m.cores} cores): wall times were several times a quiet run's and one pair's ratio could swing by a third, so this verdict is weak; the CPU ratio (${fixed(cpuRatio)}) is the steadier figure.` : ''}`,
     `- PostgreSQL: ${m.oldHasPostgres ? 'not measured here (benchmarks 8–10 measure it).' : `not measured: ${short} has no PostgreSQL destination (it came on 2026-11-24), its \`--db\` takes a DuckDB file only.`}`,
     '',
     ...FOUND,

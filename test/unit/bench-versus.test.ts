@@ -45,6 +45,14 @@ describe('the side-by-side benchmark of this code against 11-23', () => {
     expect(md).toContain("At least as fast as 11-23's (ratio ≤ 1.00): met");
   });
 
+  it('warns that the verdict is weak when the load average was above the core count', () => {
+    const quiet = versusMarkdown(measured([1700], [1690]), AT);
+    expect(quiet).not.toContain('this verdict is weak');
+    const busy = versusMarkdown({ ...measured([1700], [1690]), load: [9.5, 12] }, AT);
+    expect(busy).toContain('The machine was busy (load average 12.0 on 2 cores)');
+    expect(busy).toContain('this verdict is weak');
+  });
+
   it("says PostgreSQL was not measured because 11-23's code has no PostgreSQL destination", () => {
     expect(versusMarkdown(measured([1], [1]), AT)).toContain('6cb36af has no PostgreSQL destination');
   });
