@@ -1,7 +1,8 @@
 import { InternalError } from '../errors.js';
 import type { Place } from './destination.js';
 import { duckPlace, type DuckPlaceOptions } from './duckdb/place.js';
-import { pgPlace, type PgPlaceOptions } from './postgres/place.js';
+import { lazyPgPlace } from './postgres/lazy-place.js';
+import type { PgPlaceOptions } from './postgres/place.js';
 import { parseDbTarget, type DbTarget } from './target.js';
 
 /*
@@ -26,7 +27,7 @@ export function placeOf(target: DbTarget, opts: PlaceOptions = {}): Place {
         ...(opts.onNote !== undefined ? { onNote: opts.onNote } : {}),
       });
     case 'postgres':
-      return pgPlace(target, opts.postgres ?? {});
+      return lazyPgPlace(target, opts.postgres ?? {});
   }
 }
 

@@ -88,16 +88,20 @@ function cpuSeconds(stderr: string): number | undefined {
   return m ? Number(m[1]) + Number(m[2]) : undefined;
 }
 
-/** Runs `node dist/src/cli/main.js ...args` as a child, under /usr/bin/time when present. */
+/**
+ * Runs `node dist/src/cli/main.js ...args` (or another build's CLI given as `script`) as a child,
+ * under /usr/bin/time when present.
+ */
 export async function runCliProcess(
   args: readonly string[],
   env: Record<string, string>,
+  script: string = CLI,
 ): Promise<ProcessRun> {
   const wrap = existsSync(TIME);
   const cmd = wrap ? TIME : process.execPath;
   const argv = wrap
-    ? ['-f', `${RSS_MARK}%M ${CPU_MARK}%U+%S`, process.execPath, CLI, ...args]
-    : [CLI, ...args];
+    ? ['-f', `${RSS_MARK}%M ${CPU_MARK}%U+%S`, process.execPath, script, ...args]
+    : [script, ...args];
   const t0 = performance.now();
   const child = spawn(cmd, argv, {
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -13,10 +13,12 @@ import { memoryBench } from './memory.js';
 import { postgresLoadBench } from './postgres-load.js';
 import { postgresMemoryBench } from './postgres-memory.js';
 import { postgresOrgsBench } from './postgres-orgs.js';
+import { mergeSections } from './merge.js';
 import { CHANGES } from './notes.js';
 import { requestsBench } from './requests.js';
 import { streamsBench } from './streams.js';
 import { fixed } from './stats.js';
+import { versusBench } from './versus.js';
 
 const BENCHES: readonly Bench[] = [
   requestsBench,
@@ -29,12 +31,14 @@ const BENCHES: readonly Bench[] = [
   postgresLoadBench,
   postgresMemoryBench,
   postgresOrgsBench,
+  versusBench,
 ];
 
-const USAGE = `npm run bench [-- --quick] [-- --only ${BENCHES.map((b) => b.id).join(',')}] [-- --out FILE]
+const USAGE = `npm run bench [-- --quick] [-- --only ${BENCHES.map((b) => b.id).join(',')}] [-- --out FILE] [-- --update]
   --quick   fewer and smaller runs (minutes, for iterating; figures are not the reference ones)
   --only    run these benchmarks only (comma-separated)
-  --out     where to write the markdown (default: BENCHMARKS.md for a full run, a temp file otherwise)`;
+  --out     where to write the markdown (default: BENCHMARKS.md for a full run, a temp file otherwise)
+  --update  replace only the sections that ran in BENCHMARKS.md (or --out), keeping the others`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -42,6 +46,7 @@ async function main(): Promise<void> {
       quick: { type: 'boolean', default: false },
       only: { type: 'string' },
       out: { type: 'string' },
+      update: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -55,7 +60,10 @@ async function main(): Promise<void> {
   const selected = BENCHES.filter((b) => wanted.includes(b.id));
   const partial = values.quick || selected.length < BENCHES.length;
   const out =
-    values.out ?? (partial ? join(tmpdir(), 'mintlify-etl-bench.md') : join(packageRoot(), 'BENCHMARKS.md'));
+    values.out ??
+    (partial && !values.update
+      ? join(tmpdir(), 'mintlify-etl-bench.md')
+      : join(packageRoot(), 'BENCHMARKS.md'));
 
   const m = await machine();
   const started = Date.now();
@@ -78,13 +86,20 @@ async function main(): Promise<void> {
     `- Machine: ${m.cores} × ${m.cpu}, ${fixed(m.memoryGiB, 1)} GiB memory (os.cpus(), os.totalmem()), ${m.os}. The machine is shared and noisy, so every timing is a ratio against a baseline measured in the same run, reported as median (min–max, n runs).`,
     `- Versions: Node ${m.node}, DuckDB ${m.duckdb} (SELECT version()), @duckdb/node-api from package-lock.json.`,
     "- Everything runs on 127.0.0.1 against the project's emulator.",
-    '- Reproduce all: `npm run bench` (builds, then `node dist/test/bench/run.js`); one benchmark: `npm run bench -- --only load`; a fast iteration: `npm run bench -- --quick`.',
+    '- Reproduce all: `npm run bench` (builds, then `node dist/test/bench/run.js`); one benchmark: `npm run bench -- --only load` (add `--update` to replace just its section here); a fast iteration: `npm run bench -- --quick`.',
     '',
     ...results.flatMap((r) => [`## ${r.title}`, '', r.markdown, '']),
     CHANGES,
   ].join('\n');
-  writeFileSync(out, md);
-  console.log(md);
+  if (values.update && existsSync(out)) {
+    // One section measured again, the others as they were (each numbered section dates itself or
+    // belongs to the full run named at the top).
+    writeFileSync(out, mergeSections(readFileSync(out, 'utf8'), results));
+    console.log(results.map((r) => `## ${r.title}\n\n${r.markdown}\n`).join('\n'));
+  } else {
+    writeFileSync(out, md);
+    console.log(md);
+  }
   log(`written to ${out}`);
 }
 

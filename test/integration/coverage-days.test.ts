@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/load/database.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import { migratePostgres } from '../../src/load/postgres/migrate.js';
 import { PLAIN_TYPES, pgSession } from '../../src/load/postgres/session.js';
 import type { SqlSession } from '../../src/load/session.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultRules, type AlertRules } from '../../src/insights/alert-rules.js';
 import { evaluateAlerts } from '../../src/insights/alerts.js';
 import { readGaps } from '../../src/insights/gaps.js';
-import { openDatabase, type Database } from '../../src/load/database.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import { migratePostgres } from '../../src/load/postgres/migrate.js';
 import { PLAIN_TYPES, pgSession } from '../../src/load/postgres/session.js';
 import type { SqlSession } from '../../src/load/session.js';

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { openDatabase, type Database } from '../../src/load/database.js';
+import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import { migratePostgres } from '../../src/load/postgres/migrate.js';
 import { runSync } from '../../src/pipeline/sync.js';
 import { parseStreams } from '../../src/streams/index.js';
