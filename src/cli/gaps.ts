@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { projectsWithWindows, readGaps, SCORE_RULE, trendText, type Gap } from '../insights/gaps.js';
-import { formatTable, type Column } from '../query/format.js';
+import { formatTable } from '../query/format.js';
+import { type Column } from '../load/query-result.js';
 import { addDays, parseDay } from '../util/day.js';
 import { openToRead } from './open-readonly.js';
 import { intFlag } from './options.js';

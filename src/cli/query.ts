@@ -7,10 +7,10 @@ import {
   FORMATS,
   jsonlRow,
   rowObject,
-  type JsonValue,
   type OutputFormat,
 } from '../query/format.js';
-import { type QueryStream } from '../query/format.js';
+import { type JsonValue } from '../load/query-result.js';
+import { type QueryStream } from '../load/query-result.js';
 import { intFlag } from './options.js';
 import { createOutput, OutputClosed, type Output } from './output.js';
 import type { CommandResult } from './result.js';

@@ -1,4 +1,4 @@
-import type { QueryStream } from '../query/format.js';
+import type { QueryStream } from './query-result.js';
 import type { ExportOptions, ExportSummary } from './export-plan.js';
 import type { LedgerRow } from './runs.js';
 import type { Dialect, SqlSession } from './session.js';

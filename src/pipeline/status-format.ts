@@ -1,4 +1,5 @@
-import { formatTable, type Column, type JsonValue } from '../query/format.js';
+import { formatTable } from '../query/format.js';
+import { type Column, type JsonValue } from '../load/query-result.js';
 import { formatDuration } from '../util/duration.js';
 import { windowsAreNotDays } from '../streams/index.js';
 import type { BudgetStatus, ProjectStatus, StatusReport, StreamStatus } from './status.js';

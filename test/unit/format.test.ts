@@ -10,11 +10,11 @@ import {
   formatJsonl,
   formatTable,
   truncate,
-  type Column,
 } from '../../src/query/format.js';
+import { type Column } from '../../src/load/query-result.js';
 import { readQuery, sqlErrorMessage } from '../../src/load/duckdb/user-query.js';
 import { isoFromMicros } from '../../src/load/duckdb/query-values.js';
-import { jsonInteger } from '../../src/query/format.js';
+import { jsonInteger } from '../../src/load/query-result.js';
 
 const col = (name: string, numeric = false, key = name): Column => ({ name, key, numeric });
 

@@ -3,7 +3,7 @@ import { InternalError } from '../../errors.js';
 import type { EventTable, EventTableData } from '../table-spec.js';
 import { toDateValue, toTimestampValue } from './sql.js';
 import type { PreparedWindow } from '../prepared-window.js';
-import type { DuckTableLoader } from './table-loaders.js';
+import type { DuckTableLoader } from './loader.js';
 
 const STAGE = 'etl_event_stage';
 function shape(t: EventTable): string {

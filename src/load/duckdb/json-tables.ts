@@ -4,7 +4,7 @@ import { JSON_CHUNK_ROWS } from '../window-data.js';
 import { toDateValue } from './sql.js';
 import type { JsonChunk, JsonTable, JsonTablesData } from '../table-spec.js';
 import type { PreparedWindow } from '../prepared-window.js';
-import type { DuckTableLoader } from './table-loaders.js';
+import type { DuckTableLoader } from './loader.js';
 
 function insertSql(t: JsonTable): string {
   const names = t.columns.map(([n]) => n);

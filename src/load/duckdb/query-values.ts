@@ -15,7 +15,7 @@ import {
   type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import { jsonFloat, jsonInteger, type JsonValue } from '../../query/format.js';
+import { jsonFloat, jsonInteger, type JsonValue } from '../query-result.js';
 
 /**
  * A DECIMAL as a number when a double holds it exactly (15 significant digits or fewer), else

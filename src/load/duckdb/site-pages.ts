@@ -4,7 +4,7 @@ import { insertJsonChunks } from './json-tables.js';
 import type { SitePageData, TableSpec } from '../table-spec.js';
 import { toDateValue } from './sql.js';
 import type { PreparedWindow } from '../prepared-window.js';
-import type { DuckTableLoader } from './table-loaders.js';
+import type { DuckTableLoader } from './loader.js';
 
 const SITE_COLUMNS = [VARCHAR, DATE, BIGINT, BIGINT, BIGINT, BOOLEAN, TIMESTAMPTZ, VARCHAR];
 

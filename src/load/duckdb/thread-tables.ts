@@ -1,7 +1,7 @@
 import { listValue } from '@duckdb/node-api';
 import type { TableSpec, ThreadData } from '../table-spec.js';
 import { toTimestampValue } from './sql.js';
-import type { DuckTableLoader } from './table-loaders.js';
+import type { DuckTableLoader } from './loader.js';
 
 const KEYS = `(SELECT unnest($1::VARCHAR[]) AS project_id, unnest($2::VARCHAR[]) AS thread_id) AS k`;
 

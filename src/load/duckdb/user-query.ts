@@ -1,6 +1,6 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { SqlError } from '../../errors.js';
-import type { Column, JsonValue, QueryStream } from '../../query/format.js';
+import type { Column, JsonValue, QueryStream } from '../query-result.js';
 import { isNumericType, isWholeType, toJsonValue } from './query-values.js';
 
 /**

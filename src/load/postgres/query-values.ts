@@ -4,8 +4,8 @@
  * into what DuckDB's value of the matching type converts to.
  */
 import pg from 'pg';
-import type { Column, JsonValue } from '../../query/format.js';
-import { jsonFloat, jsonInteger } from '../../query/format.js';
+import type { Column, JsonValue } from '../query-result.js';
+import { jsonFloat, jsonInteger } from '../query-result.js';
 
 /** Type OIDs of PostgreSQL's built-in types (pg_type.oid): stable across versions. */
 export const PG_OID = {

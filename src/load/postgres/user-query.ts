@@ -7,12 +7,12 @@
  */
 import pg from 'pg';
 import { SqlError } from '../../errors.js';
-import type { Column, JsonValue } from '../../query/format.js';
+import type { Column, JsonValue } from '../query-result.js';
 import { pgColumns, pgJsonValue, RAW_TEXT } from './query-values.js';
 import { QueryDeadline, timeoutError } from './query-deadline.js';
 import { refuseLeavingReadOnly } from './query-guard.js';
 import { isCursorQuery, type Statement } from './statements.js';
-import type { QueryStream } from '../../query/format.js';
+import type { QueryStream } from '../query-result.js';
 
 /** What a query may take by default before it is cancelled. */
 export const DEFAULT_QUERY_TIMEOUT_MS = 5 * 60_000;
