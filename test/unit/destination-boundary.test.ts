@@ -65,7 +65,7 @@ describe('the destination boundary', () => {
   it('imports each database driver only inside its destination folder', () => {
     const breaches = files.flatMap(({ file, modules }) =>
       modules
-        .filter((m) => DRIVERS[m] !== undefined && !file.startsWith(DRIVERS[m] as string))
+        .filter((m) => DRIVERS[m] !== undefined && !file.startsWith(DRIVERS[m]))
         .map((m) => `${file} imports ${m}`)
         .filter((b) => !ALLOWED.has(b)),
     );
