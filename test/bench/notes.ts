@@ -10,7 +10,7 @@ Figures from earlier runs on the same machine (single runs unless said), measure
 
 - Before: the writer ran one transaction per window (DELETE + Appender + COMMIT, ~15 ms each whatever its size):
   25,000 rows as 100 windows took **28.7–29.5×** the time of \`read_json\` on the same rows (~18,000 rows/s).
-- Group commit: \`src/load/batch-loader.ts\` loads many windows in ONE transaction: one set-based DELETE per table
+- Group commit: \`src/load/duckdb/window-batch.ts\` loads many windows in ONE transaction: one set-based DELETE per table
   (site_daily, page_daily, sync_windows) for every (project_id, day) of the batch (keys bound as two lists and
   unnested, with a day range so DuckDB skips row groups); \`src/pipeline/writer.ts\` drains every queued window into
   one batch; windows finishing meanwhile form the next. With page rows still fed through the Appender: ~200,000
@@ -79,7 +79,7 @@ What held the memory:
   false\` 965 MB; \`memory_limit = '128MB'\` 348 MB; + \`partitioned_write_flush_threshold = 65536\` 309 MB; +
   \`partitioned_write_max_open_files = 4\` 292 MB but 52 and 56 files instead of 37 (two threads hand the sorted rows
   over out of partition order, so partitions were closed and opened again as new files).
-- **Fix: a month at a time** (\`src/load/export.ts\`): per table, one query counts rows per project and month, then one
+- **Fix: a month at a time** (\`src/load/duckdb/export.ts\`): per table, one query counts rows per project and month, then one
   sorted COPY per project and month goes straight to its file (\`project_id=…/year=…/month=…/data_0.parquet\`;
   months of small tables are grouped up to 250,000 rows and written with PARTITION_BY (year, month); a project id
   DuckDB would have to encode in a folder name goes through PARTITION_BY over every project). Memory now follows
@@ -88,7 +88,7 @@ What held the memory:
   file: 48 one-month COPYs 4.8 s with it, 1.85 s without).
 - **The rest: DuckDB's cache and malloc.** A read-only connection keeps every block it scanned (BASE_TABLE 58 MiB
   after 72 one-month COPYs) up to \`memory_limit\`; \`export\`, \`report\` and \`status\` now open DuckDB with
-  \`memory_limit = '64MB'\` (\`READER_MEMORY_LIMIT\`, \`src/load/database.ts\`; a read-only file's blocks are dropped,
+  \`memory_limit = '64MB'\` (\`READER_MEMORY_LIMIT\`, \`src/load/duckdb/database.ts\`; a read-only file's blocks are dropped,
   not written, and sorts past it spill to \`<db>.tmp\`). Beyond that, RSS grows ~1 MB per COPY statement and stays
   (48 one-month COPYs: 137 → 193 MiB, a plain scan of the same rows: none): freed memory kept by glibc malloc
   (DuckDB's node build loads no jemalloc); \`allocator_flush_threshold = '4MB'\` and \`allocator_background_threads\`
