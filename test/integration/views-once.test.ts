@@ -17,7 +17,7 @@ describe('views of a DuckDB file opened to write', () => {
         db.connection,
         "SELECT sql FROM duckdb_views() WHERE view_name = 'v_site_daily'",
       );
-      return String(rows[0]?.['sql'] ?? '');
+      return rows[0]?.['sql'] as string;
     } finally {
       db.close();
     }
