@@ -3,26 +3,19 @@
 -- (mintlify by default), so the files work under any name.
 
 CREATE TABLE IF NOT EXISTS site_daily (
-  project_id text    NOT NULL,
-  day        date    NOT NULL,
-  human      bigint  NOT NULL,
-  ai         bigint  NOT NULL,
-  total      bigint  NOT NULL,
-  partial    boolean NOT NULL DEFAULT false,
-  loaded_at  timestamptz NOT NULL,
-  run_id     text    NOT NULL,
+  project_id   text    NOT NULL,
+  day          date    NOT NULL,
+  {{> site_counts }}
   PRIMARY KEY (project_id, day)
 );
 
 -- No key or index on purpose: each load replaces a whole day's rows in one transaction, which
 -- keeps (project_id, day, path) unique; an ART index would slow bulk loads.
 CREATE TABLE IF NOT EXISTS page_daily (
-  project_id text    NOT NULL,
-  day        date    NOT NULL,
-  path       text    NOT NULL,
-  human      bigint  NOT NULL,
-  ai         bigint  NOT NULL,
-  total      bigint  NOT NULL
+  project_id   text    NOT NULL,
+  day          date    NOT NULL,
+  path         text    NOT NULL,
+  {{> visitor_counts }}
 );
 
 CREATE TABLE IF NOT EXISTS sync_windows (

@@ -4,24 +4,17 @@
 
 -- views: content view events per day (additive over days and paths, unlike unique visitors).
 CREATE TABLE IF NOT EXISTS site_views_daily (
-  project_id text    NOT NULL,
-  day        date    NOT NULL,
-  human      bigint  NOT NULL,
-  ai         bigint  NOT NULL,
-  total      bigint  NOT NULL,
-  partial    boolean NOT NULL DEFAULT false,
-  loaded_at  timestamptz NOT NULL,
-  run_id     text    NOT NULL,
+  project_id   text    NOT NULL,
+  day          date    NOT NULL,
+  {{> site_counts }}
   PRIMARY KEY (project_id, day)
 );
 
 CREATE TABLE IF NOT EXISTS page_views_daily (
-  project_id text    NOT NULL,
-  day        date    NOT NULL,
-  path       text    NOT NULL,
-  human      bigint  NOT NULL,
-  ai         bigint  NOT NULL,
-  total      bigint  NOT NULL
+  project_id   text    NOT NULL,
+  day          date    NOT NULL,
+  path         text    NOT NULL,
+  {{> visitor_counts }}
 );
 
 -- searches: one row per search term and day (the service groups terms case-insensitively).

@@ -75,28 +75,19 @@ CREATE TABLE IF NOT EXISTS assistant_threads (
 
 -- visitors_weekly / visitors_monthly (opt-in): true unique visitors of an ISO week [Monday, next
 -- Monday) or a calendar month, from one request whose window is exactly that period. Unlike sums
--- of daily uniques (visitor-days) these count a reader once per period.
+-- of daily uniques (visitor-days) these count a reader once per period; partial: the period was
+-- not over when fetched.
 CREATE TABLE IF NOT EXISTS site_weekly (
   project_id   text    NOT NULL,
   period_start date    NOT NULL,
-  human        bigint  NOT NULL,
-  ai           bigint  NOT NULL,
-  total        bigint  NOT NULL,
-  partial      boolean NOT NULL DEFAULT false,  -- the period was not over when fetched
-  loaded_at    timestamptz NOT NULL,
-  run_id       text    NOT NULL,
+  {{> site_counts }}
   PRIMARY KEY (project_id, period_start)
 );
 
 CREATE TABLE IF NOT EXISTS site_monthly (
   project_id   text    NOT NULL,
   period_start date    NOT NULL,
-  human        bigint  NOT NULL,
-  ai           bigint  NOT NULL,
-  total        bigint  NOT NULL,
-  partial      boolean NOT NULL DEFAULT false,
-  loaded_at    timestamptz NOT NULL,
-  run_id       text    NOT NULL,
+  {{> site_counts }}
   PRIMARY KEY (project_id, period_start)
 );
 
@@ -106,16 +97,12 @@ CREATE TABLE IF NOT EXISTS page_weekly (
   project_id   text    NOT NULL,
   period_start date    NOT NULL,
   path         text    NOT NULL,
-  human        bigint  NOT NULL,
-  ai           bigint  NOT NULL,
-  total        bigint  NOT NULL
+  {{> visitor_counts }}
 );
 
 CREATE TABLE IF NOT EXISTS page_monthly (
   project_id   text    NOT NULL,
   period_start date    NOT NULL,
   path         text    NOT NULL,
-  human        bigint  NOT NULL,
-  ai           bigint  NOT NULL,
-  total        bigint  NOT NULL
+  {{> visitor_counts }}
 );

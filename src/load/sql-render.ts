@@ -1,7 +1,11 @@
 import { InternalError } from '../errors.js';
 import { EMAIL_PATTERN, EMAIL_TOKEN } from '../util/personal-data.js';
 import { questionSeparators } from '../util/question-key.js';
+import { splitArgs } from './sql-args.js';
 import type { FunctionHead, SqlDialect } from './sql-dialect.js';
+import { includePartials, partialsBeside, type PartialSource } from './sql-partials.js';
+
+export { splitArgs };
 
 /*
  * The SQL files under sql/ are one text for every destination. Where the destinations differ, a
@@ -10,6 +14,8 @@ import type { FunctionHead, SqlDialect } from './sql-dialect.js';
  *   {{ name }}                      a fragment without arguments (`{{ email_pattern }}`)
  *   {{ name(arg, arg) }}            one with arguments, each a piece of SQL (`{{ int_div(d, 7) }}`)
  *   {{# name head }} body {{/ name }}   a whole statement (`{{# scalar_function f(x text) RETURNS text }}`)
+ *   {{> name }}  {{> name(a = sql, b = sql) }}   the text of sql/partials/name.sql, its `{{ a }}`
+ *                                   placeholders replaced by the arguments (see sql-partials.ts)
  *
  * The fragments are the ones below, no others: an unknown name or a wrong number of arguments is a
  * packaging bug (InternalError), found by the test that renders every file for every destination.
@@ -53,9 +59,18 @@ const BLOCK: Readonly<Record<string, (d: SqlDialect, head: string, body: string,
 const BLOCK_RE = /\{\{#\s*([a-z_]+)\s+([\s\S]*?)\}\}\n?([\s\S]*?)\{\{\/\s*\1\s*\}\}/g;
 const INLINE_RE = /\{\{\s*([a-z_]+)\s*(?:\(([\s\S]*?)\))?\s*\}\}/g;
 
-/** The SQL of a file for one destination, every fragment filled in. */
-export function renderSql(sql: string, file: string, dialect: SqlDialect): string {
-  const withBlocks = sql.replace(BLOCK_RE, (_, name: string, head: string, body: string) => {
+/**
+ * The SQL of a file for one destination, every partial included and every fragment filled in.
+ * Partials come first: they are plain text, and may name fragments themselves.
+ */
+export function renderSql(
+  sql: string,
+  file: string,
+  dialect: SqlDialect,
+  partials: PartialSource = partialsBeside(file),
+): string {
+  const whole = includePartials(sql, file, partials);
+  const withBlocks = whole.replace(BLOCK_RE, (_, name: string, head: string, body: string) => {
     const block = BLOCK[name];
     if (block === undefined) throw unknown(file, name);
     return block(dialect, head.trim(), renderInline(body, file, dialect).trimEnd(), file);
@@ -85,29 +100,6 @@ function renderInline(sql: string, file: string, dialect: SqlDialect): string {
 
 function unknown(file: string, name: string): InternalError {
   return new InternalError(`${file}: unknown SQL fragment {{${name}}}`, { file, name });
-}
-
-/** Arguments split at the commas outside parentheses, brackets and quotes, each trimmed. */
-export function splitArgs(text: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let quote: string | null = null;
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i] as string;
-    if (quote !== null) {
-      if (c === quote) quote = null;
-    } else if (c === "'" || c === '"') quote = c;
-    else if (c === '(' || c === '[') depth++;
-    else if (c === ')' || c === ']') depth--;
-    else if (c === ',' && depth === 0) {
-      out.push(text.slice(start, i).trim());
-      start = i + 1;
-    }
-  }
-  const last = text.slice(start).trim();
-  if (last !== '' || out.length > 0) out.push(last);
-  return out;
 }
 
 /** `name(p type, ...) RETURNS rest` of a block's head. */

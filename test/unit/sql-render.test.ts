@@ -5,6 +5,8 @@ import { InternalError } from '../../src/errors.js';
 import { DUCKDB_DIALECT } from '../../src/load/duckdb/dialect.js';
 import { POSTGRES_DIALECT } from '../../src/load/postgres/dialect.js';
 import { renderSql, splitArgs } from '../../src/load/sql-render.js';
+import type { PartialSource } from '../../src/load/sql-partials.js';
+import { sqlDir } from '../../src/paths.js';
 
 const SRC = join(import.meta.dirname, '..', '..', 'src');
 
@@ -14,6 +16,11 @@ function tsFiles(dir: string): string[] {
     if (statSync(path).isDirectory()) return tsFiles(path);
     return name.endsWith('.ts') ? [path] : [];
   });
+}
+
+/** Partials from a map instead of sql/partials/. */
+function partialsOf(map: Record<string, string>): PartialSource {
+  return (name) => (name in map ? { text: map[name] as string, file: `partials/${name}.sql` } : undefined);
 }
 
 describe('the SQL renderer', () => {
@@ -58,5 +65,60 @@ describe('the SQL renderer', () => {
       .filter((f) => /\.dialect\b/.test(readFileSync(f, 'utf8')))
       .map((f) => relative(SRC, f));
     expect(asking).toEqual([]);
+  });
+
+  describe('partials', () => {
+    it('includes a partial alone on its line at the tag’s indentation, and one inside a line as is, without its opening comment', () => {
+      const partials = partialsOf({
+        counts: '-- what it is\nhuman bigint,\nai    bigint,\n',
+        id: 'project_id',
+      });
+      const sql = 'CREATE TABLE t (\n  {{> counts }}\n  x int\n);\nSELECT {{> id }}, 1;';
+      expect(renderSql(sql, 'f.sql', DUCKDB_DIALECT, partials)).toBe(
+        'CREATE TABLE t (\n  human bigint,\n  ai    bigint,\n  x int\n);\nSELECT project_id, 1;',
+      );
+    });
+
+    it('fills a partial’s placeholders with its named arguments, then its fragments per destination', () => {
+      const partials = partialsOf({
+        per: 'date_trunc({{ grain }}, {{ col }}) AS {{ col }}_start, {{ lower_all(q) }}',
+      });
+      const sql = "SELECT {{> per(grain = 'week', col = day) }}";
+      expect(renderSql(sql, 'f.sql', DUCKDB_DIALECT, partials)).toBe(
+        "SELECT date_trunc('week', day) AS day_start, lower(q)",
+      );
+      expect(renderSql(sql, 'f.sql', POSTGRES_DIALECT, partials)).toContain('COLLATE "und-x-icu"');
+    });
+
+    it('includes the partials a partial names', () => {
+      const partials = partialsOf({ outer: 'a,\n{{> inner(n = 2) }}\n', inner: 'b{{ n }}' });
+      expect(renderSql('  {{> outer }}', 'f.sql', DUCKDB_DIALECT, partials)).toBe('  a,\n  b2');
+    });
+
+    it('refuses an unknown partial, naming it', () => {
+      expect(() => renderSql('{{> nowhere }}', 'f.sql', DUCKDB_DIALECT, partialsOf({}))).toThrow(
+        /unknown SQL partial \{\{> nowhere \}\}/,
+      );
+    });
+
+    it('refuses a partial that includes itself, directly or through another', () => {
+      const partials = partialsOf({ me: 'x {{> me }}', a: '{{> b }}', b: '{{> a }}' });
+      expect(() => renderSql('{{> me }}', 'f.sql', DUCKDB_DIALECT, partials)).toThrow(/me includes itself/);
+      expect(() => renderSql('{{> a }}', 'f.sql', DUCKDB_DIALECT, partials)).toThrow(/a > b > a/);
+    });
+
+    it('refuses an argument the partial never uses, and one without a name', () => {
+      const partials = partialsOf({ p: 'x {{ n }}' });
+      expect(() => renderSql('{{> p(n = 1, m = 2) }}', 'f.sql', DUCKDB_DIALECT, partials)).toThrow(
+        /no \{\{ m \}\} to fill/,
+      );
+      expect(() => renderSql('{{> p(1) }}', 'f.sql', DUCKDB_DIALECT, partials)).toThrow(/name = sql/);
+    });
+
+    it('reads partials from sql/partials/ beside the file’s folder by default', () => {
+      const file = join(sqlDir(), 'schema', '001_init.sql');
+      expect(() => renderSql('{{> no_such_partial }}', file, DUCKDB_DIALECT)).toThrow(InternalError);
+      expect(renderSql(readFileSync(file, 'utf8'), file, DUCKDB_DIALECT)).not.toMatch(/\{\{/);
+    });
   });
 });
