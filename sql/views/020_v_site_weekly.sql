@@ -16,38 +16,15 @@
 -- there, NULL otherwise. total_change_pct: the true total against the previous ISO week's, a
 -- fraction, only when both weeks have a true figure, neither partial, and the previous is not 0.
 -- Weeks are ISO weeks (Monday): date_trunc('week') on a timestamp WITHOUT time zone, so the
--- session's TimeZone cannot move a day.
+-- session's TimeZone cannot move a day (sql/partials/period_visitors.sql, shared with
+-- v_site_monthly).
 CREATE OR REPLACE VIEW v_site_weekly AS
-WITH weeks AS (
+WITH {{> period_visitors(grain = 'week', start = week_start, uniques = site_weekly) }},
+flagged AS (
   SELECT
-    project_id,
-    date_trunc('week', day::timestamp)::date AS week_start,
-    count(*)::bigint AS days,
-    sum(human)::bigint AS human_visitor_days,
-    sum(ai)::bigint AS ai_visitor_days,
-    sum(total)::bigint AS total_visitor_days,
-    coalesce(bool_or(partial), false) AS has_partial_day
-  FROM site_daily
-  GROUP BY project_id, date_trunc('week', day::timestamp)::date
-),
-joined AS (
-  SELECT
-    coalesce(d.project_id, u.project_id) AS project_id,
-    coalesce(d.week_start, u.period_start) AS week_start,
-    coalesce(d.days, 0)::bigint AS days,
-    d.human_visitor_days,
-    d.ai_visitor_days,
-    d.total_visitor_days,
-    coalesce(d.has_partial_day, false) AS has_partial_day,
-    coalesce(d.days = 7 AND NOT d.has_partial_day, false) AS complete,
-    u.human,
-    u.ai,
-    u.total,
-    u.partial AS uniques_partial,
-    CASE WHEN u.total IS NOT NULL THEN 'period' END AS uniques_source
-  FROM weeks AS d
-  FULL OUTER JOIN site_weekly AS u
-    ON u.project_id = d.project_id AND u.period_start = d.week_start
+    *,
+    days = 7 AND NOT has_partial_day AS complete
+  FROM joined
 )
 SELECT
   w.project_id,
@@ -71,6 +48,6 @@ SELECT
   CASE WHEN NOT w.uniques_partial AND NOT p.uniques_partial
     THEN (w.total - p.total)::double precision / nullif(p.total, 0)
   END AS total_change_pct
-FROM joined AS w
-LEFT JOIN joined AS p
+FROM flagged AS w
+LEFT JOIN flagged AS p
   ON p.project_id = w.project_id AND p.week_start = w.week_start - 7;

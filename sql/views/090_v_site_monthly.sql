@@ -15,38 +15,9 @@
 -- true total against the previous month's, only when both have one, neither partial, and the
 -- previous is not 0; NULL otherwise.
 -- Months from date_trunc on a timestamp WITHOUT time zone (the session's TimeZone cannot move a
--- day).
+-- day): sql/partials/period_visitors.sql, shared with v_site_weekly.
 CREATE OR REPLACE VIEW v_site_monthly AS
-WITH months AS (
-  SELECT
-    project_id,
-    date_trunc('month', day::timestamp)::date AS month_start,
-    count(*)::bigint AS days,
-    sum(human)::bigint AS human_visitor_days,
-    sum(ai)::bigint AS ai_visitor_days,
-    sum(total)::bigint AS total_visitor_days,
-    coalesce(bool_or(partial), false) AS has_partial_day
-  FROM site_daily
-  GROUP BY project_id, date_trunc('month', day::timestamp)::date
-),
-joined AS (
-  SELECT
-    coalesce(d.project_id, u.project_id) AS project_id,
-    coalesce(d.month_start, u.period_start) AS month_start,
-    coalesce(d.days, 0)::bigint AS days,
-    d.human_visitor_days,
-    d.ai_visitor_days,
-    d.total_visitor_days,
-    coalesce(d.has_partial_day, false) AS has_partial_day,
-    u.human,
-    u.ai,
-    u.total,
-    u.partial AS uniques_partial,
-    CASE WHEN u.total IS NOT NULL THEN 'period' END AS uniques_source
-  FROM months AS d
-  FULL OUTER JOIN site_monthly AS u
-    ON u.project_id = d.project_id AND u.period_start = d.month_start
-),
+WITH {{> period_visitors(grain = 'month', start = month_start, uniques = site_monthly) }},
 flagged AS (
   SELECT
     *,

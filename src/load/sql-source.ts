@@ -8,7 +8,8 @@ import { renderSql } from './sql-render.js';
 /*
  * sql/ holds one text of every migration (schema/NNN_*.sql, applied once, in order, each recorded
  * in schema_migrations) and of every view (views/NNN_*.sql, applied again when they change), for
- * every destination: this reads them and renders them for one.
+ * every destination: this reads them and renders them for one. sql/partials/ holds pieces those
+ * files include (sql-partials.ts); it is read only through them, never listed here.
  */
 
 export interface SqlFile {

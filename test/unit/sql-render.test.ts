@@ -115,6 +115,16 @@ describe('the SQL renderer', () => {
       expect(() => renderSql('{{> p(1) }}', 'f.sql', DUCKDB_DIALECT, partials)).toThrow(/name = sql/);
     });
 
+    it('every partial under sql/partials/ is included by some file', () => {
+      const texts = ['schema', 'views', 'partials'].flatMap((d) =>
+        readdirSync(join(sqlDir(), d)).map((f) => readFileSync(join(sqlDir(), d, f), 'utf8')),
+      );
+      const unused = readdirSync(join(sqlDir(), 'partials'))
+        .map((f) => f.replace(/\.sql$/, ''))
+        .filter((name) => !texts.some((t) => new RegExp(`\\{\\{>\\s*${name}\\b`).test(t)));
+      expect(unused).toEqual([]);
+    });
+
     it('reads partials from sql/partials/ beside the file’s folder by default', () => {
       const file = join(sqlDir(), 'schema', '001_init.sql');
       expect(() => renderSql('{{> no_such_partial }}', file, DUCKDB_DIALECT)).toThrow(InternalError);
