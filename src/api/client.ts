@@ -166,6 +166,9 @@ const MAX_SERVER_TEXT = 300;
  * describe method, path and query only; the key is read in exactly one place (the
  * Authorization header of an outgoing request) and never kept on any error or event.
  */
+/** How long `close` lets requests in flight finish before it cuts them. */
+const CLOSE_GRACE_MS = 500;
+
 export class MintlifyClient {
   private readonly pool: Pool;
   private readonly prefix: string;
@@ -271,7 +274,15 @@ export class MintlifyClient {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.pool.close();
+    // A graceful close waits for every request in flight, and a server that trickles its body
+    // never ends one: after a moment what is left is cut, so no command outlives its own bound.
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CLOSE_GRACE_MS);
+    });
+    await Promise.race([this.pool.close(), grace]);
+    clearTimeout(timer);
+    await this.pool.destroy();
   }
 
   private call<T>(c: Call<T>): Promise<T> {
