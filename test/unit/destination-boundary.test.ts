@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, posix, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import ts from 'typescript';
+import { SRC, sourceFiles, srcName as name } from '../helpers/source-files.js';
 import { describe, expect, it } from 'vitest';
 
 /*
@@ -11,7 +11,6 @@ import { describe, expect, it } from 'vitest';
  * method of Place or Destination (src/load/destination.ts).
  */
 
-const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 const DRIVERS: Readonly<Record<string, string>> = {
   '@duckdb/node-api': 'load/duckdb/',
   pg: 'load/postgres/',
@@ -23,16 +22,6 @@ const DRIVERS: Readonly<Record<string, string>> = {
  * in-memory DuckDB reads each chunk PostgreSQL dumps), so both destinations export the same bytes.
  */
 const ALLOWED = new Set(['load/postgres/export.ts imports @duckdb/node-api']);
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return sourceFiles(path);
-    return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [path] : [];
-  });
-}
-
-const name = (abs: string): string => relative(SRC, abs).split(/[\\/]/).join(posix.sep);
 
 /** Every module a file names: static imports and exports, and dynamic import() of a literal. */
 function modulesOf(file: string): string[] {

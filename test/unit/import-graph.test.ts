@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, posix, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import ts from 'typescript';
+import { SRC, sourceFiles, srcName as name } from '../helpers/source-files.js';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -10,19 +10,6 @@ import { describe, expect, it } from 'vitest';
  * nothing of the client. A circle of imports means two files that should stand in order do not,
  * so this test reads every static import of src/ and names each circle and each breach.
  */
-
-const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return sourceFiles(path);
-    return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [path] : [];
-  });
-}
-
-/** `src/`-relative posix path, the name used in every message. */
-const name = (abs: string): string => relative(SRC, abs).split(/[\\/]/).join(posix.sep);
 
 /**
  * The relative modules a file imports statically: `import`, `import type`, side-effect
