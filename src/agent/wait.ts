@@ -1,5 +1,6 @@
 import { defaultSleep, type Sleep } from '../api/retry.js';
 import type { AgentJob, AgentJobStatus } from '../api/schemas.js';
+import { deadline as pollDeadline } from '../util/deadline.js';
 
 /** The statuses after which a job never changes again on its own. */
 export const FINAL_STATUSES: ReadonlySet<AgentJobStatus> = new Set(['completed', 'archived', 'failed']);
@@ -115,17 +116,16 @@ export async function waitForJob(api: Poller, opts: WaitOptions): Promise<WaitRe
     lastPollAt = now();
     // The poll itself (with its retries) ends at the deadline too: --timeout is a hard bound,
     // even against a server that sends its answer a byte at a time.
-    const pollSignal = AbortSignal.any([
-      ...(signal ? [signal] : []),
-      AbortSignal.timeout(Math.max(1, Math.ceil(deadline - lastPollAt))),
-    ]);
+    const poll = pollDeadline(Math.max(1, Math.ceil(deadline - lastPollAt)), signal);
     let next: AgentJob;
     try {
-      next = await api.getAgentJob(opts.projectId, opts.jobId, { signal: pollSignal });
+      next = await api.getAgentJob(opts.projectId, opts.jobId, { signal: poll.signal });
     } catch (e) {
       if (signal?.aborted) return result('interrupted');
-      if (pollSignal.aborted) return result('timeout');
+      if (poll.expired) return result('timeout');
       throw e;
+    } finally {
+      poll.dispose();
     }
     polls++;
     const previous = job?.status;

@@ -19,6 +19,7 @@ import type { RequestBudget } from './budget.js';
 import type { ApiKey } from './key.js';
 import { isRetryable, withRetry, type BackoffSpec, type RetryEvent, type Sleep } from './retry.js';
 import { parseRetryAfter } from './retry-after.js';
+import { deadline as requestDeadline } from '../util/deadline.js';
 import { redactSecrets } from '../util/secrets.js';
 import {
   AgentJobSchema,
@@ -327,8 +328,8 @@ export class MintlifyClient {
     };
     const at = this.now();
     const started = performance.now();
-    const deadline = AbortSignal.timeout(this.opts.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs);
-    const signal = c.signal ? AbortSignal.any([c.signal, deadline]) : deadline;
+    const limit = requestDeadline(this.opts.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs, c.signal);
+    const signal = limit.signal;
     let status: number | null = null;
     let errorCode: string | undefined;
     let reached = true;
@@ -361,13 +362,14 @@ export class MintlifyClient {
       }
       return parseBody(c.schema, json, request);
     } catch (err) {
-      const failure = this.toFailure(err, request, c.signal, deadline);
+      const failure = this.toFailure(err, request, c.signal, limit.expired);
       reached = !(failure instanceof UnreachableError);
       // The overall deadline fired before any header arrived: a server that does not answer.
-      if (deadline.aborted && !c.signal?.aborted && status === null) errorCode ??= 'E_NO_RESPONSE';
+      if (limit.expired && !c.signal?.aborted && status === null) errorCode ??= 'E_NO_RESPONSE';
       errorCode ??= socketCode(err) ?? (failure instanceof EtlError ? failure.code : undefined);
       throw failure;
     } finally {
+      limit.dispose();
       if (reached) this.opts.budget.complete(grantedAt);
       else this.opts.budget.refund(grantedAt);
       this.opts.onRequest?.({
@@ -444,12 +446,12 @@ export class MintlifyClient {
     err: unknown,
     request: RequestDescription,
     signal: AbortSignal | undefined,
-    deadline: AbortSignal,
+    expired: boolean,
   ): unknown {
     if (err instanceof EtlError) return err;
     if (signal?.aborted) return signal.reason;
     const t = this.opts.timeouts ?? DEFAULTS.timeouts;
-    if (deadline.aborted) {
+    if (expired) {
       const ms = this.opts.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
       return new NetworkError(request, `no complete response within ${ms} ms (headers and body)`, {
         cause: new Error('request deadline'),

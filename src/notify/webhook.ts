@@ -2,6 +2,7 @@ import pRetry, { AbortError } from 'p-retry';
 import { request } from 'undici';
 import { EtlError, EXIT } from '../errors.js';
 import { registerSecret } from '../util/secrets.js';
+import { deadline } from '../util/deadline.js';
 
 /**
  * The webhook refused the payload or could not be reached, retries included: the delivery
@@ -64,6 +65,7 @@ export async function postJson(url: string, payload: unknown, o: WebhookOptions 
   const body = JSON.stringify(payload);
   const attempt = async (): Promise<void> => {
     let status: number;
+    const limit = deadline(timeoutMs);
     try {
       const res = await request(url, {
         method: 'POST',
@@ -74,12 +76,14 @@ export async function postJson(url: string, payload: unknown, o: WebhookOptions 
         body,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: limit.signal,
       });
       status = res.statusCode;
       await res.body.dump();
     } catch (e) {
       throw new WebhookError(`the webhook could not be reached (${(e as Error).message})`, {}, { cause: e });
+    } finally {
+      limit.dispose();
     }
     if (status >= 200 && status < 300) return;
     const err = new WebhookError(`the webhook answered ${status}`, { status });
