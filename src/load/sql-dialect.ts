@@ -35,6 +35,14 @@ export interface SqlDialect {
    * DuckDB skips row groups by their min/max and gets none. `columns` is the parenthesized list.
    */
   rowIndex(name: string, table: string, columns: string): string;
+  /** A column of JSON values: DuckDB's JSON (text checked as JSON), PostgreSQL's jsonb. */
+  jsonColumn(name: string): string;
+  /**
+   * The unique index a keyed insert (`ON CONFLICT DO NOTHING`) needs on PostgreSQL. DuckDB gets none:
+   * its index of 2 million event keys outgrew the writer's memory limit, and the loader keeps the key
+   * unique by an anti-join instead (the tests check it).
+   */
+  uniqueIndex(name: string, table: string, columns: string): string;
   /** A primary key a table rebuild must rename (PostgreSQL names constraints; DuckDB does not). */
   renamePrimaryKey(table: string, from: string, to: string): string;
   /** A scalar SQL function: a DuckDB macro, a PostgreSQL IMMUTABLE SQL function. */

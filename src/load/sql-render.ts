@@ -38,6 +38,11 @@ const INLINE: Readonly<Record<string, { readonly arity: number; readonly text: I
   sources_column: { arity: 1, text: (d, [n]) => d.sourcesColumn(n as string) },
   each_source: { arity: 1, text: (d, [l]) => d.eachSource(l as string) },
   source_url: { arity: 1, text: (d, [e]) => d.sourceUrl(e as string) },
+  json_column: { arity: 1, text: (d, [n]) => d.jsonColumn(n as string) },
+  unique_index: {
+    arity: 3,
+    text: (d, [n, t, c]) => d.uniqueIndex(n as string, t as string, c as string),
+  },
   row_index: { arity: 3, text: (d, [n, t, c]) => d.rowIndex(n as string, t as string, c as string) },
   rename_primary_key: {
     arity: 3,

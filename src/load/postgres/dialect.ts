@@ -15,6 +15,8 @@ export const POSTGRES_DIALECT: SqlDialect = {
   sourcesColumn: (name) => `${name} jsonb NOT NULL CHECK (jsonb_typeof(${name}) = 'array')`,
   eachSource: (list) => `jsonb_array_elements(${list})`,
   sourceUrl: (element) => `(${element} ->> 'url')`,
+  jsonColumn: (name) => `${name} jsonb`,
+  uniqueIndex: (name, table, columns) => `CREATE UNIQUE INDEX IF NOT EXISTS ${name} ON ${table} ${columns};`,
   rowIndex: (name, table, columns) => `CREATE INDEX IF NOT EXISTS ${name} ON ${table} ${columns};`,
   renamePrimaryKey: (table, from, to) => `ALTER TABLE ${table} RENAME CONSTRAINT ${from} TO ${to};`,
   scalarFunction: (fn, body) =>
