@@ -111,7 +111,8 @@ const BOTTOM = new Set(['util', 'errors.ts', 'paths.ts']);
  * The layers of DESIGN.md's "cli -> pipeline/agent/report -> streams -> extract/load -> api",
  * lowest first; a file may import its own layer or any below. insights, query and notify are not
  * named there: they sit where their imports put them (insights and query read the database
- * beside streams; notify sends what insights found). The emulator stands apart (its own rule).
+ * beside streams; notify sends what insights found). sources (the event stream from S3 or a folder)
+ * stands beside streams: it writes the rows src/load defines. The emulator stands apart (its own rule).
  */
 const LAYER: Readonly<Record<string, number>> = {
   util: 0,
@@ -121,6 +122,7 @@ const LAYER: Readonly<Record<string, number>> = {
   extract: 2,
   load: 2,
   streams: 3,
+  sources: 3,
   insights: 3,
   query: 3,
   pipeline: 4,

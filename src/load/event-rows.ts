@@ -36,15 +36,3 @@ export interface EventRow extends ParsedEvent {
 
 export const TRAFFIC_CLASSES = ['human', 'ai_answers', 'search_index', 'training', 'other_bot'] as const;
 export type TrafficClass = (typeof TRAFFIC_CLASSES)[number];
-
-/** Why a line was not loaded. */
-export type RejectReason = 'not-json' | 'no-event-id' | 'payload-not-json' | 'bad-created-at';
-
-/** One object of the stream as its listing gives it. */
-export interface EventObject {
-  /** The key under the source (the bucket's key; a folder's relative path with `/`). */
-  readonly key: string;
-  readonly size: number;
-  /** The ETag (S3) or a stand-in that changes when the file does (folder: size and mtime). */
-  readonly etag: string | null;
-}
