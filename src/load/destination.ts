@@ -4,6 +4,7 @@ import type { LedgerRow } from './runs.js';
 import type { Dialect, SqlSession } from './session.js';
 import type { BatchLoadOptions, PreparedWindow } from './prepared-window.js';
 import type { WindowFailure } from './failed-windows.js';
+import type { EventStage } from './event-stage.js';
 
 /**
  * An open destination: what the pipeline and the commands write and read through, without knowing
@@ -39,6 +40,8 @@ export interface Destination {
    * killed. (A DuckDB file has one lock for every project; a schema has one per project.)
    */
   syncRunning(projects: readonly string[]): Promise<boolean>;
+  /** Where an event object's rows wait inside its transaction (the event stream, src/load/event-objects.ts). */
+  eventStage(): EventStage;
   /** Writes `export`'s files (Parquet or CSV, by DuckDB's COPY on both destinations). */
   exportTables(opts: ExportOptions): Promise<ExportSummary>;
   /** What opening it left undone that the user should hear (PostgreSQL: views kept for a reader). */

@@ -19,6 +19,7 @@ import { markStaleRuns } from '../runs.js';
 import { openReadable, type ReadableOptions } from './readable.js';
 import { loadPreparedBatch } from './window-batch.js';
 import { markWindowFailed } from '../failed-windows.js';
+import { duckEventStage } from './event-stage.js';
 
 /**
  * DuckDB may keep blocks it has written cached up to its memory_limit (by default 80% of the
@@ -50,6 +51,7 @@ export function duckDestination(
     lostRequests: (o) => lostRequests(db.session, journal(), o),
     syncRunning: async () => (await syncHolder(file)) !== undefined,
     exportTables: (o) => exportTables(db.connection, o),
+    eventStage: () => duckEventStage(db.connection),
     close: () => {
       db.close();
       return Promise.resolve();

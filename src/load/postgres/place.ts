@@ -19,6 +19,8 @@ import { exportFromPostgres } from './export.js';
 import { refuseLeavingReadOnly } from './query-guard.js';
 import { DEFAULT_QUERY_TIMEOUT_MS, withPostgresQuery } from './user-query.js';
 
+import { pgEventStage } from './event-stage.js';
+
 export type PgPlaceOptions = PgOpenOptions;
 
 /** An open PostgreSQL schema as a Destination. */
@@ -49,6 +51,7 @@ export function pgDestination(db: PgDatabase): Destination & { readonly pg: PgDa
     lostRequests: () => Promise.resolve([]),
     syncRunning: async (projects) => (await heldProjects(db.client, db.target.schema, projects)).size > 0,
     exportTables: (o) => exportFromPostgres(db.client, o),
+    eventStage: () => pgEventStage(db.client),
     close: () => db.close(),
   };
 }

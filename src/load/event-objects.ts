@@ -1,0 +1,165 @@
+import { randomBytes } from 'node:crypto';
+import type { Destination } from './destination.js';
+import type { EventRow } from './event-rows.js';
+import { EVENT_STAGE, STAGE_COLUMNS } from './event-stage.js';
+import { isoTime, type SqlSession } from './session.js';
+
+/**
+ * The event stream's side of a destination, in the SQL both destinations share: the visitor hash
+ * key, the object ledger (event_objects), and one object's load in one transaction with its ledger
+ * rows (sql/schema/010_event_stream.sql).
+ */
+
+/** The destination's key for visitor_key: made once, at the first event load, and kept. */
+export async function eventHashKey(session: SqlSession): Promise<Buffer> {
+  const read = async (): Promise<Buffer | undefined> => {
+    const rows = await session.rows('SELECT hash_key FROM event_hash_key WHERE id = 1');
+    const hex = rows[0]?.['hash_key'];
+    return typeof hex === 'string' ? Buffer.from(hex, 'hex') : undefined;
+  };
+  const known = await read();
+  if (known !== undefined) return known;
+  try {
+    await session.run(
+      `INSERT INTO event_hash_key (id, hash_key, created_at)
+SELECT 1, $1, $2::TIMESTAMPTZ WHERE NOT EXISTS (SELECT 1 FROM event_hash_key WHERE id = 1)`,
+      [randomBytes(32).toString('hex'), isoTime(Date.now())],
+    );
+  } catch (e) {
+    // Another run of another project made it at the same instant (PostgreSQL's unique index).
+    const theirs = await read();
+    if (theirs !== undefined) return theirs;
+    throw e;
+  }
+  const made = await read();
+  if (made === undefined) throw new Error('event_hash_key: the key just written cannot be read back');
+  return made;
+}
+
+/** What the ledger holds for a source: per object key, the ETag loaded for each project. */
+export type LoadedObjects = Map<string, Map<string, string | null>>;
+
+export async function loadedEventObjects(
+  session: SqlSession,
+  source: string,
+  projects: readonly string[],
+): Promise<LoadedObjects> {
+  const rows = await session.rows(
+    `SELECT project_id, object_key, etag FROM event_objects
+WHERE source = $1 AND project_id IN (SELECT unnest($2::VARCHAR[]))`,
+    [source, [...projects]],
+  );
+  const out: LoadedObjects = new Map();
+  for (const r of rows) {
+    const key = String(r['object_key']);
+    const m = out.get(key) ?? new Map<string, string | null>();
+    m.set(String(r['project_id']), (r['etag'] as string | null) ?? null);
+    out.set(key, m);
+  }
+  return out;
+}
+
+/** One object to load, for these projects (those whose ledger lacks it at this ETag). */
+export interface EventObjectLoad {
+  readonly source: string;
+  readonly key: string;
+  readonly etag: string | null;
+  readonly size: number;
+  readonly projects: readonly string[];
+  readonly runId: string;
+}
+
+/** What reading the object found; per project, the events that mapped to it and the repeats. */
+export interface EventObjectCounts {
+  readonly lines: number;
+  readonly events: number;
+  readonly rejected: number;
+  readonly unmapped: number;
+}
+
+/** Hands the object's rows over batch by batch; the load reads them inside the transaction. */
+export type EventBatches = AsyncIterable<readonly EventRow[]>;
+
+/**
+ * Loads one object for its projects in ONE transaction: its rows are staged, those whose
+ * (project, event_id) is stored already or repeats within the object (the first line wins) are
+ * dropped, the rest inserted, and the ledger rows written. A failure or a kill at any instant
+ * leaves the object all loaded or not at all. Returns the rows added per project.
+ */
+export async function loadEventObject(
+  dest: Destination,
+  load: EventObjectLoad,
+  batches: EventBatches,
+  counts: () => EventObjectCounts,
+): Promise<Map<string, number>> {
+  const session = dest.session;
+  const stage = dest.eventStage();
+  return session.transaction(async () => {
+    await stage.create();
+    let ord = 0;
+    for await (const rows of batches) {
+      await stage.append(rows, ord);
+      ord += rows.length;
+    }
+    const added = await mergeStage(session, load.runId);
+    await writeLedger(session, load, counts(), added);
+    await stage.drop();
+    return added;
+  });
+}
+
+async function mergeStage(session: SqlSession, runId: string): Promise<Map<string, number>> {
+  const s = EVENT_STAGE;
+  await session.run(
+    `DELETE FROM ${s} USING analytics_events AS e WHERE e.project_id = ${s}.project_id AND e.event_id = ${s}.event_id`,
+  );
+  await session.run(
+    `DELETE FROM ${s} WHERE ord NOT IN (SELECT min(ord) FROM ${s} GROUP BY project_id, event_id)`,
+  );
+  const added = new Map<string, number>();
+  for (const r of await session.rows(`SELECT project_id, count(*) AS n FROM ${s} GROUP BY project_id`))
+    added.set(String(r['project_id']), Number(r['n']));
+  // The insert casts each stage column to the table's type: DuckDB's stage is all text (ISO
+  // instants with their Z, days, JSON text), PostgreSQL's typed already.
+  await session.run(
+    `INSERT INTO analytics_events (${STAGE_COLUMNS.join(', ')}, run_id, loaded_at)
+SELECT ${STAGE_COLUMNS.join(', ')}, $1, $2::TIMESTAMPTZ FROM ${s}`,
+    [runId, isoTime(Date.now())],
+  );
+  return added;
+}
+
+async function writeLedger(
+  session: SqlSession,
+  load: EventObjectLoad,
+  counts: EventObjectCounts,
+  added: ReadonlyMap<string, number>,
+): Promise<void> {
+  const at = isoTime(Date.now());
+  for (const project of load.projects) {
+    await session.run('DELETE FROM event_objects WHERE project_id = $1 AND source = $2 AND object_key = $3', [
+      project,
+      load.source,
+      load.key,
+    ]);
+    await session.run(
+      `INSERT INTO event_objects (project_id, source, object_key, etag, size, lines, events, new_events, rejected,
+  unmapped, run_id, loaded_at)
+VALUES ($1, $2, $3, $4, $5::BIGINT, $6::BIGINT, $7::BIGINT, $8::BIGINT, $9::BIGINT, $10::BIGINT, $11, $12::TIMESTAMPTZ)`,
+      [
+        project,
+        load.source,
+        load.key,
+        load.etag,
+        load.size,
+        counts.lines,
+        counts.events,
+        added.get(project) ?? 0,
+        counts.rejected,
+        counts.unmapped,
+        load.runId,
+        at,
+      ],
+    );
+  }
+}

@@ -1,0 +1,37 @@
+import type { EventRow } from './event-rows.js';
+
+/**
+ * Where one event object's rows wait, inside the object's transaction, before they join
+ * analytics_events (src/load/event-objects.ts). Each destination fills it its fastest way (DuckDB's
+ * appender, PostgreSQL's COPY); what happens next is the same SQL on both.
+ */
+export interface EventStage {
+  /** Creates the empty temporary table EVENT_STAGE: `ord` (the line's position) and STAGE_COLUMNS. */
+  create(): Promise<void>;
+  /** Appends rows; `firstOrd` numbers the first of them (a repeated event keeps its first line). */
+  append(rows: readonly EventRow[], firstOrd: number): Promise<void>;
+  drop(): Promise<void>;
+}
+
+export const EVENT_STAGE = 'etl_event_rows';
+
+/** The stored columns, in the order both stages hold them (after `ord`). */
+export const STAGE_COLUMNS = [
+  'project_id',
+  'event_id',
+  'event_type',
+  'subdomain',
+  'created_at',
+  'day',
+  'path',
+  'referrer',
+  'referrer_host',
+  'traffic_class',
+  'visitor_key',
+  'anon_id',
+  'session_id',
+  'user_id',
+  'user_agent',
+  'properties',
+  'object_key',
+] as const satisfies readonly (keyof EventRow)[];
