@@ -38,7 +38,7 @@ const row = (over: Partial<EventRow> & { event_id: string }): EventRow => ({
 });
 
 async function* batches(...lists: EventRow[][]): AsyncGenerator<readonly EventRow[]> {
-  for (const l of lists) yield l;
+  for (const l of lists) yield await Promise.resolve(l);
 }
 
 const counts = { lines: 5, events: 4, rejected: 1, unmapped: 0 };
@@ -54,7 +54,7 @@ const load = (key: string, over: Partial<EventObjectLoad> = {}): EventObjectLoad
 
 const runPg = hasPostgres();
 const places: [string, () => Promise<Place>][] = [
-  ['DuckDB', async () => placeOf(parseDbTarget(tempDbPath()))],
+  ['DuckDB', () => Promise.resolve(placeOf(parseDbTarget(tempDbPath())))],
 ];
 let server: PostgresServer | undefined;
 if (runPg)
@@ -121,7 +121,7 @@ describe.each(places)('an event object on %s', (_name, makePlace) => {
 
   it('leaves nothing of an object whose load fails halfway', async () => {
     async function* failing(): AsyncGenerator<readonly EventRow[]> {
-      yield [row({ event_id: 'e9', object_key: 'k3.jsonl' })];
+      yield await Promise.resolve([row({ event_id: 'e9', object_key: 'k3.jsonl' })]);
       throw new Error('the connection broke');
     }
     await expect(loadEventObject(dest, load('k3.jsonl'), failing(), () => counts)).rejects.toThrow('broke');
