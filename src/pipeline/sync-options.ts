@@ -6,6 +6,7 @@ import type { Logger } from '../util/log.js';
 import { DEFAULT_STREAMS, streamByName, type StreamDefinition } from '../streams/index.js';
 import type { ProgressSink } from './progress.js';
 import type { Place } from '../load/destination.js';
+import type { EventSyncSettings } from './event-sync.js';
 
 /**
  * What a sync run is asked to do, as the CLI (or a test) says it, and the streams that makes.
@@ -65,11 +66,18 @@ export interface SyncOptions {
   readonly timeouts?: Timeouts;
   /** The run's id (the CLI makes it first, for its log lines); a new one by default. */
   readonly runId?: string;
+  /** sync --events: the Enterprise event stream to load too (no API request). */
+  readonly events?: EventSyncSettings | undefined;
   /** Aborting stops new days and in-flight requests; finished days are still loaded. */
   readonly signal?: AbortSignal;
 }
 
-/** The streams the run syncs: the ones asked for, else the default set. */
+/** The API streams the run syncs: the ones asked for, else the default set (none: events only). */
 export function streamsOf(opts: SyncOptions): readonly StreamDefinition[] {
   return opts.streams ?? DEFAULT_STREAMS.map(streamByName);
+}
+
+/** The streams as the run record and the summary name them: the API streams, then `events`. */
+export function streamNames(opts: SyncOptions): string[] {
+  return [...streamsOf(opts).map((s) => s.name), ...(opts.events !== undefined ? ['events'] : [])];
 }

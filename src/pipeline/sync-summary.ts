@@ -2,6 +2,7 @@ import type { QualityKind } from '../extract/quality.js';
 import type { SkippedWindow } from '../extract/plan.js';
 import type { Day } from '../util/day.js';
 import type { StopReason } from './limits.js';
+import type { EventsSummary } from './event-sync.js';
 
 /**
  * What a sync run reports when it ends (the CLI prints it, --json writes it): written by the run
@@ -76,5 +77,7 @@ export interface SyncSummary {
     readonly etaMs: number;
     readonly pagesPerDayFromHistory: boolean;
   };
+  /** sync --events: what the event stream's objects gave (no API request spent on them). */
+  readonly events?: EventsSummary;
   readonly error: string | null;
 }

@@ -26,7 +26,10 @@ import { RunBudget } from './limits.js';
 import { freesAtIso, SyncRun, type StateRead } from './sync-run.js';
 import { admissionKey } from './admission.js';
 import { planLateWindows } from './late-windows.js';
-import { streamsOf, type SyncOptions } from './sync-options.js';
+import { streamNames, streamsOf, type SyncOptions } from './sync-options.js';
+import { checkEventSettings, syncEvents, type EventsSummary } from './event-sync.js';
+import { finishRun } from '../load/runs.js';
+import type { Place } from '../load/destination.js';
 import type { SyncStatus, SyncSummary } from './sync-summary.js';
 import { ANALYTICS_ENDPOINTS, STREAMS, type StreamDefinition } from '../streams/index.js';
 
@@ -45,12 +48,18 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
   const now = opts.now ?? Date.now;
   const started = now();
   const log = opts.logger;
-  if (!opts.dryRun && !opts.apiKey)
+  const eventsOnly = streamsOf(opts).length === 0;
+  if (eventsOnly && opts.events === undefined)
+    throw new UsageError(
+      'no stream to sync: name API streams in --streams, or give --events with --streams events',
+    );
+  if (!opts.dryRun && !opts.apiKey && !eventsOnly)
     throw new UsageError('no API key: set MINTLIFY_API_KEY or pass --api-key-file');
   // Planning against an empty state checks the range (from < to, no future) before the lock
   // or the database file exist: a usage error must leave nothing behind.
   planProject('check', { loadedDays: [], partialDays: [], deferredDays: [] }, planOptions(opts, now()));
-  streamsOf(opts);
+  // The event stream's mapping and class lists, refused before anything is locked or read.
+  if (opts.events !== undefined) checkEventSettings(opts.events, opts.projects);
   if (opts.dryRun) return dryRun(opts, started);
 
   const place = placeOrFile(opts);
@@ -83,7 +92,7 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
           `${recovery.added} request(s) of a run that was killed were added to the request ledger from its journal`,
         );
       state = await readState(dest, opts, now());
-      state.lateEstimate = await lateEstimate(dest, opts);
+      if (!eventsOnly) state.lateEstimate = await lateEstimate(dest, opts);
       const windows = mergePlans(
         state.plans,
         STREAMS.map((s) => s.name),
@@ -95,13 +104,31 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
         dateTo: state.range.to,
         windowsPlanned: windows.length,
         plannedDays: windows.map(windowKey),
-        streams: streamsOf(opts).map((s) => s.name),
+        streams: streamNames(opts),
         startedAt: new Date(started),
       });
     } finally {
       await dest.close();
     }
-    return await execute({ ...opts, lockLost: lost.signal }, runId, state, started);
+    // The event stream first: it spends no request, so the budget's waits never hold it up.
+    const events =
+      opts.events === undefined
+        ? undefined
+        : await syncEvents(
+            {
+              place,
+              projects: opts.projects,
+              runId,
+              refresh: opts.refresh === true,
+              logger: log,
+              signal: opts.signal,
+            },
+            opts.events,
+          );
+    if (eventsOnly && events !== undefined)
+      return await finishEventsOnly(opts, place, runId, events, started);
+    const summary = await execute({ ...opts, lockLost: lost.signal }, runId, state, started);
+    return events === undefined ? summary : withEvents(summary, events);
   } finally {
     await lock.release();
   }
@@ -289,7 +316,7 @@ function emptySummary(opts: SyncOptions, status: SyncStatus, started: number, en
     exitCode: EXIT.ok,
     db: placeOrFile(opts).label,
     projects: [...opts.projects],
-    streams: streamsOf(opts).map((s) => s.name),
+    streams: streamNames(opts),
     unknownProjects: [],
     dateFrom: null,
     dateTo: null,
@@ -314,4 +341,52 @@ async function execute(
   started: number,
 ): Promise<SyncSummary> {
   return new SyncRun(opts, runId, state, started).execute();
+}
+
+/** An object that failed to load makes the run's exit 4, as a failed window does. */
+function withEvents(summary: SyncSummary, events: EventsSummary): SyncSummary {
+  const failed = events.failed > 0 && summary.exitCode === EXIT.ok;
+  return {
+    ...summary,
+    events,
+    ...(failed ? { exitCode: EXIT.windowsFailed, status: 'incomplete' as const } : {}),
+  };
+}
+
+/** `--streams events`: the run record and the summary of a run that sent no request. */
+async function finishEventsOnly(
+  opts: SyncOptions,
+  place: Place,
+  runId: string,
+  events: EventsSummary,
+  started: number,
+): Promise<SyncSummary> {
+  const now = opts.now ?? Date.now;
+  const status = events.failed > 0 ? 'incomplete' : 'succeeded';
+  const dest = await place.open('write');
+  try {
+    await finishRun(dest.session, {
+      runId,
+      status,
+      error: events.error,
+      deferredDays: [],
+      finishedAt: new Date(now()),
+      windowsLoaded: 0,
+      windowsFailed: 0,
+      windowsDeferred: 0,
+      requests: 0,
+      retries: 0,
+      rowsLoaded: events.newEvents,
+      warnings: 0,
+    });
+  } finally {
+    await dest.close();
+  }
+  return {
+    ...emptySummary(opts, status, started, now()),
+    runId,
+    exitCode: events.failed > 0 ? EXIT.windowsFailed : EXIT.ok,
+    events,
+    error: events.error,
+  };
 }

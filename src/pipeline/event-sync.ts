@@ -1,0 +1,223 @@
+import { EtlError, EXIT } from '../errors.js';
+import type { Destination, Place } from '../load/destination.js';
+import type { EventRow } from '../load/event-rows.js';
+import {
+  eventHashKey,
+  loadEventObject,
+  loadedEventObjects,
+  type EventObjectCounts,
+  type LoadedObjects,
+} from '../load/event-objects.js';
+import { openEventSource, type EventSource } from '../sources/events/event-source.js';
+import { listStart } from '../sources/events/list-start.js';
+import { readLines } from '../sources/events/object-lines.js';
+import { parseEventLine } from '../sources/events/parse-line.js';
+import { loadTrafficClasses, type TrafficClassLists } from '../sources/events/traffic-class.js';
+import type { EventObject } from '../sources/events/types.js';
+import type { Logger } from '../util/log.js';
+import { eventProjects, type EventProjects } from './event-projects.js';
+
+/** What `sync --events` is asked to load (the CLI's flags, or a test's). */
+export interface EventSyncSettings {
+  /** `s3://BUCKET/PREFIX` or a folder laid out like the bucket. */
+  readonly source: string;
+  /** --events-project: subdomain -> project id. */
+  readonly projectBySubdomain?: ReadonlyMap<string, string> | undefined;
+  /** --traffic-classes: the user agent lists (default: the packaged data/traffic-classes.json). */
+  readonly trafficClassesFile?: string | undefined;
+  /** How far before the newest loaded object a late one may be named (default 2 days). */
+  readonly lookbackMs?: number;
+  /** Tests: the source to read (default: what `source` names). */
+  readonly openSource?: (spec: string) => EventSource;
+}
+
+/** The event stream's part of a run's summary. */
+export interface EventsSummary {
+  readonly source: string;
+  /** Objects the listing gave. */
+  readonly listed: number;
+  /** Objects loaded by this run. */
+  readonly loaded: number;
+  /** Objects listed that every project had loaded already (not read). */
+  readonly skipped: number;
+  /** Objects whose read failed (rolled back; the next run reads them again). */
+  readonly failed: number;
+  readonly lines: number;
+  readonly events: number;
+  readonly newEvents: number;
+  readonly rejected: number;
+  readonly unmapped: number;
+  readonly listRequests: number;
+  readonly getRequests: number;
+  readonly error: string | null;
+}
+
+export interface EventSyncRun {
+  readonly place: Place;
+  readonly projects: readonly string[];
+  readonly runId: string;
+  readonly refresh: boolean;
+  readonly logger: Logger;
+  readonly signal?: AbortSignal | undefined;
+}
+
+const TWO_DAYS_MS = 2 * 86_400_000;
+
+/** Refuses what can be refused before anything is read: the project mapping, the class lists. */
+export function checkEventSettings(
+  settings: EventSyncSettings,
+  projects: readonly string[],
+): { projects: EventProjects; classes: TrafficClassLists } {
+  return {
+    projects: eventProjects(projects, settings.projectBySubdomain),
+    classes: loadTrafficClasses(settings.trafficClassesFile),
+  };
+}
+
+/**
+ * Loads the objects of the event stream that the destination lacks, in key order (= time order),
+ * each in its own transaction with its ledger rows. Spends no API request. A whole-source failure
+ * (credentials, a missing bucket) is thrown; an object that fails to read stops the listing there
+ * (the next run starts again from it).
+ */
+export async function syncEvents(run: EventSyncRun, settings: EventSyncSettings): Promise<EventsSummary> {
+  const { projects, classes } = checkEventSettings(settings, run.projects);
+  const source = (settings.openSource ?? ((s: string) => openEventSource(s)))(settings.source);
+  const dest = await run.place.open('write');
+  const t = new Tally(source);
+  try {
+    const hashKey = await eventHashKey(dest.session);
+    const loaded = await loadedEventObjects(dest.session, source.label, projects.targets);
+    const start = run.refresh
+      ? undefined
+      : listStart(keysLoadedByAll(loaded, projects.targets), settings.lookbackMs ?? TWO_DAYS_MS);
+    for await (const obj of source.list(start)) {
+      if (run.signal?.aborted) break;
+      t.listed++;
+      const known = loaded.get(obj.key);
+      const wanting = projects.targets.filter((p) => known?.has(p) !== true || known.get(p) !== obj.etag);
+      if (wanting.length === 0) {
+        t.skipped++;
+        continue;
+      }
+      try {
+        await loadOne(dest, { run, source, obj, wanting, projects, hashKey, classes, t });
+        t.loaded++;
+      } catch (e) {
+        if (isWholeSourceFailure(e)) throw e;
+        t.failed++;
+        t.error = `${obj.key}: ${(e as Error).message.split('\n', 1)[0] ?? ''}`;
+        run.logger.warn(
+          `events: ${source.label}${obj.key} was not loaded (${t.error}); the next run reads it again`,
+        );
+        break;
+      }
+    }
+  } finally {
+    source.close();
+    await dest.close();
+  }
+  return t.summary();
+}
+
+/** Credentials refused, a bucket that does not exist: no other object would fare better. */
+function isWholeSourceFailure(e: unknown): boolean {
+  return e instanceof EtlError && (e.exitCode === EXIT.auth || e.exitCode === EXIT.usage);
+}
+
+function keysLoadedByAll(loaded: LoadedObjects, projects: readonly string[]): string[] {
+  return [...loaded].filter(([, byProject]) => projects.every((p) => byProject.has(p))).map(([k]) => k);
+}
+
+interface ObjectJob {
+  readonly run: EventSyncRun;
+  readonly source: EventSource;
+  readonly obj: EventObject;
+  readonly wanting: readonly string[];
+  readonly projects: EventProjects;
+  readonly hashKey: Buffer;
+  readonly classes: TrafficClassLists;
+  readonly t: Tally;
+}
+
+async function loadOne(dest: Destination, job: ObjectJob): Promise<void> {
+  const { obj, run } = job;
+  const counts = { lines: 0, events: 0, rejected: 0, unmapped: 0 };
+  const wanting = new Set(job.wanting);
+  async function* batches(): AsyncGenerator<readonly EventRow[]> {
+    const body = await job.source.open(obj);
+    for await (const lines of readLines(body)) {
+      if (run.signal?.aborted) throw new Error('interrupted before the object was read whole');
+      const rows: EventRow[] = [];
+      for (const line of lines) {
+        counts.lines++;
+        const r = parseEventLine(line, job.hashKey, job.classes);
+        if (r.kind === 'blank') continue;
+        if (r.kind === 'rejected') {
+          counts.rejected++;
+          continue;
+        }
+        counts.events++;
+        const project = job.projects.projectOf(r.event.subdomain);
+        if (project === undefined) counts.unmapped++;
+        else if (wanting.has(project)) rows.push({ ...r.event, project_id: project, object_key: obj.key });
+      }
+      yield rows;
+    }
+  }
+  const added = await loadEventObject(
+    dest,
+    {
+      source: job.source.label,
+      key: obj.key,
+      etag: obj.etag,
+      size: obj.size,
+      projects: job.wanting,
+      runId: run.runId,
+    },
+    batches(),
+    (): EventObjectCounts => counts,
+  );
+  job.t.add(
+    counts,
+    [...added.values()].reduce((a, b) => a + b, 0),
+  );
+}
+
+class Tally {
+  listed = 0;
+  loaded = 0;
+  skipped = 0;
+  failed = 0;
+  error: string | null = null;
+  #lines = 0;
+  #events = 0;
+  #newEvents = 0;
+  #rejected = 0;
+  #unmapped = 0;
+  constructor(private readonly source: EventSource) {}
+  add(c: EventObjectCounts, added: number): void {
+    this.#lines += c.lines;
+    this.#events += c.events;
+    this.#rejected += c.rejected;
+    this.#unmapped += c.unmapped;
+    this.#newEvents += added;
+  }
+  summary(): EventsSummary {
+    return {
+      source: this.source.label,
+      listed: this.listed,
+      loaded: this.loaded,
+      skipped: this.skipped,
+      failed: this.failed,
+      lines: this.#lines,
+      events: this.#events,
+      newEvents: this.#newEvents,
+      rejected: this.#rejected,
+      unmapped: this.#unmapped,
+      listRequests: this.source.stats.listRequests,
+      getRequests: this.source.stats.getRequests,
+      error: this.error,
+    };
+  }
+}
