@@ -26,7 +26,6 @@ import {
   intFlag,
   isLoopbackUrl,
   projectIds,
-  selectedStreams,
   PROJECTS_FLAG,
   PROJECTS_HELP,
 } from './options.js';
@@ -39,10 +38,15 @@ import {
 } from './destination-flags.js';
 import { resolveBudgetScope } from '../api/budget-scope.js';
 import type { CommandResult } from './result.js';
+import { syncSelection } from './event-flags.js';
+import { describeEvents } from './event-summary.js';
 
 interface SyncFlags {
   project?: string[];
   streams?: string;
+  events?: string;
+  eventsProject?: string;
+  trafficClasses?: string;
   maxPages?: string[];
   from?: string;
   to?: string;
@@ -89,7 +93,19 @@ export function registerSync(
     .option(PROJECTS_FLAG, PROJECTS_HELP, collect)
     .option(
       '--streams <list>',
-      `streams to sync, comma-separated (env MINTLIFY_ETL_STREAMS; default ${DEFAULT_STREAMS.join(',')}; known: ${STREAMS.map((s) => s.name).join(', ')})`,
+      `streams to sync, comma-separated (env MINTLIFY_ETL_STREAMS; default ${DEFAULT_STREAMS.join(',')}, plus events with --events; known: ${STREAMS.map((s) => s.name).join(', ')}, events)`,
+    )
+    .option(
+      '--events <s3://BUCKET/PREFIX|FOLDER>',
+      "Enterprise: also load Mintlify's analytics event stream from its S3 bucket (AWS_* credentials, AWS_ENDPOINT_URL_S3 for an S3-compatible store) or a folder mirroring it; no API request (env MINTLIFY_ETL_EVENTS; --streams events loads only it; docs/events.md)",
+    )
+    .option(
+      '--events-project <SUBDOMAIN=PROJECT,...>',
+      "which project each docs subdomain's events load into, when the run has several projects",
+    )
+    .option(
+      '--traffic-classes <file>',
+      'the user agent lists that classify events (env MINTLIFY_ETL_TRAFFIC_CLASSES; default the packaged data/traffic-classes.json)',
     )
     .option(
       '--max-pages <STREAM=N>',
@@ -177,7 +193,7 @@ rest), 5 database in use, 130 interrupted.`,
 async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   // Every check that can fail on input happens before the lock or the database file exists.
   const projects = projectIds(flags.project);
-  const streams = selectedStreams(flags.streams);
+  const { streams, events } = syncSelection(flags);
   checkStreamFlags(flags, streams);
   const from = flags.from !== undefined ? parseDay(flags.from, '--from') : undefined;
   const to = flags.to !== undefined ? parseDay(flags.to, '--to') : undefined;
@@ -206,7 +222,9 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
     ...logOptions,
   });
   let apiKey: ApiKey | undefined;
-  if (!flags.dryRun || flags.apiKeyFile !== undefined || process.env['MINTLIFY_API_KEY']) {
+  // The event stream alone spends no request: it needs no key.
+  const needsKey = streams.length > 0 && !flags.dryRun;
+  if (needsKey || flags.apiKeyFile !== undefined || process.env['MINTLIFY_API_KEY']) {
     apiKey = await loadApiKey({ apiKeyFile: flags.apiKeyFile, warn: (m) => logger.warn(m) });
   }
   warnAboveServiceLimit(rateLimit, url, logger);
@@ -237,6 +255,7 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
       signal: interrupt.signal,
       projects,
       streams,
+      events,
       maxPages: parseMaxPages(flags.maxPages ?? [], streams),
       from,
       to,
@@ -408,6 +427,7 @@ function describe(s: SyncSummary, created = false): string {
       : '',
     `${s.requests} request(s), ${s.retries} retr${s.retries === 1 ? 'y' : 'ies'}, ${s.rows} page row(s)`,
     s.warnings.total ? `${s.warnings.total} data-quality warning(s)` : '',
+    s.events !== undefined ? describeEvents(s.events) : '',
     `in ${formatDuration(s.durationMs)} -> ${created ? `created a new database at ${s.db}` : s.db}`,
   ];
   return parts.filter((x) => x !== '').join(', ');

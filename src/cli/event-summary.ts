@@ -1,0 +1,16 @@
+import type { EventsSummary } from '../pipeline/event-sync.js';
+
+const n = (x: number): string => x.toLocaleString('en-US');
+
+/** The event stream's part of sync's summary line. */
+export function describeEvents(e: EventsSummary): string {
+  const parts = [
+    `events: ${n(e.loaded)} object(s) loaded of ${n(e.listed)} listed`,
+    `${n(e.newEvents)} new event(s) of ${n(e.events)} read`,
+    e.rejected > 0 ? `${n(e.rejected)} rejected line(s)` : '',
+    e.unmapped > 0 ? `${n(e.unmapped)} of unmapped subdomains` : '',
+    e.failed > 0 ? `${n(e.failed)} object(s) failed (the next run reads them again)` : '',
+    `${n(e.listRequests + e.getRequests)} S3 request(s)`,
+  ];
+  return parts.filter((p) => p !== '').join(', ');
+}
