@@ -23,6 +23,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   demo: async () => (await import('./demo.js')).registerDemo,
   prune: async () => (await import('./prune.js')).registerPrune,
   sql: async () => (await import('./sql.js')).registerSql,
+  reclassify: async () => (await import('./reclassify.js')).registerReclassify,
 };
 
 /**
@@ -84,6 +85,11 @@ export const COMMAND_LIST: readonly (readonly [name: string, term: string, summa
     'sql',
     'sql [options]',
     'print the SQL of the tables, views and macros for DuckDB or PostgreSQL (no database needed)',
+  ],
+  [
+    'reclassify',
+    'reclassify [options]',
+    "re-classify the loaded events' traffic (human, ai_answers, ...) by the user agent lists",
   ],
 ];
 
