@@ -41,3 +41,9 @@ export class EventObjectGoneError extends EtlError {
 }
 
 export type { ErrorContext };
+
+/** Any other failure of the store (an answer the source does not expect). Exit 4. */
+export class EventSourceFailedError extends EtlError {
+  readonly code = 'E_EVENTS_S3';
+  readonly exitCode = EXIT.windowsFailed;
+}
