@@ -1,0 +1,128 @@
+import { createReadStream } from 'node:fs';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { Readable } from 'node:stream';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { EventObjectGoneError, EventSourceUsageError } from './errors.js';
+import type { EventSource, EventSourceStats } from './event-source.js';
+import { compareKeys } from './list-start.js';
+import type { EventObject } from './types.js';
+
+/**
+ * A local folder laid out like the bucket. Keys are relative paths with `/`. Skipped: dotfiles
+ * and dot-folders (`.git`, rclone's and editors' state), partial downloads (`*.partial`, `*.tmp`)
+ * and symbolic links that lead out of the folder or to a folder (a link may loop).
+ */
+const SKIPPED = (name: string): boolean =>
+  name.startsWith('.') || name.endsWith('.partial') || name.endsWith('.tmp');
+
+export async function openFolderSource(spec: string): Promise<EventSource> {
+  const path = resolve(/^file:\/\//i.test(spec) ? fileURLToPath(spec) : spec);
+  let kind;
+  try {
+    kind = await stat(path);
+  } catch (e) {
+    throw new EventSourceUsageError(
+      `the events folder ${path} does not exist (give s3://BUCKET/PREFIX or a folder laid out like the bucket)`,
+      { path },
+      { cause: e },
+    );
+  }
+  if (!kind.isDirectory()) {
+    throw new EventSourceUsageError(
+      `the events source ${path} is not a folder (give s3://BUCKET/PREFIX or a folder)`,
+      {
+        path,
+      },
+    );
+  }
+  return new FolderSource(path, await realpath(path));
+}
+
+class FolderSource implements EventSource {
+  readonly label: string;
+  private readonly counts = { listRequests: 0, getRequests: 0 };
+
+  constructor(
+    private readonly root: string,
+    private readonly realRoot: string,
+  ) {
+    this.label = `${pathToFileURL(root).href.replace(/\/$/, '')}/`;
+  }
+
+  get stats(): EventSourceStats {
+    return { ...this.counts };
+  }
+
+  async *list(startAfter?: string): AsyncIterable<EventObject> {
+    this.counts.listRequests++;
+    const keys: string[] = [];
+    await this.walk('', startAfter, keys);
+    keys.sort(compareKeys);
+    for (const key of keys) {
+      const s = await stat(join(this.root, key)).catch(() => undefined);
+      if (s === undefined || !s.isFile()) continue; // gone since the walk
+      yield { key, size: s.size, etag: `${s.size}-${s.mtimeMs}` };
+    }
+  }
+
+  /** Collects the keys under `dir` (relative, '' for the root) after `startAfter`. */
+  private async walk(dir: string, startAfter: string | undefined, out: string[]): Promise<void> {
+    const entries = await readdir(join(this.root, dir), { withFileTypes: true });
+    for (const e of entries) {
+      if (SKIPPED(e.name)) continue;
+      const key = dir === '' ? e.name : `${dir}/${e.name}`;
+      if (e.isDirectory()) {
+        // Every key under it starts with `key/`: none is after startAfter when `key/` sorts before it and is not its prefix.
+        const under = `${key}/`;
+        if (startAfter !== undefined && compareKeys(under, startAfter) < 0 && !startAfter.startsWith(under))
+          continue;
+        await this.walk(key, startAfter, out);
+      } else if (startAfter !== undefined && compareKeys(key, startAfter) <= 0) {
+        continue;
+      } else if (e.isFile() || (e.isSymbolicLink() && (await this.linkInside(key)))) {
+        out.push(key);
+      }
+    }
+  }
+
+  /** A link to a regular file inside the folder. */
+  private async linkInside(key: string): Promise<boolean> {
+    try {
+      const target = await realpath(join(this.root, key));
+      return this.inside(target) && (await stat(target)).isFile();
+    } catch {
+      return false;
+    }
+  }
+
+  private inside(real: string): boolean {
+    const rel = relative(this.realRoot, real);
+    return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
+  }
+
+  async open(obj: EventObject): Promise<Readable> {
+    this.counts.getRequests++;
+    const path = resolve(this.root, ...obj.key.split('/'));
+    let real: string;
+    try {
+      real = await realpath(path);
+      if ((await lstat(real)).isFile() && this.inside(real)) return createReadStream(real);
+    } catch (e) {
+      throw new EventObjectGoneError(
+        `${this.label}${obj.key} is gone (deleted or moved since it was listed)`,
+        {
+          source: this.label,
+          key: obj.key,
+        },
+        { cause: e },
+      );
+    }
+    throw new EventSourceUsageError(`${this.label}${obj.key} is outside the events folder or not a file`, {
+      source: this.label,
+      key: obj.key,
+    });
+  }
+
+  close(): void {}
+}

@@ -1,0 +1,135 @@
+import { createHmac } from 'node:crypto';
+import type { ParsedEvent } from '../../load/event-rows.js';
+import { storableJson, storableText } from '../../load/storable-text.js';
+import { utcMicros } from './created-at.js';
+import { classify, type TrafficLists } from './traffic-class.js';
+import type { RejectReason } from './types.js';
+
+/**
+ * One line of Mintlify's event stream: an envelope `{"eventType", "payload"}` whose payload is
+ * an object or a JSON-encoded string. The line's `ip` only ever feeds `visitor_key`: it is in no
+ * returned value and no error (a rejection carries its reason alone).
+ */
+export type LineResult =
+  | { readonly kind: 'event'; readonly event: ParsedEvent }
+  | { readonly kind: 'rejected'; readonly reason: RejectReason }
+  | { readonly kind: 'blank' };
+
+type Json = Record<string, unknown>;
+
+const BLANK = /^\s*$/;
+const BLANK_RESULT: LineResult = { kind: 'blank' };
+const rejected = (reason: RejectReason): LineResult => ({ kind: 'rejected', reason });
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A text field as stored: strings storable, numbers and booleans as text, '' and anything else null. */
+function text(v: unknown): string | null {
+  if (typeof v === 'string') return v === '' ? null : storableText(v);
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return null;
+}
+
+/** The payload of an envelope; a line without `payload` is taken as a bare payload. */
+function payloadOf(envelope: Json): Json | undefined {
+  const p = 'payload' in envelope ? envelope['payload'] : envelope;
+  if (typeof p === 'string') {
+    const inner = parseJson(p);
+    return isObject(inner) ? inner : undefined;
+  }
+  return isObject(p) ? p : undefined;
+}
+
+/** properties as JSON text: an object as it is, a JSON string decoded, any other string as a JSON string. */
+function propertiesText(v: unknown): string | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'string') {
+    const inner = parseJson(v);
+    return storableJson(inner === undefined ? v : inner);
+  }
+  return storableJson(v);
+}
+
+const WWW = /^www\./;
+
+/** The referrer URL's host, lower case, without `www.`; null when empty or not a URL. */
+export function referrerHost(referrer: string | null): string | null {
+  if (referrer === null) return null;
+  if (!URL.canParse(referrer)) return null;
+  const host = new URL(referrer).hostname.toLowerCase().replace(WWW, '');
+  return host === '' ? null : host;
+}
+
+/**
+ * Visitor keys already computed, per hash key: one HMAC costs about as much as parsing the line,
+ * and a visitor sends many events. Bounded: cleared when full.
+ */
+const VISITOR_CACHE_SIZE = 50_000;
+const visitorCache = new WeakMap<Buffer, Map<string, string>>();
+
+/** HMAC-SHA-256 of the visitor: `a\0anon_id`, else `i\0ip\0user_agent`; null when neither is known. */
+function visitorKey(hashKey: Buffer, anon: string | null, ip: unknown, ua: string | null): string | null {
+  let input: string;
+  if (anon !== null) input = `a\0${anon}`;
+  else if (typeof ip === 'string' && ip !== '') input = `i\0${ip}\0${ua ?? ''}`;
+  else return null;
+  let cache = visitorCache.get(hashKey);
+  if (cache === undefined) visitorCache.set(hashKey, (cache = new Map<string, string>()));
+  let hex = cache.get(input);
+  if (hex === undefined) {
+    hex = createHmac('sha256', hashKey).update(input).digest('hex');
+    if (cache.size >= VISITOR_CACHE_SIZE) cache.clear();
+    cache.set(input, hex);
+  }
+  return hex;
+}
+
+function eventId(v: unknown): string | undefined {
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  if (typeof v !== 'string' || v.trim() === '') return undefined;
+  return storableText(v);
+}
+
+/** Reads one line (a CR at its end and a byte order mark at its start are dropped). */
+export function parseEventLine(line: string, hashKey: Buffer, lists: TrafficLists): LineResult {
+  if (BLANK.test(line)) return BLANK_RESULT;
+  const envelope = parseJson(line.charCodeAt(0) === 0xfeff ? line.slice(1) : line);
+  if (!isObject(envelope)) return rejected('not-json');
+  const p = payloadOf(envelope);
+  if (p === undefined) return rejected('payload-not-json');
+  const id = eventId(p['event_id']);
+  if (id === undefined) return rejected('no-event-id');
+  const at = typeof p['created_at'] === 'string' ? utcMicros(p['created_at']) : undefined;
+  if (at === undefined) return rejected('bad-created-at');
+  const anon = text(p['anon_id']);
+  const ua = text(p['user_agent']);
+  const referrer = text(p['referrer']);
+  const event: ParsedEvent = {
+    event_id: id,
+    event_type: text(envelope['eventType']) ?? text(p['event']),
+    subdomain: text(p['subdomain']),
+    created_at: at,
+    day: at.slice(0, 10),
+    path: text(p['path']),
+    referrer,
+    referrer_host: referrerHost(referrer),
+    traffic_class: classify(ua, lists),
+    visitor_key: visitorKey(hashKey, anon, p['ip'], ua),
+    anon_id: anon,
+    session_id: text(p['session_id']),
+    user_id: text(p['user_id']),
+    user_agent: ua,
+    properties: propertiesText(p['properties']),
+  };
+  return { kind: 'event', event };
+}

@@ -1,0 +1,143 @@
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import type { Readable } from 'node:stream';
+import { maskUserinfo } from '../../util/url-text.js';
+import { EventSourceUsageError } from './errors.js';
+import type { EventSource, EventSourceOptions, EventSourceStats } from './event-source.js';
+import { s3Error, type S3Where } from './s3-errors.js';
+import type { EventObject } from './types.js';
+
+/**
+ * An S3 bucket (or an S3-compatible store) through the AWS SDK v3, configured by the standard
+ * AWS environment: the credential chain (keys, AWS_PROFILE, SSO, instance roles), AWS_REGION
+ * (us-east-1 when nothing sets one; a bucket elsewhere is followed by its redirect), and
+ * AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL for another store, then with path-style addressing.
+ */
+export interface S3Spec {
+  readonly bucket: string;
+  /** '' or ending with `/`. */
+  readonly prefix: string;
+}
+
+const SPEC = /^s3:\/\/([^/]*)(?:\/(.*))?$/is;
+const BUCKET = /^[a-z0-9][a-z0-9._-]{1,254}$/i;
+
+/** `s3://BUCKET[/PREFIX]`; a prefix is a folder of the bucket (`/` added). */
+export function parseS3Spec(spec: string): S3Spec {
+  const m = SPEC.exec(spec);
+  const bucket = m?.[1] ?? '';
+  if (bucket.includes('@') || bucket.includes(':')) {
+    throw new EventSourceUsageError(
+      `${maskUserinfo(spec).split('@')[0]}@...: give no credentials in the events URL; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or AWS_PROFILE`,
+    );
+  }
+  if (!BUCKET.test(bucket)) {
+    throw new EventSourceUsageError(`${spec}: not an S3 location; give s3://BUCKET or s3://BUCKET/PREFIX`);
+  }
+  const raw = (m?.[2] ?? '').replace(/^\/+/, '');
+  return { bucket, prefix: raw === '' || raw.endsWith('/') ? raw : `${raw}/` };
+}
+
+/** The region the SDK's own chain finds (AWS_REGION, the profile), else us-east-1. */
+async function region(): Promise<string> {
+  const probe = new S3Client({});
+  try {
+    return await probe.config.region();
+  } catch {
+    return 'us-east-1';
+  } finally {
+    probe.destroy();
+  }
+}
+
+export async function openS3Source(spec: string, opts: EventSourceOptions = {}): Promise<EventSource> {
+  const parsed = parseS3Spec(spec);
+  const env = process.env;
+  const endpoint = env['AWS_ENDPOINT_URL_S3'] || env['AWS_ENDPOINT_URL'] || undefined;
+  const client = new S3Client({
+    region: await region(),
+    ...(endpoint === undefined ? {} : { endpoint, forcePathStyle: true }),
+    followRegionRedirects: true,
+    maxAttempts: opts.maxAttempts ?? 3,
+    requestHandler: {
+      connectionTimeout: opts.connectionTimeoutMs ?? 5000,
+      requestTimeout: opts.requestTimeoutMs ?? 60_000,
+    },
+  });
+  return new S3Source(client, parsed, endpoint, opts);
+}
+
+class S3Source implements EventSource {
+  readonly label: string;
+  private readonly counts = { listRequests: 0, getRequests: 0 };
+
+  constructor(
+    private readonly client: S3Client,
+    private readonly spec: S3Spec,
+    private readonly endpoint: string | undefined,
+    private readonly opts: EventSourceOptions,
+  ) {
+    this.label = `s3://${spec.bucket}/${spec.prefix}`;
+  }
+
+  get stats(): EventSourceStats {
+    return { ...this.counts };
+  }
+
+  private where(key?: string): S3Where {
+    return { label: this.label, endpoint: this.endpoint, ...(key === undefined ? {} : { key }) };
+  }
+
+  /** The SDK's per-request options: the source's signal and the caller's, either aborting. */
+  private sendOptions(extra?: AbortSignal): { abortSignal?: AbortSignal } {
+    const own = this.opts.signal;
+    const signal = own === undefined || extra === undefined ? (own ?? extra) : AbortSignal.any([own, extra]);
+    return signal === undefined ? {} : { abortSignal: signal };
+  }
+
+  async *list(startAfter?: string): AsyncIterable<EventObject> {
+    const { bucket, prefix } = this.spec;
+    let token: string | undefined;
+    do {
+      this.counts.listRequests++;
+      const command = new ListObjectsV2Command({
+        Bucket: bucket,
+        ...(prefix === '' ? {} : { Prefix: prefix }),
+        ...(startAfter === undefined ? {} : { StartAfter: prefix + startAfter }),
+        ...(token === undefined ? {} : { ContinuationToken: token }),
+        MaxKeys: this.opts.maxKeys ?? 1000,
+      });
+      let page;
+      try {
+        page = await this.client.send(command, this.sendOptions());
+      } catch (e) {
+        throw s3Error(e, this.where());
+      }
+      for (const o of page.Contents ?? []) {
+        const key = (o.Key ?? '').slice(prefix.length);
+        if (key === '' || key.endsWith('/')) continue; // a "folder" marker
+        yield { key, size: o.Size ?? 0, etag: o.ETag === undefined ? null : o.ETag.replaceAll('"', '') };
+      }
+      token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+    } while (token !== undefined);
+  }
+
+  async open(obj: EventObject, signal?: AbortSignal): Promise<Readable> {
+    this.counts.getRequests++;
+    const command = new GetObjectCommand({
+      Bucket: this.spec.bucket,
+      Key: this.spec.prefix + obj.key,
+      // The bytes listed, not a newer upload under the same key (the ledger records this ETag).
+      ...(obj.etag === null ? {} : { IfMatch: `"${obj.etag}"` }),
+    });
+    try {
+      const out = await this.client.send(command, this.sendOptions(signal));
+      return out.Body as Readable;
+    } catch (e) {
+      throw s3Error(e, this.where(obj.key));
+    }
+  }
+
+  close(): void {
+    this.client.destroy();
+  }
+}

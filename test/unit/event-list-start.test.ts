@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { keyTime, listStart } from '../../src/sources/events/list-start.js';
+
+const t = (iso: string): number => Date.parse(iso);
+
+describe('keyTime', () => {
+  it('reads ISO-like timestamps in a key, with or without milliseconds and colons', () => {
+    expect(keyTime('events/2026-11-27T08:15:00Z.jsonl')).toBe(t('2026-11-27T08:15:00Z'));
+    expect(keyTime('2026-11-27T08:15:00.250Z-abc.jsonl.gz')).toBe(t('2026-11-27T08:15:00.250Z'));
+    expect(keyTime('p/2026-11-27T08-15-00.jsonl')).toBe(t('2026-11-27T08:15:00Z'));
+    expect(keyTime('p/20261127T081500Z.jsonl')).toBe(t('2026-11-27T08:15:00Z'));
+  });
+
+  it('reads a time from path parts YYYY/MM/DD/HH', () => {
+    expect(keyTime('mintlify/2026/11/27/08/part-0001.jsonl')).toBe(t('2026-11-27T08:00:00Z'));
+    expect(keyTime('2026/11/27/x.jsonl')).toBe(t('2026-11-27T00:00:00Z'));
+  });
+
+  it('takes the last timestamp of a key', () => {
+    expect(keyTime('2026/11/26/23/events-2026-11-27T00:01:02Z.jsonl')).toBe(t('2026-11-27T00:01:02Z'));
+  });
+
+  it('gives undefined for a key without a time, or with an impossible one', () => {
+    expect(keyTime('events/part-0001.jsonl')).toBeUndefined();
+    expect(keyTime('2026-13-45T99:00:00Z.jsonl')).toBeUndefined();
+  });
+});
+
+describe('listStart', () => {
+  const day = 86_400_000;
+
+  it('lists everything when nothing is loaded or no key has a time', () => {
+    expect(listStart([])).toBeUndefined();
+    expect(listStart(['a.jsonl', 'b.jsonl'])).toBeUndefined();
+  });
+
+  it('starts after the largest loaded key at least the lookback older than the newest', () => {
+    const keys = [
+      '2026-11-20T00:00:00Z.jsonl',
+      '2026-11-24T23:00:00Z.jsonl',
+      '2026-11-25T00:00:00Z.jsonl',
+      '2026-11-25T06:00:00Z.jsonl',
+      '2026-11-27T00:00:00Z.jsonl',
+    ];
+    // newest 11-27T00:00, minus 2 days = 11-25T00:00: the key at that time is the start.
+    expect(listStart(keys)).toBe('2026-11-25T00:00:00Z.jsonl');
+    expect(listStart([...keys].reverse())).toBe('2026-11-25T00:00:00Z.jsonl');
+    expect(listStart(keys, 6 * day)).toBe('2026-11-20T00:00:00Z.jsonl');
+  });
+
+  it('lists everything when every loaded key is within the lookback of the newest', () => {
+    expect(listStart(['2026-11-26T00:00:00Z.jsonl', '2026-11-27T00:00:00Z.jsonl'])).toBeUndefined();
+  });
+
+  it('picks a late object named up to the lookback before the newest', () => {
+    const loaded = ['2026-11-20T00:00:00Z.jsonl', '2026-11-27T00:00:00Z.jsonl'];
+    const late = '2026-11-25T12:00:00Z.jsonl';
+    const start = listStart(loaded)!;
+    expect(Buffer.compare(Buffer.from(late), Buffer.from(start))).toBeGreaterThan(0);
+  });
+
+  it('compares keys by UTF-8 bytes, as S3 lists them', () => {
+    // U+FF5E sorts after U+1F600 in UTF-16 code units but before it in UTF-8 bytes.
+    const keys = [
+      '2026-11-01T00:00:00Z/\u{1F600}.jsonl',
+      '2026-11-01T00:00:00Z/\uff5e.jsonl',
+      '2026-11-10T00:00:00Z.jsonl',
+    ];
+    expect(listStart(keys)).toBe('2026-11-01T00:00:00Z/\u{1F600}.jsonl');
+  });
+});
