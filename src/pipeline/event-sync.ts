@@ -12,7 +12,7 @@ import { openEventSource, type EventSource } from '../sources/events/event-sourc
 import { listStart } from '../sources/events/list-start.js';
 import { readLines } from '../sources/events/object-lines.js';
 import { parseEventLine } from '../sources/events/parse-line.js';
-import { loadTrafficClasses, type TrafficClassLists } from '../sources/events/traffic-class.js';
+import { loadTrafficClasses, type TrafficLists } from '../sources/events/traffic-class.js';
 import type { EventObject } from '../sources/events/types.js';
 import type { Logger } from '../util/log.js';
 import { eventProjects, type EventProjects } from './event-projects.js';
@@ -28,7 +28,7 @@ export interface EventSyncSettings {
   /** How far before the newest loaded object a late one may be named (default 2 days). */
   readonly lookbackMs?: number;
   /** Tests: the source to read (default: what `source` names). */
-  readonly openSource?: (spec: string) => EventSource;
+  readonly openSource?: (spec: string) => Promise<EventSource>;
 }
 
 /** The event stream's part of a run's summary. */
@@ -67,7 +67,7 @@ const TWO_DAYS_MS = 2 * 86_400_000;
 export function checkEventSettings(
   settings: EventSyncSettings,
   projects: readonly string[],
-): { projects: EventProjects; classes: TrafficClassLists } {
+): { projects: EventProjects; classes: TrafficLists } {
   return {
     projects: eventProjects(projects, settings.projectBySubdomain),
     classes: loadTrafficClasses(settings.trafficClassesFile),
@@ -82,8 +82,13 @@ export function checkEventSettings(
  */
 export async function syncEvents(run: EventSyncRun, settings: EventSyncSettings): Promise<EventsSummary> {
   const { projects, classes } = checkEventSettings(settings, run.projects);
-  const source = (settings.openSource ?? ((s: string) => openEventSource(s)))(settings.source);
-  const dest = await run.place.open('write');
+  const source = await (settings.openSource ?? ((s: string) => openEventSource(s, signalOf(run))))(
+    settings.source,
+  );
+  const dest = await run.place.open('write').catch((e: unknown) => {
+    source.close();
+    throw e;
+  });
   const t = new Tally(source);
   try {
     const hashKey = await eventHashKey(dest.session);
@@ -120,6 +125,10 @@ export async function syncEvents(run: EventSyncRun, settings: EventSyncSettings)
   return t.summary();
 }
 
+function signalOf(run: EventSyncRun): { signal?: AbortSignal } {
+  return run.signal !== undefined ? { signal: run.signal } : {};
+}
+
 /** Credentials refused, a bucket that does not exist: no other object would fare better. */
 function isWholeSourceFailure(e: unknown): boolean {
   return e instanceof EtlError && (e.exitCode === EXIT.auth || e.exitCode === EXIT.usage);
@@ -136,7 +145,7 @@ interface ObjectJob {
   readonly wanting: readonly string[];
   readonly projects: EventProjects;
   readonly hashKey: Buffer;
-  readonly classes: TrafficClassLists;
+  readonly classes: TrafficLists;
   readonly t: Tally;
 }
 
@@ -146,10 +155,12 @@ async function loadOne(dest: Destination, job: ObjectJob): Promise<void> {
   const wanting = new Set(job.wanting);
   async function* batches(): AsyncGenerator<readonly EventRow[]> {
     const body = await job.source.open(obj);
-    for await (const lines of readLines(body)) {
+    for await (const batch of readLines(body)) {
       if (run.signal?.aborted) throw new Error('interrupted before the object was read whole');
       const rows: EventRow[] = [];
-      for (const line of lines) {
+      counts.lines += batch.tooLong;
+      counts.rejected += batch.tooLong;
+      for (const line of batch.lines) {
         counts.lines++;
         const r = parseEventLine(line, job.hashKey, job.classes);
         if (r.kind === 'blank') continue;

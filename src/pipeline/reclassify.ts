@@ -1,5 +1,5 @@
 import type { Destination } from '../load/destination.js';
-import { trafficClassSql, type TrafficClassLists } from '../sources/events/traffic-class.js';
+import { trafficClassSql, type TrafficLists } from '../sources/events/traffic-class.js';
 
 export interface ReclassifyResult {
   /** Events whose class changed. */
@@ -16,7 +16,7 @@ export interface ReclassifyResult {
 export async function reclassifyEvents(
   dest: Destination,
   projects: readonly string[],
-  lists: TrafficClassLists,
+  lists: TrafficLists,
 ): Promise<ReclassifyResult> {
   const s = dest.session;
   const cls = trafficClassSql('user_agent', lists);
