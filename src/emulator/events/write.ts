@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { UsageError } from '../../errors.js';
-import type { EventStream, EventStreamObject } from './stream.js';
+import { eventObjects, type EventStream, type EventStreamObject, type EventStreamOptions } from './stream.js';
 
 /**
  * The marker naming every file this tool wrote into a folder. A dot-file, like the temporary
@@ -116,4 +116,13 @@ export async function claimEventsDir(dir: string): Promise<void> {
     );
   }
   for (const f of files) await rm(join(dir, ...f.split('/')), { force: true });
+}
+
+/**
+ * `emulator --events-out`: claims the folder (see claimEventsDir), then writes the stream object
+ * by object, so any scale fits in memory.
+ */
+export async function writeEventsFolder(dir: string, options: EventStreamOptions): Promise<WriteSummary> {
+  await claimEventsDir(dir);
+  return writeEventStream(dir, eventObjects(options));
 }
