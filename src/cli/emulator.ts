@@ -1,7 +1,10 @@
 import { isIP } from 'node:net';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { emulatorBanner, startEmulator } from '../emulator/index.js';
+import { emulatorBanner, startEmulator, utcToday } from '../emulator/index.js';
+import { writeEventsFolder, type WriteSummary } from '../emulator/events/index.js';
+import { clockFromEnv } from './clock.js';
 import { parseRateLimit } from '../util/duration.js';
 import { intFlag } from './options.js';
 import type { CommandResult } from './result.js';
@@ -18,6 +21,9 @@ interface EmulatorFlags {
   agentRateLimit?: string;
   project?: string;
   allowRemote?: boolean;
+  eventsOut?: string;
+  eventsScale: number;
+  eventsSubdomains: string;
 }
 
 export function registerEmulator(
@@ -47,13 +53,29 @@ export function registerEmulator(
     )
     .option('--agent-rate-limit <N/DURATION>', 'the same for agent job creates and messages, per project')
     .option('--project <id>', 'the project id it serves')
+    .option(
+      '--events-out <dir>',
+      "first write a deterministic Enterprise event stream (Mintlify's S3 layout: .jsonl objects named from UTC times, wild on purpose) for --seed and --days into DIR, a folder `sync --events DIR` reads; DIR must be new, empty or hold only a stream this command wrote",
+    )
+    .option(
+      '--events-scale <n>',
+      'multiply the stream: 1 is ~230 events a day, 650 ~2 million in 14 days',
+      intFlag('--events-scale', 1, 100_000),
+      1,
+    )
+    .option(
+      '--events-subdomains <list>',
+      'the deployments in the stream, comma-separated (a second one gets a quarter of the traffic)',
+      'acme',
+    )
     .addHelpText(
       'after',
       `
 Example:
   $ mintlify-etl emulator --port 8787 --rate-limit 100/1h
   $ MINTLIFY_API_URL=http://127.0.0.1:8787 MINTLIFY_API_KEY=<key it prints> \\
-      MINTLIFY_PROJECT_ID=<project it prints> mintlify-etl sync`,
+      MINTLIFY_PROJECT_ID=<project it prints> mintlify-etl sync
+  $ mintlify-etl emulator --events-out ./bucket --days 14   # then: mintlify-etl sync --events ./bucket`,
     )
     .action((flags: EmulatorFlags) => run(() => emulatorCommand(flags)));
 }
@@ -85,6 +107,14 @@ async function emulatorCommand(flags: EmulatorFlags): Promise<CommandResult> {
   }).catch((e: unknown) => {
     throw listenError(e, flags);
   });
+  // Written once the emulator took its options and port (a refused flag writes nothing), before the banner.
+  const events =
+    flags.eventsOut === undefined
+      ? undefined
+      : await writeEvents(flags.eventsOut, flags).catch(async (e: unknown) => {
+          await emu.close();
+          throw e;
+        });
   // Listening for the signals before the banner: whoever reads it may stop us at once.
   const stopped = new Promise<void>((resolve) => {
     const stop = (): void => resolve();
@@ -92,9 +122,28 @@ async function emulatorCommand(flags: EmulatorFlags): Promise<CommandResult> {
     process.once('SIGTERM', stop);
   });
   process.stdout.write(`${isLoopback(flags.host) ? emulatorBanner(emu) : remoteBanner(emu)}\n`);
+  // After the banner: whoever reads the first line as the banner still does; the folder was complete before.
+  if (events !== undefined) process.stdout.write(`${events}\n`);
   await stopped;
   await emu.close();
   return { exitCode: 0 };
+}
+
+/** Writes the stream whose days end yesterday (UTC, by the test clock when set), like the API's data. */
+async function writeEvents(dir: string, flags: EmulatorFlags): Promise<string> {
+  const subdomains = flags.eventsSubdomains
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  const endDay = utcToday((clockFromEnv() ?? Date.now)());
+  const w: WriteSummary = await writeEventsFolder(dir, {
+    seed: flags.seed,
+    days: flags.days,
+    endDay,
+    scale: flags.eventsScale,
+    ...(subdomains.length > 0 ? { subdomains } : {}),
+  });
+  return `wrote ${w.objects} event objects (${w.events ?? '?'} events, ${w.bytes} bytes) to ${resolve(dir)}`;
 }
 
 /** 127.0.0.0/8, ::1 (also as an IPv4-mapped address) and localhost: only this machine can connect. */
