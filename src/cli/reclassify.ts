@@ -26,12 +26,12 @@ export function registerReclassify(
     .command('reclassify')
     .summary(RECLASSIFY_SUMMARY)
     .description(
-      "Gives every loaded event of the event stream (sync --events) the traffic class the user agent lists say: the first list (ai_answers, search_index, training, other_bot) holding a case-insensitive substring of the event's user agent, else human. The lists are data/traffic-classes.json (Mintlify's published lists) or --traffic-classes FILE; pass the same file to sync (or set MINTLIFY_ETL_TRAFFIC_CLASSES for both) so that new events are classed alike.",
+      "Gives every loaded event of the event stream (sync --events) the traffic class the user agent lists say: the first list (ai_answers, search_index, training, other_bot) holding a case-insensitive substring of the event's user agent, else human. The lists are config/traffic-classes.json (Mintlify's published lists) or --traffic-classes FILE; pass the same file to sync (or set MINTLIFY_ETL_TRAFFIC_CLASSES for both) so that new events are classed alike.",
     )
     .option(PROJECTS_FLAG, PROJECTS_HELP, collect)
     .option(
       '--traffic-classes <file>',
-      'the user agent lists (env MINTLIFY_ETL_TRAFFIC_CLASSES; default the packaged data/traffic-classes.json)',
+      'the user agent lists (env MINTLIFY_ETL_TRAFFIC_CLASSES; default the packaged config/traffic-classes.json)',
     );
   addDbOptions(cmd, 'the database to re-classify');
   cmd

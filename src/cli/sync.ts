@@ -105,7 +105,7 @@ export function registerSync(
     )
     .option(
       '--traffic-classes <file>',
-      'the user agent lists that classify events (env MINTLIFY_ETL_TRAFFIC_CLASSES; default the packaged data/traffic-classes.json)',
+      'the user agent lists that classify events (env MINTLIFY_ETL_TRAFFIC_CLASSES; default the packaged config/traffic-classes.json)',
     )
     .option(
       '--max-pages <STREAM=N>',

@@ -23,7 +23,7 @@ export interface EventSyncSettings {
   readonly source: string;
   /** --events-project: subdomain -> project id. */
   readonly projectBySubdomain?: ReadonlyMap<string, string> | undefined;
-  /** --traffic-classes: the user agent lists (default: the packaged data/traffic-classes.json). */
+  /** --traffic-classes: the user agent lists (default: the packaged config/traffic-classes.json). */
   readonly trafficClassesFile?: string | undefined;
   /** How far before the newest loaded object a late one may be named (default 2 days). */
   readonly lookbackMs?: number;

@@ -11,7 +11,7 @@ export interface ReclassifyResult {
 /**
  * Gives every loaded event of the projects the class the lists say now, in one statement (the
  * lists are the ones a sync would use: Mintlify re-classified traffic before, and a user may edit
- * data/traffic-classes.json or pass --traffic-classes).
+ * config/traffic-classes.json or pass --traffic-classes).
  */
 export async function reclassifyEvents(
   dest: Destination,

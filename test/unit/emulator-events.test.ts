@@ -287,7 +287,7 @@ describe('the emulator event stream', () => {
       const expected =
         typeof anon === 'string' && anon !== ''
           ? `anon:${anon}`
-          : p['ip'] === undefined && p['user_agent'] === null
+          : p['ip'] === undefined || p['ip'] === ''
             ? null
             : `pair:${(p['ip'] as string | undefined) ?? ''}\u0001${(p['user_agent'] as string | null) ?? ''}`;
       expect(t.visitor).toBe(expected);

@@ -97,7 +97,8 @@ export function utcMicros(micros: number): string {
 
 export function visitorOf(e: Pick<EventModel, 'anonId' | 'ip' | 'userAgent'>): string | null {
   if (e.anonId) return `anon:${e.anonId}`;
-  if (e.ip === undefined && e.userAgent === null) return null;
+  // The pair needs its address: user agents alone would make one visitor of many people.
+  if (e.ip === undefined || e.ip === '') return null;
   return `pair:${e.ip ?? ''}\u0001${e.userAgent ?? ''}`;
 }
 

@@ -35,7 +35,8 @@ function parseJson(text: string): unknown {
 
 /** A text field as stored: strings storable, numbers and booleans as text, '' and anything else null. */
 function text(v: unknown): string | null {
-  if (typeof v === 'string') return v === '' ? null : storableText(v);
+  // '' is stored as sent: the destination holds what the stream says (an empty anon_id is no visitor).
+  if (typeof v === 'string') return storableText(v);
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   return null;
 }
@@ -80,7 +81,7 @@ const visitorCache = new WeakMap<Buffer, Map<string, string>>();
 /** HMAC-SHA-256 of the visitor: `a\0anon_id`, else `i\0ip\0user_agent`; null when neither is known. */
 function visitorKey(hashKey: Buffer, anon: string | null, ip: unknown, ua: string | null): string | null {
   let input: string;
-  if (anon !== null) input = `a\0${anon}`;
+  if (anon !== null && anon !== '') input = `a\0${anon}`;
   else if (typeof ip === 'string' && ip !== '') input = `i\0${ip}\0${ua ?? ''}`;
   else return null;
   let cache = visitorCache.get(hashKey);

@@ -7,7 +7,7 @@ import { readSmallFile } from '../../util/small-file.js';
 
 /**
  * The dashboard's traffic classes: ordered lists of user-agent substrings, kept in one data file
- * (data/traffic-classes.json) so a user can update them and re-classify what is loaded. The first
+ * (config/traffic-classes.json) so a user can update them and re-classify what is loaded. The first
  * list with an entry inside the user agent wins; no match is `human`.
  *
  * Case is folded for ASCII letters only, on both sides: JavaScript's toLowerCase folds U+212A
@@ -52,12 +52,12 @@ const schema = z
 
 /** The packaged lists, as Mintlify's traffic-classification page publishes them. */
 export function defaultTrafficClassesFile(): string {
-  return join(packageRoot(), 'data', 'traffic-classes.json');
+  return join(packageRoot(), 'config', 'traffic-classes.json');
 }
 
 /** Reads and checks a traffic-class file (default: the packaged one). Refusals name the file. */
 export function loadTrafficClasses(file: string = defaultTrafficClassesFile()): TrafficLists {
-  const advice = 'give a JSON file like data/traffic-classes.json';
+  const advice = 'give a JSON file like config/traffic-classes.json';
   const text = readSmallFile(file, {
     subject: `the traffic-class file ${file}`,
     maxBytes: 1 << 20,
