@@ -31,7 +31,7 @@ export interface EventSourceOptions {
   readonly signal?: AbortSignal;
   /** S3: bound on connecting, ms (default 5000). */
   readonly connectionTimeoutMs?: number;
-  /** S3: bound on a request's silence, ms (default 60000). */
+  /** S3: bound on waiting for an answer, and on silence while a body streams, ms (default 60000). */
   readonly requestTimeoutMs?: number;
   /** S3: attempts per request, the SDK's retries included (default 3). */
   readonly maxAttempts?: number;

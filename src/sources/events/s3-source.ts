@@ -1,5 +1,5 @@
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { maskUserinfo } from '../../util/url-text.js';
 import { EventSourceUsageError } from './errors.js';
 import type { EventSource, EventSourceOptions, EventSourceStats } from './event-source.js';
@@ -58,12 +58,28 @@ export async function openS3Source(spec: string, opts: EventSourceOptions = {}):
     ...(endpoint === undefined ? {} : { endpoint, forcePathStyle: true }),
     followRegionRedirects: true,
     maxAttempts: opts.maxAttempts ?? 3,
+    // requestTimeout bounds the wait for an answer (an error, not the SDK's default warning);
+    // socketTimeout bounds silence, a body that stops mid-object included.
     requestHandler: {
       connectionTimeout: opts.connectionTimeoutMs ?? 5000,
       requestTimeout: opts.requestTimeoutMs ?? 60_000,
+      throwOnRequestTimeout: true,
+      socketTimeout: opts.requestTimeoutMs ?? 60_000,
     },
   });
   return new S3Source(client, parsed, endpoint, opts);
+}
+
+/**
+ * The body, with a failure while it streams (a reset, the silence bound) turned into the
+ * source's coded error. Destroying the returned stream destroys the body (the connection).
+ */
+function mappedBody(body: Readable, map: (e: unknown) => unknown): Readable {
+  const out = new PassThrough();
+  body.on('error', (e) => out.destroy(map(e) as Error));
+  out.on('close', () => body.destroy());
+  body.pipe(out);
+  return out;
 }
 
 class S3Source implements EventSource {
@@ -131,7 +147,7 @@ class S3Source implements EventSource {
     });
     try {
       const out = await this.client.send(command, this.sendOptions(signal));
-      return out.Body as Readable;
+      return mappedBody(out.Body as Readable, (e) => s3Error(e, this.where(obj.key)));
     } catch (e) {
       throw s3Error(e, this.where(obj.key));
     }
