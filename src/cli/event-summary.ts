@@ -10,7 +10,7 @@ export function describeEvents(e: EventsSummary): string {
     e.rejected > 0 ? `${n(e.rejected)} rejected line(s)` : '',
     e.unmapped > 0 ? `${n(e.unmapped)} of unmapped subdomains` : '',
     e.failed > 0 ? `${n(e.failed)} object(s) failed (the next run reads them again)` : '',
-    `${n(e.listRequests + e.getRequests)} S3 request(s)`,
+    `${n(e.listRequests)} listing request(s) and ${n(e.getRequests)} object read(s) from ${e.source}, no API request`,
   ];
   return parts.filter((p) => p !== '').join(', ');
 }

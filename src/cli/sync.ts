@@ -411,6 +411,8 @@ function describe(s: SyncSummary, created = false): string {
     return lines.join('\n');
   }
   const w = s.windows;
+  if (s.events !== undefined && s.streams.length === 1)
+    return `sync ${s.status}: ${describeEvents(s.events)}, in ${formatDuration(s.durationMs)} -> ${created ? `created a new database at ${s.db}` : s.db}`;
   const parts = [
     `sync ${s.status}: ${s.error && (s.exitCode === EXIT.usage || s.stopReason === 'unreachable' || s.stopReason === 'unresponsive' || s.stopReason === 'lock-lost' || s.stopReason === 'disk-full' || s.stopReason === 'destination-ended') ? `${s.error}; ` : ''}${w.loaded}/${w.planned} ${unit(s)} loaded`,
     w.failed ? `${w.failed} failed` : '',

@@ -1,0 +1,84 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateEventStream, writeEventStream } from '../../src/emulator/events/index.js';
+import type { Place } from '../../src/load/destination.js';
+import { placeOf } from '../../src/load/places.js';
+import { parseDbTarget } from '../../src/load/target.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDbPath } from '../helpers/db.js';
+import { expectEventsExact, expectLedgerExact, reading } from '../helpers/event-checks.js';
+import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
+
+/*
+ * SIGKILL at any instant of an event load leaves every object fully loaded or not at all: after
+ * eight kills at different moments of a load and one run to the end, the tables are exact.
+ */
+
+const PROJECT = 'proj_kill';
+// Big enough that a load takes a few seconds, so the kills land inside it.
+const stream = generateEventStream({ seed: 31, days: 10, endDay: '2026-11-20', scale: 12, objectsPerDay: 4 });
+const env = { MINTLIFY_PROJECT_ID: PROJECT };
+let folder: string;
+let server: PostgresServer | undefined;
+
+beforeAll(async () => {
+  folder = mkdtempSync(join(tmpdir(), 'mlx-events-kill-'));
+  await writeEventStream(folder, stream);
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const targets: [string, () => Promise<{ args: string[]; place: Place }>][] = [
+  [
+    'DuckDB',
+    () => {
+      const db = tempDbPath();
+      return Promise.resolve({ args: ['--db', db], place: placeOf(parseDbTarget(db)) });
+    },
+  ],
+];
+if (hasPostgres())
+  targets.push([
+    'PostgreSQL',
+    async () => {
+      server ??= await startPostgres();
+      const schema = `kill_${Math.random().toString(36).slice(2, 8)}`;
+      return {
+        args: ['--db', server.url, '--schema', schema],
+        place: placeOf({ ...parseDbTarget(server.url), schema } as ReturnType<typeof parseDbTarget>),
+      };
+    },
+  ]);
+
+/**
+ * Starts a load and kills it `delayMs` after its log says it loaded `objects` objects: inside the
+ * next object's transaction or between two, wherever that instant falls.
+ */
+async function killDuring(args: string[], objects: number, delayMs: number): Promise<void> {
+  const run = runCli(['sync', '--streams', 'events', '--events', folder, ...args, '--verbose'], env);
+  let seen = 0;
+  run.child.stderr?.on('data', (d: Buffer) => {
+    seen += d
+      .toString()
+      .split('\n')
+      .filter((l) => l.includes('events: loaded ')).length;
+    if (seen >= objects) setTimeout(() => run.child.kill('SIGKILL'), delayMs);
+  });
+  await run;
+}
+
+describe.each(targets)('SIGKILL during an event load into %s', (_name, target) => {
+  it('leaves the tables exact after eight kills and one run to the end', { timeout: 180_000 }, async () => {
+    const t = await target();
+    for (let i = 0; i < 8; i++) await killDuring(t.args, 1 + (i % 3), i * 9);
+    const r = await runCli(['sync', '--streams', 'events', '--events', folder, ...t.args, '--json'], env);
+    expect(r.code).toBe(0);
+    await reading(t.place, async (s) => {
+      await expectEventsExact(s, stream, PROJECT);
+      await expectLedgerExact(s, stream, PROJECT);
+    });
+  });
+});

@@ -1,0 +1,108 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateEventStream, holdBack, writeEventStream } from '../../src/emulator/events/index.js';
+import type { Place } from '../../src/load/destination.js';
+import { placeOf } from '../../src/load/places.js';
+import { parseDbTarget } from '../../src/load/target.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDbPath } from '../helpers/db.js';
+import {
+  expectEventsExact,
+  expectEventViewsExact,
+  expectLedgerExact,
+  reading,
+  type EventsJson,
+} from '../helpers/event-checks.js';
+import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
+
+/*
+ * sync --events from a folder laid out like the bucket, as a real process, into both destinations:
+ * every distinct event once with every field as sent, rejected lines counted, visitors of any
+ * period and the traffic classes exact against the emulator's truth; a re-run reads no object; two
+ * new objects and one delivered late are picked up and nothing else is read.
+ */
+
+const PROJECT = 'proj_events';
+const stream = generateEventStream({ seed: 29, days: 14, endDay: '2026-11-20' });
+const { first, held } = holdBack(stream, 2);
+const env = { MINTLIFY_PROJECT_ID: PROJECT };
+
+let server: PostgresServer | undefined;
+const targets: [string, () => Promise<{ args: string[]; place: Place }>][] = [
+  [
+    'DuckDB',
+    () => {
+      const db = tempDbPath();
+      return Promise.resolve({ args: ['--db', db], place: placeOf(parseDbTarget(db)) });
+    },
+  ],
+];
+if (hasPostgres())
+  targets.push([
+    'PostgreSQL',
+    async () => {
+      server ??= await startPostgres();
+      const schema = `events_${Math.random().toString(36).slice(2, 8)}`;
+      return {
+        args: ['--db', server.url, '--schema', schema],
+        place: placeOf({ ...parseDbTarget(server.url), schema } as ReturnType<typeof parseDbTarget>),
+      };
+    },
+  ]);
+afterAll(async () => {
+  await server?.stop();
+});
+
+async function sync(args: string[], folder: string): Promise<EventsJson> {
+  const r = await runCli(['sync', '--streams', 'events', '--events', folder, ...args, '--json'], env);
+  expect(r.stderr).not.toMatch(/error/i);
+  expect(r.code).toBe(0);
+  const s = JSON.parse(r.stdout) as { requests: number; events: EventsJson };
+  expect(s.requests).toBe(0);
+  return s.events;
+}
+
+describe.each(targets)('sync --events from a folder into %s', (_name, target) => {
+  let t: { args: string[]; place: Place };
+  let folder: string;
+  beforeAll(async () => {
+    t = await target();
+    folder = mkdtempSync(join(tmpdir(), 'mlx-events-'));
+    await writeEventStream(folder, first);
+  });
+
+  it('loads every distinct event once, counts the rejected lines, and needs no API key', async () => {
+    const e = await sync(t.args, folder);
+    const rejected = Object.values(first.truth.rejectedByObject).reduce((a, b) => a + b, 0);
+    expect(rejected).toBeGreaterThan(0);
+    expect(e).toMatchObject({
+      loaded: first.objects.length,
+      failed: 0,
+      rejected,
+      newEvents: first.truth.events.length,
+    });
+    await reading(t.place, async (s) => {
+      await expectEventsExact(s, first, PROJECT);
+      await expectLedgerExact(s, first, PROJECT);
+    });
+  });
+
+  it('reads no object on a re-run with nothing new', async () => {
+    const e = await sync(t.args, folder);
+    expect(e).toMatchObject({ loaded: 0, getRequests: 0, newEvents: 0 });
+  });
+
+  it('picks up two new objects and one delivered late, reads nothing else, and the views are exact', async () => {
+    expect(held).toHaveLength(3);
+    await writeEventStream(folder, held);
+    const e = await sync(t.args, folder);
+    expect(e).toMatchObject({ loaded: 3, getRequests: 3, failed: 0 });
+    await reading(t.place, async (s) => {
+      await expectEventsExact(s, stream, PROJECT);
+      await expectLedgerExact(s, stream, PROJECT);
+      await expectEventViewsExact(s, stream, PROJECT);
+    });
+  });
+});
