@@ -30,7 +30,13 @@ function micros(text: string): string {
  * sent (microseconds, properties, the first object holding it), and visitor keys that tell the same
  * visitors apart as the truth's raw (anon_id | ip + user agent) do.
  */
-export async function expectEventsExact(s: SqlSession, stream: EventStream, project: string): Promise<void> {
+export async function expectEventsExact(
+  s: SqlSession,
+  stream: EventStream,
+  project: string,
+  /** The source's prefix: keys are stored relative to it. */
+  prefix = '',
+): Promise<void> {
   const rows = await s.rows(
     `SELECT event_id, event_type, subdomain, CAST(timezone('UTC', created_at) AS VARCHAR) AS created_us, day, path,
   referrer, referrer_host, traffic_class, visitor_key, anon_id, session_id, user_id, user_agent, properties, object_key
@@ -118,7 +124,12 @@ export async function expectEventViewsExact(
 }
 
 /** The ledger against the truth: per object its lines, events, new events and rejected lines. */
-export async function expectLedgerExact(s: SqlSession, stream: EventStream, project: string): Promise<void> {
+export async function expectLedgerExact(
+  s: SqlSession,
+  stream: EventStream,
+  project: string,
+  prefix = '',
+): Promise<void> {
   const rows = await s.rows(
     'SELECT object_key, lines, events, new_events, rejected FROM event_objects WHERE project_id = $1',
     [project],
@@ -127,9 +138,9 @@ export async function expectLedgerExact(s: SqlSession, stream: EventStream, proj
   expect(Object.fromEntries(rows.map((r) => [r['object_key'], r]))).toEqual(
     Object.fromEntries(
       t.keys.map((k) => [
-        k,
+        k.slice(prefix.length),
         {
-          object_key: k,
+          object_key: k.slice(prefix.length),
           lines: t.linesByObject[k],
           events: t.eventLinesByObject[k],
           new_events: t.newEventsByObject[k],
