@@ -1,3 +1,5 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_STREAMS, streamByName } from '../streams/index.js';
@@ -6,6 +8,7 @@ import { DEFAULT_STREAMS, streamByName } from '../streams/index.js';
 const DEMO_STREAMS = [...DEFAULT_STREAMS, 'assistant_threads', 'visitors_weekly', 'visitors_monthly'];
 import { validateApiKey } from '../api/key.js';
 import { startEmulator } from '../emulator/index.js';
+import { writeEventsFolder } from '../emulator/events/index.js';
 import { runSync } from '../pipeline/sync.js';
 import { gatherReport, listProjects } from '../report/data.js';
 import { renderTerminal, shouldColor, terminalColumns } from '../report/terminal.js';
@@ -70,6 +73,12 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
     `started the emulator at ${emu.url} (project ${emu.projectId}); syncing ${flags.days} days into ${flags.db}`,
   );
   const apiKey = validateApiKey(emu.apiKey, 'the emulator key');
+  // The Enterprise event stream as a folder mirroring the bucket: the report's event section.
+  const events = mkdtempSync(join(tmpdir(), 'mintlify-etl-demo-events-'));
+  const written = await writeEventsFolder(events, { seed: flags.seed, days: flags.days, endDay: todayUtc() });
+  log.info(
+    `wrote an Enterprise event stream of ${written.objects} objects (${written.events ?? '?'} events) to ${events}`,
+  );
   const options = {
     projects: [emu.projectId],
     streams: DEMO_STREAMS.map(streamByName),
@@ -91,7 +100,7 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
   let story: string[];
   try {
     const progress = createProgress();
-    summary = await runSync({ ...options, ...(progress ? { progress } : {}) });
+    summary = await runSync({ ...options, events: { source: events }, ...(progress ? { progress } : {}) });
     story = await fixStory({
       emu,
       apiKey,
@@ -103,6 +112,7 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
     });
   } finally {
     await emu.close();
+    rmSync(events, { recursive: true, force: true });
   }
   log.info(
     `synced ${flags.days} days of ${DEMO_STREAMS.join(', ')} (${summary.windows.loaded} windows, ${summary.rows} rows) with ${summary.requests} requests in ${formatDuration(summary.durationMs)}`,
@@ -139,6 +149,7 @@ Next, try:
   ${cli} query ${at} "SELECT path, total_visitor_days_7d, change_pct FROM v_page_trends ORDER BY rank LIMIT 10"
   ${cli} report ${at} --html ${shellWord(join(dir, 'report.html'))}     # open it in a browser
   ${cli} export ${at} --out ${shellWord(join(dir, 'export'))}           # hive-partitioned Parquet
+  ${cli} query ${at} "SELECT * FROM event_visitors(current_date - 28, current_date)"   # true uniques of 28 days (event stream)
   ${cli} status ${at}
   ${cli} gaps ${at}                               # what the docs fail to answer
   ${cli} query ${at} "SELECT kind, subject, measure_before, measure_after, verdict FROM v_gap_outcomes"
