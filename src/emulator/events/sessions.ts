@@ -49,34 +49,45 @@ interface Visit {
 
 const DOCS_ORIGIN = 'https://docs.acme.dev';
 
+/** Which part of which day: an object's time slice. */
+export interface Slice {
+  readonly dayNum: number;
+  /** The day's number among the stream's days: a 30,000-character answer is due every fourth day. */
+  readonly dayIndex: number;
+  /** This slice's number among the day's `of` equal slices. */
+  readonly index: number;
+  readonly of: number;
+}
+
 /**
- * One UTC day of events, in time order per session (sessions interleave). A pure function of
- * (seed, day, people, paths): each day has its own PRNG, so a day's events do not depend on
- * which other days were made, and a huge stream is made day by day.
+ * The events of one time slice of a UTC day (one object's worth), sorted by time; sessions end with
+ * the slice. A pure function of (seed, slice, people, paths, scale): each slice has its own PRNG,
+ * so a huge stream is made one object at a time and a slice does not depend on the others.
  */
-export function dayEvents(
+export function sliceEvents(
   seed: number,
-  dayNum: number,
-  dayIndex: number,
+  slice: Slice,
   people: People,
   paths: readonly string[],
   scale: number,
 ): EventModel[] {
-  const random = mulberry32(mixSeed(seed, dayNum, 0xe7e7));
+  const random = mulberry32(mixSeed(seed, slice.dayNum, slice.index, slice.of, 0xe7e7));
+  const dayStart = slice.dayNum * 86_400_000;
   const ctx: DayContext = {
     random,
     people,
     paths,
-    dayStartMicros: dayNum * 86_400_000_000,
-    dayEndMicros: (dayNum + 1) * 86_400_000_000,
-    dayIndex,
+    dayStartMicros: (dayStart + Math.round((slice.index * 86_400_000) / slice.of)) * 1000,
+    dayEndMicros: (dayStart + Math.round(((slice.index + 1) * 86_400_000) / slice.of)) * 1000,
+    dayIndex: slice.dayIndex,
     out: [],
-    longAnswerDue: dayIndex % 4 === 0,
+    longAnswerDue: slice.dayIndex % 4 === 0 && slice.index === 0,
   };
-  const weekend = (dayNum + 4) % 7 >= 5;
-  for (let i = poisson(random, (weekend ? 14 : 26) * scale); i > 0; i--) humanVisit(ctx);
-  for (let i = poisson(random, 7 * scale); i > 0; i--) agentVisit(ctx);
-  for (let i = poisson(random, 9 * scale); i > 0; i--) crawl(ctx);
+  const weekend = (slice.dayNum + 4) % 7 >= 5;
+  const share = scale / slice.of;
+  for (let i = poisson(random, (weekend ? 14 : 26) * share); i > 0; i--) humanVisit(ctx);
+  for (let i = poisson(random, 7 * share); i > 0; i--) agentVisit(ctx);
+  for (let i = poisson(random, 9 * share); i > 0; i--) crawl(ctx);
   return ctx.out.sort((a, b) => a.micros - b.micros);
 }
 
