@@ -3,7 +3,7 @@ import { mixSeed, mulberry32, randomInt, type Random } from '../prng.js';
 import type { EventModel, LineModel, ObjectModel, RejectKind } from './model.js';
 import { population, uuidFrom } from './people.js';
 import { payloadOf } from './serialize.js';
-import { dayEvents } from './sessions.js';
+import { sliceEvents } from './sessions.js';
 import { pagePaths } from './wild.js';
 
 /** What the stream is made from; see generateEventStream for the defaults. */
@@ -57,20 +57,26 @@ export function* objectModels(plan: StreamPlan): Generator<ObjectModel> {
     if (shape === 'nothing') continue;
     if (shape === 'empty-object') {
       yield plainObject(objectKey(plan.prefix, dayMs + 12 * HOUR_MS), []);
+      // Repeats come from the object just before (eventObjects counts new events by that).
+      carry = [];
       index++;
       continue;
     }
-    const events = dayEvents(plan.seed, dayNum, i, people, paths, plan.scale);
     const random = mulberry32(mixSeed(plan.seed, dayNum, 0x0b1ec7));
-    // The last two days have exactly two objects: the newest two keys, and the late one before them.
+    // The last two days have at least two objects: the newest two keys, and the late one before them.
     const lastTwo = i >= plan.days - 2;
-    const k = lastTwo ? 2 : plan.objectsPerDay + (random() < 0.3 ? 1 : 0);
-    // The late object: the first of the day before the last, 36 h before the newest key.
+    const k = lastTwo ? Math.max(2, plan.objectsPerDay) : plan.objectsPerDay + (random() < 0.3 ? 1 : 0);
+    // The late object: the first of the day before the last, 24 to 48 h before the newest key.
     const lateDay = plan.days >= 3 && i === plan.days - 2;
     for (let j = 0; j < k; j++) {
       const end = dayMs + Math.round(((j + 1) * 86_400_000) / k);
-      const start = dayMs + Math.round((j * 86_400_000) / k);
-      const slice = events.filter((e) => e.micros >= start * 1000 && e.micros < end * 1000);
+      const slice = sliceEvents(
+        plan.seed,
+        { dayNum, dayIndex: i, index: j, of: k },
+        people,
+        paths,
+        plan.scale,
+      );
       const isLate = lateDay && j === 0;
       const o = wildObject(
         random,

@@ -37,9 +37,10 @@ function ipFrom(random: Random): string {
  * How a browser identifies itself: mostly an anon_id cookie; some have none (absent, null or '')
  * and are the pair (ip, user agent); a few send neither anon_id, ip nor user agent (no visitor).
  */
-function browserIdentity(random: Random): Pick<Person, 'anonId' | 'ip' | 'userAgent'> {
+function browserIdentity(random: Random, n: number): Pick<Person, 'anonId' | 'ip' | 'userAgent'> {
   const ua = pick(random, USER_AGENTS.human);
-  const u = random();
+  // The first readers (the most frequent) hold each odd identity for sure, whatever the seed.
+  const u = n === 1 ? 0.98 : n === 2 ? 0.92 : n === 3 ? 0.85 : random();
   if (u < 0.78)
     return { anonId: `anon_${uuidFrom(random).replace(/-/g, '')}`, ip: ipFrom(random), userAgent: ua };
   if (u < 0.9) return { anonId: undefined, ip: ipFrom(random), userAgent: ua };
@@ -64,11 +65,11 @@ export interface People {
 export function population(seed: number, scale: number, subdomains: readonly string[]): People {
   const random = mulberry32(mixSeed(seed, 0x7e0e1e));
   const sub = (): string => (subdomains.length > 1 && random() < 0.25 ? subdomains[1]! : subdomains[0]!);
-  const make = (n: number, f: () => Omit<Person, 'subdomain'>): Person[] =>
-    Array.from({ length: Math.max(1, Math.round(n)) }, () => ({ ...f(), subdomain: sub() }));
-  const humans = make(150 * scale, () => ({
+  const make = (n: number, f: (i: number) => Omit<Person, 'subdomain'>): Person[] =>
+    Array.from({ length: Math.max(4, Math.round(n)) }, (_, i) => ({ ...f(i), subdomain: sub() }));
+  const humans = make(150 * scale, (i) => ({
     cls: 'human',
-    ...browserIdentity(random),
+    ...browserIdentity(random, i),
     userId: random() < 0.2 ? `user_${Math.floor(random() * 1e6)}` : null,
   }));
   const agents = make(12 * scale, () => ({

@@ -25,13 +25,13 @@ const OTHER_EVENTS = [
 
 const OFFSETS = [120, 330, -330, -300, 60, 545, -480, 840];
 
-/** What one day's sessions need: its draws, the people, the paths, and where time ends. */
-interface DayContext {
+/** What one slice's sessions need: its draws, the people, the paths, and where its time ends. */
+interface SliceContext {
   readonly random: Random;
   readonly people: People;
   readonly paths: readonly string[];
-  readonly dayStartMicros: number;
-  readonly dayEndMicros: number;
+  readonly startMicros: number;
+  readonly endMicros: number;
   /** The day's number among the stream's days: forces a 30,000-character answer every fourth day. */
   readonly dayIndex: number;
   readonly out: EventModel[];
@@ -40,7 +40,7 @@ interface DayContext {
 
 /** One visit: its person, session, clock and current page. */
 interface Visit {
-  readonly ctx: DayContext;
+  readonly ctx: SliceContext;
   readonly person: Person;
   readonly sessionId: string | null;
   micros: number;
@@ -49,44 +49,55 @@ interface Visit {
 
 const DOCS_ORIGIN = 'https://docs.acme.dev';
 
+/** Which part of which day: an object's time slice. */
+export interface Slice {
+  readonly dayNum: number;
+  /** The day's number among the stream's days: a 30,000-character answer is due every fourth day. */
+  readonly dayIndex: number;
+  /** This slice's number among the day's `of` equal slices. */
+  readonly index: number;
+  readonly of: number;
+}
+
 /**
- * One UTC day of events, in time order per session (sessions interleave). A pure function of
- * (seed, day, people, paths): each day has its own PRNG, so a day's events do not depend on
- * which other days were made, and a huge stream is made day by day.
+ * The events of one time slice of a UTC day (one object's worth), sorted by time; sessions end with
+ * the slice. A pure function of (seed, slice, people, paths, scale): each slice has its own PRNG,
+ * so a huge stream is made one object at a time and a slice does not depend on the others.
  */
-export function dayEvents(
+export function sliceEvents(
   seed: number,
-  dayNum: number,
-  dayIndex: number,
+  slice: Slice,
   people: People,
   paths: readonly string[],
   scale: number,
 ): EventModel[] {
-  const random = mulberry32(mixSeed(seed, dayNum, 0xe7e7));
-  const ctx: DayContext = {
+  const random = mulberry32(mixSeed(seed, slice.dayNum, slice.index, slice.of, 0xe7e7));
+  const dayStart = slice.dayNum * 86_400_000;
+  const ctx: SliceContext = {
     random,
     people,
     paths,
-    dayStartMicros: dayNum * 86_400_000_000,
-    dayEndMicros: (dayNum + 1) * 86_400_000_000,
-    dayIndex,
+    startMicros: (dayStart + Math.round((slice.index * 86_400_000) / slice.of)) * 1000,
+    endMicros: (dayStart + Math.round(((slice.index + 1) * 86_400_000) / slice.of)) * 1000,
+    dayIndex: slice.dayIndex,
     out: [],
-    longAnswerDue: dayIndex % 4 === 0,
+    longAnswerDue: slice.dayIndex % 4 === 0 && slice.index === 0,
   };
-  const weekend = (dayNum + 4) % 7 >= 5;
-  for (let i = poisson(random, (weekend ? 14 : 26) * scale); i > 0; i--) humanVisit(ctx);
-  for (let i = poisson(random, 7 * scale); i > 0; i--) agentVisit(ctx);
-  for (let i = poisson(random, 9 * scale); i > 0; i--) crawl(ctx);
+  const weekend = (slice.dayNum + 4) % 7 >= 5;
+  const share = scale / slice.of;
+  for (let i = poisson(random, (weekend ? 14 : 26) * share); i > 0; i--) humanVisit(ctx);
+  for (let i = poisson(random, 7 * share); i > 0; i--) agentVisit(ctx);
+  for (let i = poisson(random, 9 * share); i > 0; i--) crawl(ctx);
   return ctx.out.sort((a, b) => a.micros - b.micros);
 }
 
-function startVisit(ctx: DayContext, person: Person, withSession: boolean): Visit {
-  const span = ctx.dayEndMicros - ctx.dayStartMicros;
+function startVisit(ctx: SliceContext, person: Person, withSession: boolean): Visit {
+  const span = ctx.endMicros - ctx.startMicros;
   return {
     ctx,
     person,
     sessionId: withSession ? uuidFrom(ctx.random) : null,
-    micros: ctx.dayStartMicros + Math.floor(ctx.random() * span),
+    micros: ctx.startMicros + Math.floor(ctx.random() * span),
     path: ctx.paths[skewedIndex(ctx.random, ctx.paths.length)]!,
   };
 }
@@ -99,7 +110,7 @@ function emit(
 ): boolean {
   const { ctx } = v;
   const r = ctx.random;
-  if (v.micros >= ctx.dayEndMicros) return false;
+  if (v.micros >= ctx.endMicros) return false;
   const digits = r() < 0.6 ? 3 : r() < 0.75 ? 6 : 0;
   const micros =
     digits === 6 ? v.micros : digits === 3 ? v.micros - (v.micros % 1000) : v.micros - (v.micros % 1_000_000);
@@ -150,7 +161,7 @@ function nextPath(v: Visit): string {
 }
 
 /** A reader: several pages, with searches, the assistant, the context menu and feedback between. */
-function humanVisit(ctx: DayContext): void {
+function humanVisit(ctx: SliceContext): void {
   const r = ctx.random;
   // Readers come back, but not all of them daily: a period's uniques are fewer than the days' sum.
   const who = ctx.people.humans[Math.floor(ctx.people.humans.length * r() ** 1.5)]!;
@@ -235,7 +246,7 @@ function sideAction(v: Visit): boolean {
 }
 
 /** An AI answer engine or coding agent fetching pages, mostly as Markdown. */
-function agentVisit(ctx: DayContext): void {
+function agentVisit(ctx: SliceContext): void {
   const r = ctx.random;
   const v = startVisit(ctx, ctx.people.agents[skewedIndex(r, ctx.people.agents.length)]!, false);
   for (let n = randomInt(r, 1, 5); n > 0; n--) {
@@ -249,7 +260,7 @@ function agentVisit(ctx: DayContext): void {
 }
 
 /** A crawler walking pages without a session. */
-function crawl(ctx: DayContext): void {
+function crawl(ctx: SliceContext): void {
   const r = ctx.random;
   const v = startVisit(ctx, ctx.people.crawlers[Math.floor(r() * ctx.people.crawlers.length)]!, false);
   for (let n = randomInt(r, 1, 8); n > 0; n--) if (!pageView(v, nextPath(v), null)) return;

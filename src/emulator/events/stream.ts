@@ -29,7 +29,7 @@ export interface EventStreamOptions {
   readonly prefix?: string;
   /** Deployments in the bucket, default ['acme']; a second gets about a quarter of the people. */
   readonly subdomains?: readonly string[];
-  /** Objects per day (default: 1 at scale 1, about sqrt(scale) when larger; the last two days have 2). */
+  /** Objects per day (default: 1 at scale 1, about sqrt(scale) when larger; the last two days at least 2). */
   readonly objectsPerDay?: number;
   /** Multiplies people and sessions: 1 (default) is ~3,000 events over 14 days; ~650 makes ~2 million. */
   readonly scale?: number;

@@ -13,6 +13,8 @@ export interface TruthEvent {
   readonly day: string;
   readonly path: string | null;
   readonly referrer: string | null;
+  /** The referrer's host (WHATWG URL) in lower case without `www.`; null when none or not a URL. */
+  readonly referrer_host: string | null;
   readonly traffic_class: TrafficClass;
   /** As sent: null when absent or null, '' stays ''. */
   readonly anon_id: string | null;
@@ -95,6 +97,19 @@ export function utcMicros(micros: number): string {
   return `${new Date(secs * 1000).toISOString().slice(0, 19)}.${frac}Z`;
 }
 
+/** `https://WWW.Reddit.com/r/x` -> `reddit.com`; '' or `not a url` -> null. */
+export function referrerHost(referrer: string | null): string | null {
+  if (!referrer) return null;
+  let host: string;
+  try {
+    host = new URL(referrer).hostname.toLowerCase();
+  } catch {
+    return null;
+  }
+  host = host.replace(/^www\./, '');
+  return host === '' ? null : host;
+}
+
 export function visitorOf(e: Pick<EventModel, 'anonId' | 'ip' | 'userAgent'>): string | null {
   if (e.anonId) return `anon:${e.anonId}`;
   // The pair needs its address: user agents alone would make one visitor of many people.
@@ -112,6 +127,7 @@ export function truthEvent(e: EventModel, objectKey: string): TruthEvent {
     day: createdAt.slice(0, 10),
     path: text(e.path),
     referrer: text(e.referrer),
+    referrer_host: referrerHost(e.referrer),
     traffic_class: classifyUserAgent(e.userAgent),
     anon_id: text(e.anonId),
     session_id: text(e.sessionId),
