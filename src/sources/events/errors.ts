@@ -40,7 +40,6 @@ export class EventObjectGoneError extends EtlError {
   readonly retryable = true;
 }
 
-
 /** Any other failure of the store (an answer the source does not expect). Exit 4. */
 export class EventSourceFailedError extends EtlError {
   readonly code = 'E_EVENTS_S3';
