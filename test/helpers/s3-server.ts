@@ -56,7 +56,15 @@ export async function startS3Server(): Promise<S3Server> {
   if (bin === undefined)
     throw new Error(`moto_server not found on PATH nor at ${PYENV_MOTO} (pip install 'moto[server]')`);
   const port = await freePort();
-  const child = spawn(bin, ['-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // A watchdog shell: the server lives while our end of its stdin is open, so a worker that dies
+  // (vitest ends its forks without running exit handlers) or a test that throws before stop()
+  // leaves no server behind; when the server dies on its own, the shell exits too.
+  // (sh gives a background job /dev/null as stdin: the pipe goes to it as fd 3.)
+  const watchdog =
+    'exec 3<&0; "$@" </dev/null & pid=$!; (cat <&3 >/dev/null; kill $pid 2>/dev/null) & wait $pid';
+  const child = spawn('sh', ['-c', watchdog, 'sh', bin, '-H', '127.0.0.1', '-p', String(port)], {
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
   let stderr = '';
   let exit: string | undefined;
   child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
@@ -68,7 +76,7 @@ export async function startS3Server(): Promise<S3Server> {
   );
   const url = `http://127.0.0.1:${port}`;
   const stop = async (): Promise<void> => {
-    if (exit === undefined) child.kill('SIGTERM');
+    child.stdin.end();
     await exited;
   };
   try {

@@ -42,14 +42,25 @@ describe('listStart', () => {
       '2026-11-25T06:00:00Z.jsonl',
       '2026-11-27T00:00:00Z.jsonl',
     ];
-    // newest 11-27T00:00, minus 2 days = 11-25T00:00: the key at that time is the start.
-    expect(listStart(keys)).toBe('2026-11-25T00:00:00Z.jsonl');
-    expect(listStart([...keys].reverse())).toBe('2026-11-25T00:00:00Z.jsonl');
+    // newest 11-27T00:00, minus 2 days = 11-25T00:00: the key before that time is the start, so a
+    // late key named exactly two days before the newest (whatever follows its timestamp) is listed.
+    expect(listStart(keys)).toBe('2026-11-24T23:00:00Z.jsonl');
+    expect(listStart([...keys].reverse())).toBe('2026-11-24T23:00:00Z.jsonl');
     expect(listStart(keys, 6 * day)).toBe('2026-11-20T00:00:00Z.jsonl');
   });
 
   it('lists everything when every loaded key is within the lookback of the newest', () => {
     expect(listStart(['2026-11-26T00:00:00Z.jsonl', '2026-11-27T00:00:00Z.jsonl'])).toBeUndefined();
+  });
+
+  it('lists a late object named exactly the lookback before the newest, sorting before a loaded one of that time', () => {
+    const loaded = [
+      '2026-11-20T00:00:00Z.jsonl',
+      '2026-11-25T00:00:00Z-b.jsonl',
+      '2026-11-27T00:00:00Z.jsonl',
+    ];
+    const late = '2026-11-25T00:00:00Z-a.jsonl';
+    expect(Buffer.compare(Buffer.from(late), Buffer.from(listStart(loaded)!))).toBeGreaterThan(0);
   });
 
   it('picks a late object named up to the lookback before the newest', () => {

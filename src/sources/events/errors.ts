@@ -1,4 +1,4 @@
-import { EXIT, EtlError, type ErrorContext } from '../../errors.js';
+import { EXIT, EtlError } from '../../errors.js';
 
 /**
  * The event source's failures. Messages name the source by its label (`s3://bucket/prefix/`,
@@ -39,8 +39,6 @@ export class EventObjectGoneError extends EtlError {
   readonly exitCode = EXIT.windowsFailed;
   readonly retryable = true;
 }
-
-export type { ErrorContext };
 
 /** Any other failure of the store (an answer the source does not expect). Exit 4. */
 export class EventSourceFailedError extends EtlError {

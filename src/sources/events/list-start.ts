@@ -47,9 +47,10 @@ export function compareKeys(a: string, b: string): number {
 }
 
 /**
- * The key to list after: the largest loaded key whose time is at least `lookbackMs` before the
- * newest loaded key's time. Undefined (list everything) when nothing is loaded, no key has a
- * time, or every timed key is within the lookback.
+ * The key to list after: the largest loaded key whose time is more than `lookbackMs` before the
+ * newest loaded key's time (strictly: a late key named exactly the lookback before the newest
+ * may sort before a loaded key of the same time, and must still be listed). Undefined (list
+ * everything) when nothing is loaded, no key has a time, or every timed key is within the lookback.
  */
 export function listStart(
   loadedKeys: readonly string[],
@@ -63,7 +64,7 @@ export function listStart(
   const threshold = timed.reduce((max, k) => Math.max(max, k.ms), -Infinity) - lookbackMs;
   let start: string | undefined;
   for (const { key, ms } of timed) {
-    if (ms <= threshold && (start === undefined || compareKeys(key, start) > 0)) start = key;
+    if (ms < threshold && (start === undefined || compareKeys(key, start) > 0)) start = key;
   }
   return start;
 }

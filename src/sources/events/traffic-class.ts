@@ -92,13 +92,18 @@ export function asciiLower(s: string): string {
   return NON_ASCII.test(s) ? s.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : s.toLowerCase();
 }
 
-/** A compiled form: entries lower-cased once. */
-const compiled = new WeakMap<TrafficLists, ReadonlyArray<readonly [BotClass, readonly string[]]>>();
+/** A compiled form: entries lower-cased once, and the classes of agents already seen (bounded). */
+interface Compiled {
+  readonly entries: ReadonlyArray<readonly [BotClass, readonly string[]]>;
+  readonly seen: Map<string, TrafficClass>;
+}
+const SEEN_SIZE = 10_000;
+const compiled = new WeakMap<TrafficLists, Compiled>();
 
-function entries(lists: TrafficLists): ReadonlyArray<readonly [BotClass, readonly string[]]> {
+function compile(lists: TrafficLists): Compiled {
   let c = compiled.get(lists);
   if (c === undefined) {
-    c = lists.classes.map((k) => [k.class, k.agents.map(asciiLower)] as const);
+    c = { entries: lists.classes.map((k) => [k.class, k.agents.map(asciiLower)] as const), seen: new Map() };
     compiled.set(lists, c);
   }
   return c;
@@ -107,8 +112,19 @@ function entries(lists: TrafficLists): ReadonlyArray<readonly [BotClass, readonl
 /** The class of a user agent: the first list with an entry inside it; none (or no agent) is human. */
 export function classify(ua: string | null, lists: TrafficLists): TrafficClass {
   if (ua === null || ua === '') return 'human';
-  const lower = asciiLower(ua);
-  for (const [cls, agents] of entries(lists)) {
+  // Agents repeat from event to event: a page view's class is a map lookup.
+  const c = compile(lists);
+  let cls = c.seen.get(ua);
+  if (cls === undefined) {
+    cls = firstMatch(asciiLower(ua), c.entries);
+    if (c.seen.size >= SEEN_SIZE) c.seen.clear();
+    c.seen.set(ua, cls);
+  }
+  return cls;
+}
+
+function firstMatch(lower: string, entries: Compiled['entries']): TrafficClass {
+  for (const [cls, agents] of entries) {
     for (const a of agents) if (lower.includes(a)) return cls;
   }
   return 'human';
@@ -127,7 +143,7 @@ const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 export function trafficClassSql(column: string, lists: TrafficLists): string {
   if (!COLUMN.test(column)) throw new Error(`trafficClassSql: not a column reference: ${column}`);
   const folded = `translate(${column}, '${UPPER}', '${UPPER.toLowerCase()}')`;
-  const whens = entries(lists).map(([cls, agents]) => {
+  const whens = compile(lists).entries.map(([cls, agents]) => {
     const tests = agents.map((a) => `strpos(${folded}, '${a.replaceAll("'", "''")}') > 0`);
     return `WHEN ${tests.join(' OR ')} THEN '${cls}'`;
   });
