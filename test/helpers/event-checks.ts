@@ -69,7 +69,7 @@ FROM analytics_events WHERE project_id = $1 ORDER BY event_id COLLATE "C"`,
         user_id: t.user_id,
         user_agent: t.user_agent,
         properties: t.properties === undefined ? null : t.properties,
-        object_key: t.object_key,
+        object_key: t.object_key.slice(prefix.length),
       },
     );
     const key = (r['visitor_key'] as string | null) ?? 'none';
