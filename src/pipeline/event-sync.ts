@@ -189,9 +189,10 @@ async function loadOne(dest: Destination, job: ObjectJob): Promise<void> {
     batches(),
     (): EventObjectCounts => counts,
   );
-  job.t.add(
-    counts,
-    [...added.values()].reduce((a, b) => a + b, 0),
+  const n = [...added.values()].reduce((a, b) => a + b, 0);
+  job.t.add(counts, n);
+  run.logger.debug(
+    `events: loaded ${obj.key}: ${n} new of ${counts.events} event(s), ${counts.rejected} rejected line(s)`,
   );
 }
 

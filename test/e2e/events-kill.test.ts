@@ -18,7 +18,7 @@ import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/post
 
 const PROJECT = 'proj_kill';
 // Big enough that a load takes a few seconds, so the kills land inside it.
-const stream = generateEventStream({ seed: 31, days: 10, endDay: '2026-11-20', scale: 12, objectsPerDay: 4 });
+const stream = generateEventStream({ seed: 31, days: 10, endDay: '2026-11-20', scale: 3, objectsPerDay: 4 });
 const env = { MINTLIFY_PROJECT_ID: PROJECT };
 let folder: string;
 let server: PostgresServer | undefined;
@@ -73,7 +73,11 @@ async function killDuring(args: string[], objects: number, delayMs: number): Pro
 describe.each(targets)('SIGKILL during an event load into %s', (_name, target) => {
   it('leaves the tables exact after eight kills and one run to the end', { timeout: 180_000 }, async () => {
     const t = await target();
-    for (let i = 0; i < 8; i++) await killDuring(t.args, 1 + (i % 3), i * 9);
+    for (let i = 0; i < 8; i++) await killDuring(t.args, 1, i * 9);
+    // The kills landed inside the load: some objects made it, not all.
+    const partway = await reading(t.place, (s) => s.rows('SELECT count(*) AS n FROM event_objects'));
+    expect(partway[0]?.['n']).toBeGreaterThan(0);
+    expect(partway[0]?.['n']).toBeLessThan(stream.objects.length);
     const r = await runCli(['sync', '--streams', 'events', '--events', folder, ...t.args, '--json'], env);
     expect(r.code).toBe(0);
     await reading(t.place, async (s) => {
