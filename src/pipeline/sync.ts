@@ -27,7 +27,7 @@ import { freesAtIso, SyncRun, type StateRead } from './sync-run.js';
 import { admissionKey } from './admission.js';
 import { planLateWindows } from './late-windows.js';
 import { streamNames, streamsOf, type SyncOptions } from './sync-options.js';
-import { checkEventSettings, syncEvents, type EventsSummary } from './event-sync.js';
+import { checkEventSettings, syncEvents, type EventSyncSettings, type EventsSummary } from './event-sync.js';
 import { finishRun } from '../load/runs.js';
 import type { Place } from '../load/destination.js';
 import type { SyncStatus, SyncSummary } from './sync-summary.js';
@@ -111,20 +111,7 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
       await dest.close();
     }
     // The event stream first: it spends no request, so the budget's waits never hold it up.
-    const events =
-      opts.events === undefined
-        ? undefined
-        : await syncEvents(
-            {
-              place,
-              projects: opts.projects,
-              runId,
-              refresh: opts.refresh === true,
-              logger: log,
-              signal: opts.signal,
-            },
-            opts.events,
-          );
+    const events = opts.events === undefined ? undefined : await eventPhase(opts, opts.events, place, runId);
     if (eventsOnly && events !== undefined)
       return await finishEventsOnly(opts, place, runId, events, started);
     const summary = await execute({ ...opts, lockLost: lost.signal }, runId, state, started);
@@ -389,4 +376,51 @@ async function finishEventsOnly(
     events,
     error: events.error,
   };
+}
+
+/** The event stream's part of the run; a failure of the whole source ends the run record as failed. */
+async function eventPhase(
+  opts: SyncOptions,
+  settings: EventSyncSettings,
+  place: Place,
+  runId: string,
+): Promise<EventsSummary> {
+  try {
+    return await syncEvents(
+      {
+        place,
+        projects: opts.projects,
+        runId,
+        refresh: opts.refresh === true,
+        logger: opts.logger,
+        signal: opts.signal,
+      },
+      settings,
+    );
+  } catch (e) {
+    await recordFailure(opts, place, runId, e).catch(() => undefined);
+    throw e;
+  }
+}
+
+async function recordFailure(opts: SyncOptions, place: Place, runId: string, e: unknown): Promise<void> {
+  const dest = await place.open('write');
+  try {
+    await finishRun(dest.session, {
+      runId,
+      status: 'failed',
+      error: e instanceof Error ? e.message : String(e),
+      deferredDays: [],
+      finishedAt: new Date((opts.now ?? Date.now)()),
+      windowsLoaded: 0,
+      windowsFailed: 0,
+      windowsDeferred: 0,
+      requests: 0,
+      retries: 0,
+      rowsLoaded: 0,
+      warnings: 0,
+    });
+  } finally {
+    await dest.close();
+  }
 }

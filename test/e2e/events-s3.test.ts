@@ -86,3 +86,27 @@ describe('sync --events from S3', () => {
     });
   });
 });
+
+describe('an S3 endpoint that cannot be reached', () => {
+  it('exits 4 within its bound, naming the endpoint, and records the run as failed', async () => {
+    const db = tempDbPath();
+    const r = await runCli(
+      ['sync', '--streams', 'events', '--events', `s3://${BUCKET}/${PREFIX}`, '--db', db],
+      {
+        MINTLIFY_PROJECT_ID: PROJECT,
+        AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:1',
+        AWS_ACCESS_KEY_ID: 'test-access-key',
+        AWS_SECRET_ACCESS_KEY: 'test-secret-key',
+      },
+    );
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('http://127.0.0.1:1 could not be reached');
+    expect(r.stderr).not.toContain('test-secret-key');
+    const runs = await reading(placeOf(parseDbTarget(db)), (s) =>
+      s.rows('SELECT status, error FROM sync_runs'),
+    );
+    expect(runs).toHaveLength(1);
+    expect(runs[0]?.['status']).toBe('failed');
+    expect(String(runs[0]?.['error'])).toContain('could not be reached');
+  });
+});
