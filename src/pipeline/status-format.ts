@@ -146,6 +146,14 @@ function describeProject(p: ProjectStatus, maxWidth: number): string[] {
       t.waiting > 0 ? `${t.waiting} waiting (new or grown; --max-threads a run)` : 'none waiting';
     lines.push(`  threads   assistant_threads: ${t.fetched} fetched${gone}, ${waiting}`);
   }
+  const e = p.events;
+  if (e !== null) {
+    const days = e.firstDay !== null ? ` from ${e.firstDay} to ${e.lastDay}` : '';
+    const rejected = e.rejectedLines > 0 ? `, ${plural(e.rejectedLines, 'rejected line')}` : '';
+    lines.push(
+      `  events    ${plural(e.events, 'event')}${days} from ${plural(e.objects, 'object')}${rejected}; newest ${e.newestKey ?? '?'}, loaded ${(e.lastLoadedAt ?? '').slice(0, 16).replace('T', ' ')}`,
+    );
+  }
   if (p.runs.length === 0) {
     lines.push('  runs      none yet');
     return lines;

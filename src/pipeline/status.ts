@@ -73,8 +73,21 @@ export interface ProjectStatus {
   readonly streams: StreamStatus[];
   /** assistant_threads (recorded per thread, not in sync_windows); null when none was fetched. */
   readonly threads: ThreadStatus | null;
+  /** The Enterprise event stream (sync --events); null when no object was loaded. */
+  readonly events: EventStreamStatus | null;
   /** Most recent first. */
   readonly runs: RunSummary[];
+}
+
+export interface EventStreamStatus {
+  readonly objects: number;
+  readonly events: number;
+  readonly rejectedLines: number;
+  readonly firstDay: Day | null;
+  readonly lastDay: Day | null;
+  /** The newest object loaded (its key under the source) and when. */
+  readonly newestKey: string | null;
+  readonly lastLoadedAt: string | null;
 }
 
 export interface ThreadStatus {
@@ -327,6 +340,7 @@ async function projectStatus(
   }
   const visitors = streams.find((s) => s.stream === 'visitors');
   const threads = await threadStatus(src, projectId);
+  const events = await eventStreamStatus(src, projectId);
   return {
     projectId,
     coverage: visitors?.coverage ?? null,
@@ -335,7 +349,33 @@ async function projectStatus(
     deferredDays: visitors?.deferredDays ?? [],
     streams,
     threads,
+    events,
     runs,
+  };
+}
+
+async function eventStreamStatus(src: StatusSource, projectId: string): Promise<EventStreamStatus | null> {
+  const [o] = await read(
+    src,
+    `SELECT count(*) AS objects, coalesce(sum(rejected), 0) AS rejected, max(object_key COLLATE "C") AS newest,
+       max(loaded_at) AS last_loaded_at FROM event_objects WHERE project_id = $1::VARCHAR`,
+    [projectId],
+  );
+  const objects = Number(o?.['objects'] ?? 0);
+  if (objects === 0) return null;
+  const [e] = await read(
+    src,
+    'SELECT count(*) AS n, min(day) AS first_day, max(day) AS last_day FROM analytics_events WHERE project_id = $1::VARCHAR',
+    [projectId],
+  );
+  return {
+    objects,
+    events: Number(e?.['n'] ?? 0),
+    rejectedLines: Number(o?.['rejected'] ?? 0),
+    firstDay: (e?.['first_day'] as Day | null) ?? null,
+    lastDay: (e?.['last_day'] as Day | null) ?? null,
+    newestKey: (o?.['newest'] as string | null) ?? null,
+    lastLoadedAt: (o?.['last_loaded_at'] as string | null) ?? null,
   };
 }
 

@@ -265,6 +265,7 @@ describe('formatStatus', () => {
           failedDays: [],
           deferredDays: [],
           threads: null,
+          events: null,
           streams: [
             {
               stream: 'visitors',
