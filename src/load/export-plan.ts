@@ -40,9 +40,17 @@ export interface TableExport {
 /**
  * Why a table was not exported: `empty`: no rows, its stream has no loaded window and OUT holds
  * none of its files (a stream never synced); `personal`: it holds personal data and
- * --include-personal-data was not given (its files in OUT, if any, are left alone).
+ * --include-personal-data was not given (its files in OUT, if any, are left alone); `secret`: it is
+ * in NEVER_EXPORTED.
  */
-export type SkipReason = 'empty' | 'personal';
+export type SkipReason = 'empty' | 'personal' | 'secret';
+
+/**
+ * Tables no export writes, whatever it is asked: event_hash_key holds the key of visitor_key's
+ * keyed hash; with it a visitor_key could be matched against guessed ip and user-agent pairs.
+ * Skipped with reason `secret` even when a caller lists them (`tables`).
+ */
+export const NEVER_EXPORTED: ReadonlySet<string> = new Set(['event_hash_key']);
 
 export interface SkippedTable {
   readonly table: string;
@@ -85,6 +93,13 @@ export interface TableSpec {
    * folders, read back as year and month NULL.
    */
   readonly partitionDay?: string;
+  /**
+   * `month` (default): project_id=…/year=…/month=…/; `day`: project_id=…/year=…/month=…/day=YYYY-MM-DD/,
+   * for a table of many rows a day (the event stream). The day partition is named after the table's
+   * own `day` column and replaces it in the files: a hive reader gets it back as a DATE (a file
+   * column of the same name would be shadowed by the folder's value).
+   */
+  readonly grain?: 'month' | 'day';
   /**
    * Rows one COPY of this table sorts at most, for tables of long text (comments, answers): the
    * default chunk of 250,000 rows of feedback overran the readers' 64 MB limit in its sort.
@@ -258,6 +273,34 @@ export const EXPORT_TABLES: readonly TableSpec[] = [
     order: 'project_id, period_start, path',
     partitionDay: 'period_start',
   },
+  {
+    // The event stream (sync --events), not a StreamDefinition: no sync_windows, so exported when
+    // it holds rows or OUT has its files. Its ledger event_objects is bookkeeping (object keys,
+    // ETags, runs), not data for a BI tool, and is not exported; event_hash_key never is.
+    table: 'analytics_events',
+    stream: 'events',
+    columns: [
+      'event_id',
+      'event_type',
+      'subdomain',
+      'created_at',
+      'day',
+      'path',
+      'referrer',
+      'referrer_host',
+      'traffic_class',
+      'visitor_key',
+      'anon_id',
+      'session_id',
+      'user_id',
+      'user_agent',
+      'properties',
+      'object_key',
+    ],
+    order: 'project_id, created_at, event_id',
+    grain: 'day',
+    personalColumns: ['anon_id', 'session_id', 'user_id', 'properties'],
+  },
 ];
 
 /** The folder name hive partitioning gives a NULL partition value (read back as NULL). */
@@ -292,6 +335,20 @@ export function monthRange(
 export function exportedColumns(spec: TableSpec, includePersonal: boolean): readonly string[] {
   const personal = new Set(includePersonal ? [] : (spec.personalColumns ?? []));
   return spec.columns.filter((c) => !personal.has(c));
+}
+
+/**
+ * The columns inside the files: the exported ones but the day of a day-grain table, which is the
+ * partition folder (day=YYYY-MM-DD) instead.
+ */
+export function fileColumns(spec: TableSpec, includePersonal: boolean): readonly string[] {
+  const exported = exportedColumns(spec, includePersonal);
+  return spec.grain === 'day' ? exported.filter((c) => c !== 'day') : exported;
+}
+
+/** Folder levels above a table's data files: project_id, year, month (and day). */
+export function partitionDepth(spec: TableSpec): number {
+  return spec.grain === 'day' ? 4 : 3;
 }
 
 /**

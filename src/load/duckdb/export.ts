@@ -16,6 +16,9 @@ import {
   NULL_PARTITION,
   monthRange,
   exportedColumns,
+  fileColumns,
+  partitionDepth,
+  NEVER_EXPORTED,
   monthChunks,
   type ExportSource,
   STAGING_PREFIX,
@@ -27,10 +30,13 @@ function sqlString(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
 
-/** Paths of data files under a table folder, relative to it: project_id=…/year=…/month=…/data_0.parquet. */
-async function listDataFiles(tableDir: string): Promise<string[]> {
+/**
+ * Paths of data files under a table folder, relative to it: project_id=…/year=…/month=…/data_0.parquet,
+ * `depth` folder levels down (4 for a day-grain table: …/day=…/data_0.parquet).
+ */
+async function listDataFiles(tableDir: string, depth: number): Promise<string[]> {
   const out: string[] = [];
-  const walk = async (dir: string, depth: number): Promise<void> => {
+  const walk = async (dir: string, level: number): Promise<void> => {
     let entries;
     try {
       entries = await readdir(dir, { withFileTypes: true });
@@ -40,8 +46,8 @@ async function listDataFiles(tableDir: string): Promise<string[]> {
     }
     for (const entry of entries) {
       const path = join(dir, entry.name);
-      if (depth < 3 && entry.isDirectory() && entry.name.includes('=')) await walk(path, depth + 1);
-      else if (depth === 3 && entry.isFile() && DATA_FILE.test(entry.name))
+      if (level < depth && entry.isDirectory() && entry.name.includes('=')) await walk(path, level + 1);
+      else if (level === depth && entry.isFile() && DATA_FILE.test(entry.name))
         out.push(relative(tableDir, path));
     }
   };
@@ -156,7 +162,7 @@ async function stageTable(
   const t: ChunkTarget = {
     spec,
     day,
-    columns: exported.join(', '),
+    columns: fileColumns(spec, opts.includePersonalData ?? false).join(', '),
     stagedDir,
     format: opts.format === 'csv' ? 'FORMAT csv, HEADER true' : 'FORMAT parquet',
     ext: opts.format === 'csv' ? 'csv' : 'parquet',
@@ -182,12 +188,12 @@ async function stageTable(
   if (spec.partitionDay !== undefined) {
     const undated = ` WHERE ${day} IS NULL`;
     rows += await copy(
-      `COPY (SELECT project_id, ${t.columns}, ${partitionCols(day)} FROM ${spec.table}${undated} ORDER BY ${spec.order})
-        TO ${sqlString(stagedDir)} (${t.format}, PARTITION_BY (project_id, year, month), FILENAME_PATTERN 'data_{i}', OVERWRITE_OR_IGNORE)`,
+      `COPY (SELECT project_id, ${t.columns}, ${partitionCols(spec, day)} FROM ${spec.table}${undated} ORDER BY ${spec.order})
+        TO ${sqlString(stagedDir)} (${t.format}, PARTITION_BY (project_id, ${partitionNames(spec)}), FILENAME_PATTERN 'data_{i}', OVERWRITE_OR_IGNORE)`,
       undated,
     );
   }
-  return { spec, stagedDir, rows, files: await listDataFiles(stagedDir) };
+  return { spec, stagedDir, rows, files: await listDataFiles(stagedDir, partitionDepth(spec)) };
 }
 
 /** What the COPY statements of one table share. */
@@ -207,9 +213,18 @@ interface ChunkTarget {
 /** Runs a COPY statement that reads the table's rows `where` (the same WHERE clause as in `sql`). */
 type Copy = (sql: string, where: string) => Promise<number>;
 
-/** Month as two digits (month=01): folders sort in time order and the layout never changes. */
-function partitionCols(day: string): string {
-  return `year(${day}) AS year, strftime(${day}, '%m') AS month`;
+/**
+ * Month as two digits (month=01): folders sort in time order and the layout never changes. A
+ * day-grain table's day folder is the ISO date (day=2026-03-01), which hive readers type DATE.
+ */
+function partitionCols(spec: TableSpec, day: string): string {
+  const month = `year(${day}) AS year, strftime(${day}, '%m') AS month`;
+  return spec.grain === 'day' ? `${month}, strftime(${day}, '%Y-%m-%d') AS day` : month;
+}
+
+/** The partition columns below project_id, as PARTITION_BY lists them. */
+function partitionNames(spec: TableSpec): string {
+  return spec.grain === 'day' ? 'year, month, day' : 'year, month';
 }
 
 function inChunk(t: ChunkTarget, c: { from: Day; to: Day }): string[] {
@@ -237,8 +252,8 @@ async function copyAllProjects(
   )) {
     const where = t.filter(inChunk(t, chunk));
     rows += await copy(
-      `COPY (SELECT project_id, ${t.columns}, ${partitionCols(t.day)} FROM ${t.spec.table}${where} ORDER BY ${t.spec.order})
-        TO ${sqlString(t.stagedDir)} (${t.format}, PARTITION_BY (project_id, year, month), FILENAME_PATTERN 'data_{i}', OVERWRITE_OR_IGNORE)`,
+      `COPY (SELECT project_id, ${t.columns}, ${partitionCols(t.spec, t.day)} FROM ${t.spec.table}${where} ORDER BY ${t.spec.order})
+        TO ${sqlString(t.stagedDir)} (${t.format}, PARTITION_BY (project_id, ${partitionNames(t.spec)}), FILENAME_PATTERN 'data_{i}', OVERWRITE_OR_IGNORE)`,
       where,
     );
   }
@@ -258,7 +273,7 @@ async function copyPerProject(
     const own = [`project_id = ${sqlString(project)}`];
     for (const chunk of monthChunks(months, chunkRows)) {
       const where = t.filter([...own, ...inChunk(t, chunk)]);
-      if (chunk.months === 1) {
+      if (chunk.months === 1 && t.spec.grain !== 'day') {
         // One partition: straight to its file. PARTITION_BY with ORDER BY cost 2.5x the time of
         // the same sorted rows written to one file.
         const dir = join(projectDir, `year=${chunk.from.slice(0, 4)}`, `month=${chunk.from.slice(5, 7)}`);
@@ -270,8 +285,8 @@ async function copyPerProject(
         );
       } else {
         rows += await copy(
-          `COPY (SELECT ${t.columns}, ${partitionCols(t.day)} FROM ${t.spec.table}${where} ORDER BY ${t.spec.order})
-            TO ${sqlString(projectDir)} (${t.format}, PARTITION_BY (year, month), FILENAME_PATTERN 'data_{i}', OVERWRITE_OR_IGNORE)`,
+          `COPY (SELECT ${t.columns}, ${partitionCols(t.spec, t.day)} FROM ${t.spec.table}${where} ORDER BY ${t.spec.order})
+            TO ${sqlString(projectDir)} (${t.format}, PARTITION_BY (${partitionNames(t.spec)}), FILENAME_PATTERN 'data_{i}', OVERWRITE_OR_IGNORE)`,
           where,
         );
       }
@@ -287,7 +302,8 @@ async function swapTable(
   range: ExportSummary['range'],
 ): Promise<TableExport> {
   const targetDir = join(outDir, staged.spec.table);
-  const existing = await listDataFiles(targetDir);
+  const depth = partitionDepth(staged.spec);
+  const existing = await listDataFiles(targetDir, depth);
   // Each new file replaces the old one of the same name by rename: a reader sees the old file or
   // the new one, never a half-written one.
   for (const rel of staged.files) {
@@ -303,7 +319,7 @@ async function swapTable(
     removedFiles++;
     await pruneEmpty(targetDir, rel);
   }
-  const partitions = new Set(staged.files.map((rel) => rel.split(sep).slice(0, 3).join(sep))).size;
+  const partitions = new Set(staged.files.map((rel) => rel.split(sep).slice(0, depth).join(sep))).size;
   return {
     table: staged.spec.table,
     dir: targetDir,
@@ -361,6 +377,10 @@ async function selectTables(
   const chosen: TableSpec[] = [];
   const skipped: SkippedTable[] = [];
   for (const spec of specs) {
+    if (NEVER_EXPORTED.has(spec.table)) {
+      skipped.push({ table: spec.table, reason: 'secret' });
+      continue;
+    }
     if (spec.personal === true && !includePersonal) {
       skipped.push({ table: spec.table, reason: 'personal' });
       continue;
@@ -370,7 +390,7 @@ async function selectTables(
       (spec.always === true ||
         streams.has(spec.stream) ||
         (await source.hasRows(spec.table)) ||
-        (await listDataFiles(join(out, spec.table))).length > 0);
+        (await listDataFiles(join(out, spec.table), partitionDepth(spec))).length > 0);
     if (has) chosen.push(spec);
     else skipped.push({ table: spec.table, reason: 'empty' });
   }
@@ -379,7 +399,8 @@ async function selectTables(
 
 /**
  * Writes the tables of the loaded streams (EXPORT_TABLES) as hive-partitioned files:
- * OUT/<table>/project_id=<id>/year=<YYYY>/month=<MM>/data_<n>.<parquet|csv>.
+ * OUT/<table>/project_id=<id>/year=<YYYY>/month=<MM>/data_<n>.<parquet|csv>, and a day-grain
+ * table (analytics_events) one level deeper, …/month=<MM>/day=<YYYY-MM-DD>/data_<n>.<parquet|csv>.
  *
  * Re-running over the same folder replaces, never adds: every table is first written to a
  * staging folder inside OUT, then moved over the old files by rename, and data files of the
