@@ -121,7 +121,8 @@ export async function duckCanonical(conn: DuckDBConnection, sql: string): Promis
   const reader = await conn.runAndReadAll(sql);
   return {
     columns: reader.columnNames(),
-    types: reader.columnTypes().map((t) => t.toString()),
+    // JSON is VARCHAR under an alias: the alias names the contract type (PostgreSQL's jsonb).
+    types: reader.columnTypes().map((t) => t.alias ?? t.toString()),
     rows: sortRows(reader.getRows().map((r) => r.map(duckValue))),
   };
 }
@@ -149,6 +150,7 @@ const PG_TYPE_OF: Record<string, string> = {
   'TIMESTAMP WITH TIME ZONE': '1184',
   BOOLEAN: '16',
   VARCHAR: '25',
+  JSON: '3802',
   'DATE[]': '1182',
   'VARCHAR[]': '1009',
   'STRUCT("title" VARCHAR, "url" VARCHAR)[]': '3802',

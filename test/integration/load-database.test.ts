@@ -45,7 +45,7 @@ describe('openDatabase (read-write)', () => {
     const path = join(dir, 'nested', 'deeper', 'a.duckdb');
     const db = await openTracked(path);
     const first = await queryRows(db.connection, 'SELECT version, applied_at FROM schema_migrations');
-    expect(first.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(first.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     const tables = await queryRows(
       db.connection,
       'SELECT table_name FROM duckdb_tables() ORDER BY table_name',
@@ -54,11 +54,14 @@ describe('openDatabase (read-write)', () => {
       'agent_job_gaps',
       'agent_jobs',
       'alerts_sent',
+      'analytics_events',
       'api_requests',
       'assistant_callers_daily',
       'assistant_messages',
       'assistant_threads',
       'assistant_turns',
+      'event_hash_key',
+      'event_objects',
       'feedback',
       'feedback_page_daily',
       'page_daily',
@@ -85,6 +88,14 @@ describe('openDatabase (read-write)', () => {
       'v_assistant_unanswered',
       'v_content_gaps',
       'v_coverage',
+      'v_event_actions_daily',
+      'v_event_assistant_daily',
+      'v_event_referrers_daily',
+      'v_event_search_daily',
+      'v_event_sessions_daily',
+      'v_event_traffic_daily',
+      'v_event_visitors_daily',
+      'v_event_vs_api_daily',
       'v_feedback_by_page',
       'v_feedback_open',
       'v_gap_outcomes',
@@ -124,7 +135,7 @@ describe('openDatabase (read-write)', () => {
 
     const db = await openTracked(path, { readOnly: true });
     const versions = await queryRows(db.connection, 'SELECT version FROM schema_migrations ORDER BY version');
-    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 100]);
+    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 100]);
     expect(await queryRows(db.connection, 'SELECT a FROM extra')).toEqual([{ a: 7 }]);
     const halfDone = await queryRows(
       db.connection,
@@ -215,7 +226,7 @@ describe('openDatabase (read-write)', () => {
 
     const db = await openTracked(path);
     const versions = await queryRows(db.connection, 'SELECT version FROM schema_migrations ORDER BY version');
-    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(
       await queryRows(
         db.connection,
@@ -265,7 +276,7 @@ describe('openDatabase (read-write)', () => {
     db.close();
     const err = await openDatabase(path).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UsageError);
-    expect((err as Error).message).toMatch(/schema version 999, newer than this mintlify-etl knows \(9\)/);
+    expect((err as Error).message).toMatch(/schema version 999, newer than this mintlify-etl knows \(10\)/);
   });
 
   it('lets go of the file on close, so another process can open it at once', async () => {

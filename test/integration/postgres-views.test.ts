@@ -11,6 +11,7 @@ import { parseStreams } from '../../src/streams/index.js';
 import { addDays, todayUtc } from '../../src/util/day.js';
 import { duckCanonical, pgCanonical, typeMismatches } from '../helpers/canonical-rows.js';
 import { tempDbPath } from '../helpers/db.js';
+import { eventFixture, eventInsertSql } from '../helpers/event-fixture.js';
 import { DONE_JOB, insertGapEvidence, insertGapFixes } from '../helpers/gap-fixes.js';
 import { copyTable, duckTables } from '../helpers/postgres-copy.js';
 import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
@@ -136,6 +137,9 @@ describe.skipIf(!runIf)('the PostgreSQL schema and views', () => {
     await deriveProjects(db, tables, emu.projectId, today);
     await insertGapEvidence(db.connection, today);
     await insertGapFixes(db.connection, today);
+    // The event stream (analytics_events): the same wild fixture the event views' own test reads.
+    const events = eventFixture([emu.projectId, SECOND, SETTLED], addDays(today, -12), 12);
+    for (const sql of eventInsertSql(events)) await db.connection.run(sql);
     gapArgs = [
       [7, addDays(today, -20)],
       [14, null],

@@ -8,6 +8,7 @@ import { parseStreams } from '../../src/streams/index.js';
 import { addDays } from '../../src/util/day.js';
 import { duckCanonical, pgCanonical, type Canonical } from '../helpers/canonical-rows.js';
 import { tempDbPath } from '../helpers/db.js';
+import { eventFixture, eventInsertSql } from '../helpers/event-fixture.js';
 import { insertGapEvidence, insertGapFixes } from '../helpers/gap-fixes.js';
 import { copyTable, duckTables } from '../helpers/postgres-copy.js';
 import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
@@ -82,6 +83,10 @@ describe.skipIf(!runIf)("every view gives the same rows in any session's time zo
     await insertGapEvidence(db.connection, TODAY);
     await insertGapFixes(db.connection, TODAY, 14);
     await atTheEdges(db);
+    // The event stream: events at the edges of UTC days too (the fixture's first and last microsecond).
+    for (const sql of eventInsertSql(eventFixture([emu.projectId], addDays(TODAY, -12), 13))) {
+      await db.connection.run(sql);
+    }
     views = (
       await db.connection.runAndReadAll(
         "SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main' ORDER BY 1",
