@@ -44,7 +44,7 @@ export function registerExport(
       `Writes the loaded data for BI tools, Spark, BigQuery and friends, one folder per table:
 
   OUT/<table>/project_id=<id>/year=<YYYY>/month=<MM>/data_0.parquet
-  OUT/analytics_events/project_id=<id>/year=<YYYY>/month=<MM>/day=<YYYY-MM-DD>/data_0.parquet
+  OUT/analytics_events/project_id=<id>/…/day=<YYYY-MM-DD>/data_0.parquet
 
 ${EXPORT_TABLES.map((t) => `  ${t.table}: ${t.columns.map((c) => (t.personalColumns?.includes(c) === true ? `${c} (personal data: only with --include-personal-data)` : c)).join(', ')}${t.personal === true ? ' (personal data: only with --include-personal-data)' : ''}`).join('\n')}
 

@@ -220,6 +220,21 @@ describe('export of analytics_events from DuckDB', () => {
     ]);
   });
 
+  it('writes CSV day partitions with a header, the day read back from the folder', async () => {
+    const out = join(dir, 'out');
+    await exportTo(out, { format: 'csv' });
+    expect(filesUnder(join(out, 'analytics_events'))).toEqual(
+      ['2026-01-31', '2026-02-01', '2026-02-14', '2026-03-01'].map((d) =>
+        dayFile(d).replace('.parquet', '.csv'),
+      ),
+    );
+    const glob = join(out, 'analytics_events', '**', '*.csv').replaceAll("'", "''");
+    const rows = await read(
+      `SELECT event_id, strftime(day, '%Y-%m-%d') AS day FROM read_csv('${glob}', hive_partitioning = true, header = true) ORDER BY event_id`,
+    );
+    expect(rows.map((r) => [r['event_id'], r['day']])).toEqual(EVENTS.map((e) => [e.id, e.at.slice(0, 10)]));
+  });
+
   it('skips an empty analytics_events as empty and writes no folder for it', async () => {
     await withDb((db) => db.connection.run('DELETE FROM analytics_events'));
     const out = join(dir, 'out');
