@@ -360,19 +360,24 @@ export function partitionDepth(spec: TableSpec): number {
  */
 export const EXPORT_CHUNK_ROWS = 250_000;
 
-/** Consecutive months grouped into [from, to) day ranges of at most `maxRows` rows (a month is never split). */
+/**
+ * Consecutive months grouped into [from, to) day ranges of at most `maxRows` rows (a month is
+ * never split). For a day-grain table the "months" are days (`next`: the day after): a busy
+ * month of events is written a few days at a time, not sorted whole.
+ */
 export function monthChunks(
   months: readonly { month: Day; rows: number }[],
   maxRows: number = EXPORT_CHUNK_ROWS,
+  next: (start: Day) => Day = nextMonthStart,
 ): { from: Day; to: Day; months: number }[] {
   const chunks: { from: Day; to: Day; months: number; rows: number }[] = [];
   for (const m of [...months].sort((a, b) => (a.month < b.month ? -1 : a.month > b.month ? 1 : 0))) {
     const last = chunks.at(-1);
     if (last !== undefined && last.rows + m.rows <= maxRows) {
-      last.to = nextMonthStart(m.month);
+      last.to = next(m.month);
       last.rows += m.rows;
       last.months++;
-    } else chunks.push({ from: m.month, to: nextMonthStart(m.month), months: 1, rows: m.rows });
+    } else chunks.push({ from: m.month, to: next(m.month), months: 1, rows: m.rows });
   }
   return chunks.map(({ from, to, months: n }) => ({ from, to, months: n }));
 }
@@ -389,12 +394,14 @@ export interface ExportSource {
   hasRows(table: string): Promise<boolean>;
   /**
    * Rows per project and month of `day` (an SQL date expression both dialects read), `where` being
-   * a WHERE clause in the SQL both dialects share (or '').
+   * a WHERE clause in the SQL both dialects share (or ''); per day (`month` then being the day)
+   * when `grain` is 'day'.
    */
   monthCounts(
     table: string,
     day: string,
     where: string,
+    grain?: 'month' | 'day',
   ): Promise<{ project: string; month: Day; rows: number }[]>;
   /**
    * Runs one of export's DuckDB COPY statements, which reads `rows.columns` of `rows.table` where

@@ -235,6 +235,18 @@ describe('export of analytics_events from DuckDB', () => {
     expect(rows.map((r) => [r['event_id'], r['day']])).toEqual(EVENTS.map((e) => [e.id, e.at.slice(0, 10)]));
   });
 
+  it('writes a busy table a few days per statement: the same files and rows in chunks of one row', async () => {
+    const whole = join(dir, 'whole');
+    const chunked = join(dir, 'chunked');
+    await exportTo(whole);
+    const summary = await exportTo(chunked, { chunkRows: 1 });
+    expect(summary.tables.find((t) => t.table === 'analytics_events')).toMatchObject({ rows: 5, files: 4 });
+    expect(filesUnder(join(chunked, 'analytics_events'))).toEqual(
+      filesUnder(join(whole, 'analytics_events')),
+    );
+    expect(await readEvents(chunked)).toEqual(await readEvents(whole));
+  });
+
   it('skips an empty analytics_events as empty and writes no folder for it', async () => {
     await withDb((db) => db.connection.run('DELETE FROM analytics_events'));
     const out = join(dir, 'out');

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readdir, rename, rm, rmdir, unlink } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { Day } from '../../util/day.js';
+import { addDays, type Day } from '../../util/day.js';
 import { makeFolder } from '../../util/file-errors.js';
 import { withReadHeadroom } from './read-headroom.js';
 import { writeManifest } from '../export-folder.js';
@@ -20,6 +20,7 @@ import {
   partitionDepth,
   NEVER_EXPORTED,
   monthChunks,
+  nextMonthStart,
   type ExportSource,
   STAGING_PREFIX,
 } from '../export-plan.js';
@@ -121,10 +122,10 @@ export function duckExportSource(conn: DuckDBConnection): ExportSource {
     async hasRows(table) {
       return (await scalar(conn, `SELECT EXISTS (SELECT 1 FROM ${table})`)) === true;
     },
-    async monthCounts(table, day, where) {
+    async monthCounts(table, day, where, grain = 'month') {
       const perMonth = await conn.runAndReadAll(
         `SELECT project_id, strftime(month, '%Y-%m-%d'), n FROM (
-          SELECT project_id, date_trunc('month', ${day})::DATE AS month, count(*) AS n
+          SELECT project_id, date_trunc('${grain}', ${day})::DATE AS month, count(*) AS n
           FROM ${table}${where} GROUP BY ALL)`,
       );
       return perMonth.getRows().map(([project, month, n]) => ({
@@ -171,7 +172,7 @@ async function stageTable(
       return all.length > 0 ? ` WHERE ${all.join(' AND ')}` : '';
     },
   };
-  const perMonth = await source.monthCounts(spec.table, day, t.filter([`${day} IS NOT NULL`]));
+  const perMonth = await source.monthCounts(spec.table, day, t.filter([`${day} IS NOT NULL`]), spec.grain);
   const byProject = new Map<string, { month: Day; rows: number }[]>();
   for (const { project, month, rows: n } of perMonth) {
     const list = byProject.get(project) ?? [];
@@ -222,6 +223,11 @@ function partitionCols(spec: TableSpec, day: string): string {
   return spec.grain === 'day' ? `${month}, strftime(${day}, '%Y-%m-%d') AS day` : month;
 }
 
+/** The start of the period after `start`: the next month, or the next day for a day-grain table. */
+function nextPeriod(spec: TableSpec): (start: Day) => Day {
+  return spec.grain === 'day' ? (start) => addDays(start, 1) : nextMonthStart;
+}
+
 /** The partition columns below project_id, as PARTITION_BY lists them. */
 function partitionNames(spec: TableSpec): string {
   return spec.grain === 'day' ? 'year, month, day' : 'year, month';
@@ -249,6 +255,7 @@ async function copyAllProjects(
   for (const chunk of monthChunks(
     [...all].map(([month, n]) => ({ month, rows: n })),
     chunkRows,
+    nextPeriod(t.spec),
   )) {
     const where = t.filter(inChunk(t, chunk));
     rows += await copy(
@@ -260,7 +267,7 @@ async function copyAllProjects(
   return rows;
 }
 
-/** Per project, months in chunks; a chunk of one month goes straight to its file. */
+/** Per project, months (days) in chunks; a chunk of one month (day) goes straight to its file. */
 async function copyPerProject(
   t: ChunkTarget,
   byProject: ReadonlyMap<string, readonly { month: Day; rows: number }[]>,
@@ -271,12 +278,13 @@ async function copyPerProject(
   for (const [project, months] of [...byProject].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const projectDir = join(t.stagedDir, `project_id=${project}`);
     const own = [`project_id = ${sqlString(project)}`];
-    for (const chunk of monthChunks(months, chunkRows)) {
+    for (const chunk of monthChunks(months, chunkRows, nextPeriod(t.spec))) {
       const where = t.filter([...own, ...inChunk(t, chunk)]);
-      if (chunk.months === 1 && t.spec.grain !== 'day') {
+      if (chunk.months === 1) {
         // One partition: straight to its file. PARTITION_BY with ORDER BY cost 2.5x the time of
         // the same sorted rows written to one file.
-        const dir = join(projectDir, `year=${chunk.from.slice(0, 4)}`, `month=${chunk.from.slice(5, 7)}`);
+        const month = join(projectDir, `year=${chunk.from.slice(0, 4)}`, `month=${chunk.from.slice(5, 7)}`);
+        const dir = t.spec.grain === 'day' ? join(month, `day=${chunk.from}`) : month;
         await mkdir(dir, { recursive: true });
         rows += await copy(
           `COPY (SELECT ${t.columns} FROM ${t.spec.table}${where} ORDER BY ${t.spec.order})
