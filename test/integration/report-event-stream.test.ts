@@ -12,7 +12,7 @@ import { duckSession } from '../../src/load/duckdb/session.js';
 import { migratePostgres } from '../../src/load/postgres/migrate.js';
 import { PLAIN_TYPES, pgSession } from '../../src/load/postgres/session.js';
 import type { SqlSession } from '../../src/load/session.js';
-import { insertEventsSql, type EventFixtureRow } from '../helpers/analytics-events-rows.js';
+import { insertEventsSql, SECTION_EVENTS, type EventFixtureRow } from '../helpers/analytics-events-rows.js';
 import { gatherReport } from '../../src/report/data.js';
 import { renderHtml } from '../../src/report/html.js';
 import type { ReportData } from '../../src/report/model.js';
@@ -27,47 +27,6 @@ import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/post
  * against numbers worked out by hand from a few events. Period of 28 days to 2026-03-28
  * (2026-03-01..28), the last 7 days 2026-03-22..28.
  */
-
-const view = (
-  id: string,
-  at: string,
-  visitor: string | null,
-  more: Partial<EventFixtureRow> = {},
-): EventFixtureRow => ({
-  id,
-  type: 'docs.content.view',
-  at,
-  visitor,
-  ...more,
-});
-
-export const SECTION_EVENTS: readonly EventFixtureRow[] = [
-  view('a1', '2026-03-02T10:00:00Z', 'A', { host: 'google.com' }),
-  view('a2', '2026-03-25T10:00:00Z', 'A', { host: 'google.com' }),
-  view('b1', '2026-03-25T11:00:00Z', 'B', { host: 'github.com' }),
-  view('b2', '2026-03-26T11:00:00Z', 'B'),
-  view('c1', '2026-03-27T11:00:00Z', 'C', { cls: 'ai_answers' }),
-  view('d1', '2026-03-10T11:00:00Z', 'D'),
-  view('d2', '2026-03-10T11:05:00Z', 'D', { type: 'docs.content.md.view' }),
-  view('e1', '2026-03-24T11:00:00Z', 'E', { cls: 'search_index', host: 'bing.com' }),
-  view('f1', '2026-03-05T11:00:00Z', 'F', { cls: 'training' }),
-  view('n1', '2026-03-26T12:00:00Z', null),
-  // outside the 28 days: never counted
-  view('g1', '2026-02-28T23:59:59Z', 'G', { host: 'outside.example' }),
-  view('g2', '2026-03-29T00:00:00Z', 'G', { host: 'outside.example' }),
-  // the search funnel: s1 clicked a result, s2 closed without a click, s3 only searched
-  { id: 's1q', type: 'docs.search.query', at: '2026-03-23T10:00:00Z', session: 's1', visitor: 'A' },
-  { id: 's1c', type: 'docs.search.result_click', at: '2026-03-23T10:01:00Z', session: 's1', visitor: 'A' },
-  { id: 's1x', type: 'docs.search.close', at: '2026-03-23T10:02:00Z', session: 's1', visitor: 'A' },
-  { id: 's2q', type: 'docs.search.query', at: '2026-03-24T10:00:00Z', session: 's2', visitor: 'B' },
-  { id: 's2x', type: 'docs.search.close', at: '2026-03-24T10:01:00Z', session: 's2', visitor: 'B' },
-  { id: 's3q', type: 'docs.search.query', at: '2026-03-03T10:00:00Z', session: 's3', visitor: 'D' },
-  // the assistant funnel
-  { id: 'x1', type: 'docs.assistant.enter', at: '2026-03-04T10:00:00Z', visitor: 'A' },
-  { id: 'x2', type: 'docs.assistant.enter', at: '2026-03-25T10:00:00Z', visitor: 'B' },
-  { id: 'x3', type: 'docs.assistant.completed', at: '2026-03-25T10:01:00Z', visitor: 'B' },
-  { id: 'x4', type: 'docs.assistant.source_click', at: '2026-03-25T10:02:00Z', visitor: 'B' },
-];
 
 /** Worked out by hand from SECTION_EVENTS. */
 export const EXPECTED_SECTION: EventStreamSection = {
