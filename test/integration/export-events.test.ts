@@ -247,6 +247,21 @@ describe('export of analytics_events from DuckDB', () => {
     expect(await readEvents(chunked)).toEqual(await readEvents(whole));
   });
 
+  it('writes the day partitions of a project id DuckDB must encode in a folder name', async () => {
+    await withDb((db) =>
+      db.connection.run(insertEventsSql([{ ...EVENTS[0]!, id: 'z1', project: 'docs a/b' }])),
+    );
+    const out = join(dir, 'out');
+    const summary = await exportTo(out);
+    expect(summary.tables.find((t) => t.table === 'analytics_events')).toMatchObject({ rows: 6, files: 5 });
+    const rows = await readEvents(out, "event_id, project_id, strftime(day, '%Y-%m-%d') AS day");
+    expect(rows.find((r) => r['event_id'] === 'z1')).toEqual({
+      event_id: 'z1',
+      project_id: 'docs a/b',
+      day: '2026-01-31',
+    });
+  });
+
   it('skips an empty analytics_events as empty and writes no folder for it', async () => {
     await withDb((db) => db.connection.run('DELETE FROM analytics_events'));
     const out = join(dir, 'out');
