@@ -44,10 +44,11 @@ export function registerExport(
       `Writes the loaded data for BI tools, Spark, BigQuery and friends, one folder per table:
 
   OUT/<table>/project_id=<id>/year=<YYYY>/month=<MM>/data_0.parquet
+  OUT/analytics_events/project_id=<id>/…/day=<YYYY-MM-DD>/data_0.parquet
 
 ${EXPORT_TABLES.map((t) => `  ${t.table}: ${t.columns.map((c) => (t.personalColumns?.includes(c) === true ? `${c} (personal data: only with --include-personal-data)` : c)).join(', ')}${t.personal === true ? ' (personal data: only with --include-personal-data)' : ''}`).join('\n')}
 
-project_id, year and month come from the folder names (hive partitioning); the bookkeeping columns loaded_at and run_id are left out. The month is that of the row's day: of day for the daily tables, of period_start for the weekly and monthly ones, and the UTC month of the event time for feedback (created_at), assistant_turns (ts), assistant_messages and assistant_threads (created_at); rows without one (feedback without created_at) are in year=__HIVE_DEFAULT_PARTITION__/month=__HIVE_DEFAULT_PARTITION__, read back as NULL, and written again by every export, --from/--to or not. site_daily and page_daily (visitors) are always written; another table when it holds rows, when its stream has loaded days, or when OUT already holds its files, so a stream never synced gets no folder. --json lists each table written, each skipped (reason empty or personal) and, under skippedColumns, the columns left out of a written table: feedback's contact (readers' email addresses) unless --include-personal-data. Files written with it keep the emails until exported again without it.
+project_id, year and month come from the folder names (hive partitioning); the bookkeeping columns loaded_at and run_id are left out. The month is that of the row's day: of day for the daily tables, of period_start for the weekly and monthly ones, and the UTC month of the event time for feedback (created_at), assistant_turns (ts), assistant_messages and assistant_threads (created_at); rows without one (feedback without created_at) are in year=__HIVE_DEFAULT_PARTITION__/month=__HIVE_DEFAULT_PARTITION__, read back as NULL, and written again by every export, --from/--to or not. analytics_events (the event stream of sync --events) is partitioned by its UTC day below the month, the day folder replacing the day column in the files (hive readers get it back as a DATE); anon_id, session_id, user_id and properties only with --include-personal-data; its ledger event_objects is not exported, and its hash key event_hash_key never is. site_daily and page_daily (visitors) are always written; another table when it holds rows, when its stream has loaded days, or when OUT already holds its files, so a stream never synced gets no folder. --json lists each table written, each skipped (reason empty or personal) and, under skippedColumns, the columns left out of a written table: feedback's contact (readers' email addresses) unless --include-personal-data. Files written with it keep the emails until exported again without it.
 
 Exporting again over the same folder replaces files, it never duplicates them: every table is staged in OUT/.export-*, then renamed over the old files, and files of months in scope that have no data any more are deleted. All or nothing: if writing fails (a full disk) no old file has been touched, and the staging folder of an export that was killed is removed by the next export into OUT. --from/--to limit the export to the whole months they touch (--to is exclusive, like sync); files of other months are left alone. The database is opened read-only, and an OUT whose table folders would hold it is refused. Every export writes OUT/.mintlify-etl-export.json first; an OUT that exists, is not empty and is not an earlier export (no such file, and entries other than table folders and the database's own files) is refused unless --force.`,
     )
@@ -59,7 +60,7 @@ Exporting again over the same folder replaces files, it never duplicates them: e
     .option(SCHEMA_FLAG, SCHEMA_HELP)
     .option(
       '--include-personal-data',
-      "also export personal data: feedback's contact column (readers' email addresses), left out by default",
+      "also export personal data: feedback's contact column (readers' email addresses) and analytics_events' anon_id, session_id, user_id and properties, left out by default",
     )
     .option(
       '--force',
@@ -124,7 +125,7 @@ async function runExport(
   if (flags.includePersonalData === true) {
     // The report warns the same way: files that leave this machine must not carry emails by surprise.
     process.stdout.write(
-      "  personal data included: feedback's contact (readers' email addresses); share these files only with people allowed to see them, and export again without --include-personal-data to remove them\n",
+      "  personal data included: feedback's contact (readers' email addresses) and the event stream's anon_id, session_id, user_id and properties; share these files only with people allowed to see them, and export again without --include-personal-data to remove them\n",
     );
   }
   return { exitCode: 0 };
@@ -185,6 +186,8 @@ export function describeExport(s: ExportSummary): string {
     s.skipped.filter((t) => t.reason === reason).map((t) => t.table);
   const empty = skipped('empty');
   if (empty.length > 0) lines.push(`  skipped (no data): ${empty.join(', ')}`);
+  const secret = skipped('secret');
+  if (secret.length > 0) lines.push(`  never exported (a secret key): ${secret.join(', ')}`);
   const personal = skipped('personal');
   if (personal.length > 0) {
     lines.push(`  skipped (personal data, add --include-personal-data): ${personal.join(', ')}`);

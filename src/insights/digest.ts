@@ -2,6 +2,7 @@ import { UsageError } from '../errors.js';
 import type { Row, SqlSession } from '../load/session.js';
 import { addDays } from '../util/day.js';
 import { maskEmails } from '../util/personal-data.js';
+import { readEventStream, type EventStreamSection } from './event-stream.js';
 import { readGaps, type Gap } from './gaps.js';
 import { bothWhole } from './stream-days.js';
 
@@ -44,6 +45,11 @@ export interface Digest {
   readonly feedback: { received: number; thumbsDown: number; comments: number; stillOpen: number } | null;
   readonly assistant: { questions: number; unanswered: number; unansweredPct: number | null } | null;
   readonly gaps: readonly Gap[];
+  /**
+   * The event stream (sync --events), only when the project has events: true uniques of the week
+   * and of the 28 days to its end; traffic, referrers and funnels of the week.
+   */
+  readonly eventStream?: EventStreamSection;
   readonly fixes: readonly {
     subject: string;
     kind: string;
@@ -240,6 +246,13 @@ export async function readDigest(session: SqlSession, projectId: string, week: s
   const searchesWhole = (await bothWhole(session, projectId, 'searches', weekStart, 7, untruncated)).whole;
   const pages = pagesWhole ? await movers(session, projectId, weekStart) : [];
   const byChange = [...pages].sort((a, b) => b.change - a.change || a.path.localeCompare(b.path));
+  const eventStream = await readEventStream(session, {
+    projectId,
+    to: addDays(weekStart, 6),
+    days: 28,
+    breakdownDays: 7,
+    topReferrers: 5,
+  });
   return {
     projectId,
     week,
@@ -259,5 +272,6 @@ export async function readDigest(session: SqlSession, projectId: string, week: s
     assistant: await assistant(session, projectId, weekStart),
     gaps: await readGaps(session, { days: 7, to: addDays(weekStart, 7), projectId, limit: 5 }),
     fixes: await fixes(session, projectId),
+    ...(eventStream ? { eventStream } : {}),
   };
 }

@@ -40,9 +40,17 @@ export interface TableExport {
 /**
  * Why a table was not exported: `empty`: no rows, its stream has no loaded window and OUT holds
  * none of its files (a stream never synced); `personal`: it holds personal data and
- * --include-personal-data was not given (its files in OUT, if any, are left alone).
+ * --include-personal-data was not given (its files in OUT, if any, are left alone); `secret`: it is
+ * in NEVER_EXPORTED.
  */
-export type SkipReason = 'empty' | 'personal';
+export type SkipReason = 'empty' | 'personal' | 'secret';
+
+/**
+ * Tables no export writes, whatever it is asked: event_hash_key holds the key of visitor_key's
+ * keyed hash; with it a visitor_key could be matched against guessed ip and user-agent pairs.
+ * Skipped with reason `secret` even when a caller lists them (`tables`).
+ */
+export const NEVER_EXPORTED: ReadonlySet<string> = new Set(['event_hash_key']);
 
 export interface SkippedTable {
   readonly table: string;
@@ -85,6 +93,13 @@ export interface TableSpec {
    * folders, read back as year and month NULL.
    */
   readonly partitionDay?: string;
+  /**
+   * `month` (default): project_id=…/year=…/month=…/; `day`: project_id=…/year=…/month=…/day=YYYY-MM-DD/,
+   * for a table of many rows a day (the event stream). The day partition is named after the table's
+   * own `day` column and replaces it in the files: a hive reader gets it back as a DATE (a file
+   * column of the same name would be shadowed by the folder's value).
+   */
+  readonly grain?: 'month' | 'day';
   /**
    * Rows one COPY of this table sorts at most, for tables of long text (comments, answers): the
    * default chunk of 250,000 rows of feedback overran the readers' 64 MB limit in its sort.
@@ -258,6 +273,34 @@ export const EXPORT_TABLES: readonly TableSpec[] = [
     order: 'project_id, period_start, path',
     partitionDay: 'period_start',
   },
+  {
+    // The event stream (sync --events), not a StreamDefinition: no sync_windows, so exported when
+    // it holds rows or OUT has its files. Its ledger event_objects is bookkeeping (object keys,
+    // ETags, runs), not data for a BI tool, and is not exported; event_hash_key never is.
+    table: 'analytics_events',
+    stream: 'events',
+    columns: [
+      'event_id',
+      'event_type',
+      'subdomain',
+      'created_at',
+      'day',
+      'path',
+      'referrer',
+      'referrer_host',
+      'traffic_class',
+      'visitor_key',
+      'anon_id',
+      'session_id',
+      'user_id',
+      'user_agent',
+      'properties',
+      'object_key',
+    ],
+    order: 'project_id, created_at, event_id',
+    grain: 'day',
+    personalColumns: ['anon_id', 'session_id', 'user_id', 'properties'],
+  },
 ];
 
 /** The folder name hive partitioning gives a NULL partition value (read back as NULL). */
@@ -295,6 +338,20 @@ export function exportedColumns(spec: TableSpec, includePersonal: boolean): read
 }
 
 /**
+ * The columns inside the files: the exported ones but the day of a day-grain table, which is the
+ * partition folder (day=YYYY-MM-DD) instead.
+ */
+export function fileColumns(spec: TableSpec, includePersonal: boolean): readonly string[] {
+  const exported = exportedColumns(spec, includePersonal);
+  return spec.grain === 'day' ? exported.filter((c) => c !== 'day') : exported;
+}
+
+/** Folder levels above a table's data files: project_id, year, month (and day). */
+export function partitionDepth(spec: TableSpec): number {
+  return spec.grain === 'day' ? 4 : 3;
+}
+
+/**
  * Rows one COPY statement writes at most (a month is never split): bounds what DuckDB sorts and
  * buffers at once. One partitioned COPY of a whole table sorted every row of it and kept every
  * partition's rows buffered (DuckDB flushes a partition at 524,288 rows, more than a month of
@@ -303,19 +360,24 @@ export function exportedColumns(spec: TableSpec, includePersonal: boolean): read
  */
 export const EXPORT_CHUNK_ROWS = 250_000;
 
-/** Consecutive months grouped into [from, to) day ranges of at most `maxRows` rows (a month is never split). */
+/**
+ * Consecutive months grouped into [from, to) day ranges of at most `maxRows` rows (a month is
+ * never split). For a day-grain table the "months" are days (`next`: the day after): a busy
+ * month of events is written a few days at a time, not sorted whole.
+ */
 export function monthChunks(
   months: readonly { month: Day; rows: number }[],
   maxRows: number = EXPORT_CHUNK_ROWS,
+  next: (start: Day) => Day = nextMonthStart,
 ): { from: Day; to: Day; months: number }[] {
   const chunks: { from: Day; to: Day; months: number; rows: number }[] = [];
   for (const m of [...months].sort((a, b) => (a.month < b.month ? -1 : a.month > b.month ? 1 : 0))) {
     const last = chunks.at(-1);
     if (last !== undefined && last.rows + m.rows <= maxRows) {
-      last.to = nextMonthStart(m.month);
+      last.to = next(m.month);
       last.rows += m.rows;
       last.months++;
-    } else chunks.push({ from: m.month, to: nextMonthStart(m.month), months: 1, rows: m.rows });
+    } else chunks.push({ from: m.month, to: next(m.month), months: 1, rows: m.rows });
   }
   return chunks.map(({ from, to, months: n }) => ({ from, to, months: n }));
 }
@@ -332,12 +394,14 @@ export interface ExportSource {
   hasRows(table: string): Promise<boolean>;
   /**
    * Rows per project and month of `day` (an SQL date expression both dialects read), `where` being
-   * a WHERE clause in the SQL both dialects share (or '').
+   * a WHERE clause in the SQL both dialects share (or ''); per day (`month` then being the day)
+   * when `grain` is 'day'.
    */
   monthCounts(
     table: string,
     day: string,
     where: string,
+    grain?: 'month' | 'day',
   ): Promise<{ project: string; month: Day; rows: number }[]>;
   /**
    * Runs one of export's DuckDB COPY statements, which reads `rows.columns` of `rows.table` where

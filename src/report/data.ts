@@ -18,6 +18,7 @@ import {
   loadedEventStreams,
   type EventWindow,
 } from './events.js';
+import { readEventStream } from '../insights/event-stream.js';
 import { gatherCallers, gatherSearches, gatherViews, loadedStreams } from './streams.js';
 
 export interface GatherOptions {
@@ -228,6 +229,13 @@ async function gatherProject(
     now: opts.now ?? new Date(),
     personalData: opts.includePersonalData === true,
   });
+  // True uniques of the last 7 days and of --days, to the report's last day.
+  const eventStream = await readEventStream(session, {
+    projectId,
+    to,
+    days: opts.days,
+    topReferrers: opts.topItems ?? 10,
+  });
   return {
     projectId,
     coverage: {
@@ -259,6 +267,7 @@ async function gatherProject(
     moversUp: list(2),
     moversDown: list(3),
     ...streams,
+    ...(eventStream ? { eventStream } : {}),
   };
 }
 

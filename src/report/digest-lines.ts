@@ -1,4 +1,5 @@
 import type { Change, Digest } from '../insights/digest.js';
+import type { EventStreamSection } from '../insights/event-stream.js';
 
 /** The digest's wording, shared by the Markdown and the HTML so that both say the same. */
 export function fmt(v: number | null): string {
@@ -35,8 +36,30 @@ export interface Section {
   readonly empty: string;
 }
 
+const pct = (v: number | null): string => (v === null ? '–' : `${Math.round(v * 1000) / 10}%`);
+
+/**
+ * The event stream's lines (sync --events): true uniques of the week and of the 28 days to its
+ * end, then the week's traffic classes, referrers and funnels. Referrer hosts are readers' data:
+ * the HTML escapes every item, the Markdown its asterisks.
+ */
+function eventStreamItems(e: EventStreamSection): string[] {
+  const classes = e.traffic
+    .filter((t) => t.views > 0)
+    .map((t) => `${t.trafficClass} ${pct(t.share)}`)
+    .join(', ');
+  return [
+    ...e.visitors.map(
+      (v) => `Unique visitors ${v.from} to ${v.to}: ${fmt(v.total)} (${fmt(v.human)} human, ${fmt(v.ai)} AI)`,
+    ),
+    `Page views: ${fmt(e.pageViews)}${classes === '' ? '' : ` (${classes})`}`,
+    `Top referrers: ${e.referrers.length === 0 ? 'none' : e.referrers.map((r) => `${r.host} ${fmt(r.views)}`).join(', ')}`,
+    `Search: ${fmt(e.search.queries)} queries, ${fmt(e.search.resultClicks)} result clicks, ${fmt(e.search.closedWithoutClick)} closed without a click`,
+    `Assistant: ${fmt(e.assistant.entered)} entered, ${fmt(e.assistant.completed)} completed, ${fmt(e.assistant.sourceClicked)} source clicked`,
+  ];
+}
+
 export function sections(d: Digest): Section[] {
-  const pct = (v: number | null): string => (v === null ? '–' : `${Math.round(v * 1000) / 10}%`);
   return [
     {
       heading: 'At a glance',
@@ -100,5 +123,8 @@ export function sections(d: Digest): Section[] {
       ),
       empty: 'no fix measured yet',
     },
+    ...(d.eventStream
+      ? [{ heading: 'Event stream', items: eventStreamItems(d.eventStream), empty: '' }]
+      : []),
   ];
 }

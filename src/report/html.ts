@@ -3,6 +3,7 @@ import { COLORS, NARROW, renderCharts, WIDE, type ProjectCharts } from './charts
 import { formatChange, formatCount, formatShare, plural } from './format.js';
 import { emptyReason, type ProjectReport, type ReportData } from './model.js';
 import { eventTables } from './event-tables.js';
+import { eventStreamTables } from './event-stream-tables.js';
 import { gapTables } from './gap-tables.js';
 import { ASSISTANT_COLORS, CALLER_COLORS } from './stream-charts.js';
 import { streamTables } from './stream-tables.js';
@@ -152,7 +153,10 @@ ${streamSections(p, charts)}</section>`;
  */
 function streamSections(p: ProjectReport, charts: ChartPair): string {
   const byId = new Map(
-    [...streamTables(p), ...eventTables(p), ...gapTables(p)].map((t) => [t.id, renderTable(t)]),
+    [...streamTables(p), ...eventTables(p), ...gapTables(p), ...eventStreamTables(p)].map((t) => [
+      t.id,
+      renderTable(t),
+    ]),
   );
   const table = (id: Table['id']): string => byId.get(id) ?? '';
   const parts: string[] = [];
@@ -212,6 +216,14 @@ ${table('assistant-unanswered')}
     parts.push(`<div class="stream" data-stream="gaps">
 ${table('content-gaps')}
 ${table('fix-outcomes')}
+</div>`);
+  }
+  if (p.eventStream) {
+    parts.push(`<div class="stream" data-stream="events">
+${table('event-visitors')}
+${table('event-traffic')}
+${table('event-referrers')}
+${table('event-funnels')}
 </div>`);
   }
   return parts.map((x) => `${x}\n`).join('');

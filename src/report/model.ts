@@ -1,4 +1,5 @@
 import type { Gap, GapOutcome } from '../insights/gaps.js';
+import type { EventStreamSection } from '../insights/event-stream.js';
 import { addDays, dayRange, type Day } from '../util/day.js';
 
 /**
@@ -140,6 +141,8 @@ export interface ProjectReport {
   readonly uniques?: UniquesSection;
   /** Present only when the project has a content gap in the window or a measured fix. */
   readonly gaps?: GapsSection;
+  /** The event stream (sync --events): only when the project has events loaded. */
+  readonly eventStream?: EventStreamSection;
 }
 
 /** The top content gaps of the report's window, and the effect of the fixes made. */

@@ -60,7 +60,11 @@ export interface Table {
     | 'assistant'
     | 'assistant-unanswered'
     | 'content-gaps'
-    | 'fix-outcomes';
+    | 'fix-outcomes'
+    | 'event-visitors'
+    | 'event-traffic'
+    | 'event-referrers'
+    | 'event-funnels';
   readonly title: string;
   readonly head: readonly Cell[];
   readonly rows: readonly (readonly Cell[])[];

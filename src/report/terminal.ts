@@ -1,6 +1,7 @@
 import { plural } from './format.js';
 import { emptyReason, type ProjectReport, type ReportData } from './model.js';
 import { eventTables } from './event-tables.js';
+import { eventStreamTables } from './event-stream-tables.js';
 import { gapTables } from './gap-tables.js';
 import { fitColumns, GAP, type ColumnFit } from './fit-columns.js';
 import { streamTables } from './stream-tables.js';
@@ -92,6 +93,7 @@ function renderProject(p: ProjectReport, paint: Paint, width: number): string {
     ...streamTables(p, { sparkWidth }),
     ...eventTables(p, { sparkWidth }),
     ...gapTables(p),
+    ...eventStreamTables(p),
   ];
   for (const table of tables) {
     lines.push('', ...renderTable(table, paint, width));

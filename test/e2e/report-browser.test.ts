@@ -9,7 +9,47 @@ import { packageRoot } from '../../src/paths.js';
 import { CLI } from '../helpers/cli.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 import { decodePng, meanBrightness, type Pixels } from '../helpers/png.js';
-import { buildReportFixture, NASTY_PATH } from '../helpers/report-fixture.js';
+import { buildReportFixture, FIXTURE_PROJECT, NASTY_PATH } from '../helpers/report-fixture.js';
+import { openDatabase } from '../../src/load/duckdb/database.js';
+import { insertEventsSql } from '../helpers/analytics-events-rows.js';
+
+/** A few events of the fixture's last days, one with a long referrer host, for the event-stream tables. */
+async function addEvents(db: string): Promise<void> {
+  const d = await openDatabase(db);
+  try {
+    const host = 'a-rather-long-subdomain-of-a-referrer.docs-portal.some-company-with-a-long-name.example';
+    await d.connection.run(
+      insertEventsSql([
+        {
+          id: '1',
+          type: 'docs.content.view',
+          at: '2026-02-27T10:00:00Z',
+          visitor: 'A',
+          host,
+          project: FIXTURE_PROJECT,
+        },
+        {
+          id: '2',
+          type: 'docs.content.md.view',
+          at: '2026-02-28T10:00:00Z',
+          visitor: 'B',
+          cls: 'ai_answers',
+          project: FIXTURE_PROJECT,
+        },
+        {
+          id: '3',
+          type: 'docs.search.query',
+          at: '2026-02-28T11:00:00Z',
+          visitor: 'A',
+          session: 's',
+          project: FIXTURE_PROJECT,
+        },
+      ]),
+    );
+  } finally {
+    d.close();
+  }
+}
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
@@ -289,6 +329,7 @@ describe('the HTML report in a real browser', () => {
         periods: true,
         streams: ['views', 'searches', 'caller_stats'],
       });
+      await addEvents(db);
       await run(process.execPath, [CLI, 'report', '--db', db, '--html', html], {
         env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' },
       });
@@ -318,6 +359,8 @@ describe('the HTML report in a real browser', () => {
           }),
         )) as TableBox[];
         expect(boxes.length).toBeGreaterThan(10);
+        for (const id of ['event-visitors', 'event-traffic', 'event-referrers', 'event-funnels'])
+          expect(boxes.map((t) => t.id)).toContain(id);
         for (const t of boxes) {
           const inside = t.left >= 0 && t.right <= SMALL_PHONE;
           const scrollsInside = t.wrapped && t.wrapperLeft >= 0 && t.wrapperRight <= SMALL_PHONE;

@@ -563,7 +563,10 @@ describe('exportTables with every stream', () => {
     const summary = await exportTo(out);
     expect(summary.tables.map((t) => t.table)).not.toContain('feedback_page_daily');
     expect(summary.skipped).toEqual(
-      ['feedback_page_daily', ...EVENT_TABLES].map((table) => ({ table, reason: 'empty' })),
+      ['feedback_page_daily', ...EVENT_TABLES, 'analytics_events'].map((table) => ({
+        table,
+        reason: 'empty',
+      })),
     );
     expect(existsSync(join(out, 'feedback_page_daily'))).toBe(false);
   });
@@ -813,14 +816,19 @@ describe('EXPORT_TABLES', () => {
     }
   });
 
-  it('covers every table of per-project data but the bookkeeping ones, each with every column but project_id, loaded_at, run_id and window_start', async () => {
+  it('lists the event stream (not a registered stream) under events, and never the hash key', () => {
+    expect(specOf('analytics_events').stream).toBe('events');
+    expect(EXPORT_TABLES.map((t) => t.table)).not.toContain('event_hash_key');
+  });
+
+  it('covers every table of per-project data but the bookkeeping ones (event_objects: the event ledger), each with every column but project_id, loaded_at, run_id and window_start', async () => {
     const columns = await withDb(
       (db) =>
         queryRows(
           db.connection,
           `SELECT table_name, list(column_name ORDER BY column_index) AS columns FROM duckdb_columns()
            WHERE NOT internal AND table_name IN (SELECT table_name FROM duckdb_tables())
-             AND table_name NOT IN ('sync_windows', 'api_requests', 'agent_jobs', 'agent_job_gaps', 'alerts_sent') GROUP BY table_name
+             AND table_name NOT IN ('sync_windows', 'api_requests', 'agent_jobs', 'agent_job_gaps', 'alerts_sent', 'event_objects') GROUP BY table_name
            HAVING list_contains(columns, 'project_id')`,
         ),
       true,

@@ -121,10 +121,11 @@ export function pgExportSource(
       const res = await client.query<{ e: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${ident(table)}) AS e`);
       return res.rows[0]?.e === true;
     },
-    async monthCounts(table, day, where) {
+    async monthCounts(table, day, where, grain = 'month') {
       // to_char of a timestamp (not timestamptz): no session time zone between the day and its month.
+      const format = grain === 'day' ? 'YYYY-MM-DD' : 'YYYY-MM-01';
       const res = await client.query<{ p: string; m: Day; n: number | string }>(
-        `SELECT project_id AS p, to_char((${day})::timestamp, 'YYYY-MM-01') AS m, count(*) AS n
+        `SELECT project_id AS p, to_char((${day})::timestamp, '${format}') AS m, count(*) AS n
          FROM ${ident(table)}${where} GROUP BY 1, 2`,
       );
       return res.rows.map((r) => ({ project: r.p, month: r.m, rows: Number(r.n) }));
