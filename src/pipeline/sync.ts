@@ -27,9 +27,8 @@ import { freesAtIso, SyncRun, type StateRead } from './sync-run.js';
 import { admissionKey } from './admission.js';
 import { planLateWindows } from './late-windows.js';
 import { streamNames, streamsOf, type SyncOptions } from './sync-options.js';
-import { checkEventSettings, syncEvents, type EventSyncSettings, type EventsSummary } from './event-sync.js';
-import { finishRun } from '../load/runs.js';
-import type { Place } from '../load/destination.js';
+import { checkEventSettings } from './event-sync.js';
+import { endEventsOnlyRun, runEventPhase, withEvents } from './event-run.js';
 import type { SyncStatus, SyncSummary } from './sync-summary.js';
 import { ANALYTICS_ENDPOINTS, STREAMS, type StreamDefinition } from '../streams/index.js';
 
@@ -111,9 +110,13 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
       await dest.close();
     }
     // The event stream first: it spends no request, so the budget's waits never hold it up.
-    const events = opts.events === undefined ? undefined : await eventPhase(opts, opts.events, place, runId);
-    if (eventsOnly && events !== undefined)
-      return await finishEventsOnly(opts, place, runId, events, started);
+    const events =
+      opts.events === undefined ? undefined : await runEventPhase(opts, opts.events, place, runId);
+    if (eventsOnly && events !== undefined) {
+      const end = await endEventsOnlyRun(opts, place, runId, events);
+      const now = (opts.now ?? Date.now)();
+      return { ...emptySummary(opts, end.status, started, now), runId, ...end, events, error: events.error };
+    }
     const summary = await execute({ ...opts, lockLost: lost.signal }, runId, state, started);
     return events === undefined ? summary : withEvents(summary, events);
   } finally {
@@ -328,99 +331,4 @@ async function execute(
   started: number,
 ): Promise<SyncSummary> {
   return new SyncRun(opts, runId, state, started).execute();
-}
-
-/** An object that failed to load makes the run's exit 4, as a failed window does. */
-function withEvents(summary: SyncSummary, events: EventsSummary): SyncSummary {
-  const failed = events.failed > 0 && summary.exitCode === EXIT.ok;
-  return {
-    ...summary,
-    events,
-    ...(failed ? { exitCode: EXIT.windowsFailed, status: 'incomplete' as const } : {}),
-  };
-}
-
-/** `--streams events`: the run record and the summary of a run that sent no request. */
-async function finishEventsOnly(
-  opts: SyncOptions,
-  place: Place,
-  runId: string,
-  events: EventsSummary,
-  started: number,
-): Promise<SyncSummary> {
-  const now = opts.now ?? Date.now;
-  const status = events.failed > 0 ? 'incomplete' : 'succeeded';
-  const dest = await place.open('write');
-  try {
-    await finishRun(dest.session, {
-      runId,
-      status,
-      error: events.error,
-      deferredDays: [],
-      finishedAt: new Date(now()),
-      windowsLoaded: 0,
-      windowsFailed: 0,
-      windowsDeferred: 0,
-      requests: 0,
-      retries: 0,
-      rowsLoaded: events.newEvents,
-      warnings: 0,
-    });
-  } finally {
-    await dest.close();
-  }
-  return {
-    ...emptySummary(opts, status, started, now()),
-    runId,
-    exitCode: events.failed > 0 ? EXIT.windowsFailed : EXIT.ok,
-    events,
-    error: events.error,
-  };
-}
-
-/** The event stream's part of the run; a failure of the whole source ends the run record as failed. */
-async function eventPhase(
-  opts: SyncOptions,
-  settings: EventSyncSettings,
-  place: Place,
-  runId: string,
-): Promise<EventsSummary> {
-  try {
-    return await syncEvents(
-      {
-        place,
-        projects: opts.projects,
-        runId,
-        refresh: opts.refresh === true,
-        logger: opts.logger,
-        signal: opts.signal,
-      },
-      settings,
-    );
-  } catch (e) {
-    await recordFailure(opts, place, runId, e).catch(() => undefined);
-    throw e;
-  }
-}
-
-async function recordFailure(opts: SyncOptions, place: Place, runId: string, e: unknown): Promise<void> {
-  const dest = await place.open('write');
-  try {
-    await finishRun(dest.session, {
-      runId,
-      status: 'failed',
-      error: e instanceof Error ? e.message : String(e),
-      deferredDays: [],
-      finishedAt: new Date((opts.now ?? Date.now)()),
-      windowsLoaded: 0,
-      windowsFailed: 0,
-      windowsDeferred: 0,
-      requests: 0,
-      retries: 0,
-      rowsLoaded: 0,
-      warnings: 0,
-    });
-  } finally {
-    await dest.close();
-  }
 }

@@ -3,13 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateEventStream, writeEventStream } from '../../src/emulator/events/index.js';
-import type { Place } from '../../src/load/destination.js';
-import { placeOf } from '../../src/load/places.js';
-import { parseDbTarget } from '../../src/load/target.js';
 import { runCli } from '../helpers/cli.js';
-import { tempDbPath } from '../helpers/db.js';
-import { expectEventsExact, expectLedgerExact, reading } from '../helpers/event-checks.js';
-import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
+import { eventTargets, expectEventsExact, expectLedgerExact, reading } from '../helpers/event-checks.js';
 
 /*
  * SIGKILL at any instant of an event load leaves every object fully loaded or not at all: after
@@ -21,37 +16,16 @@ const PROJECT = 'proj_kill';
 const stream = generateEventStream({ seed: 31, days: 10, endDay: '2026-11-20', scale: 3, objectsPerDay: 4 });
 const env = { MINTLIFY_PROJECT_ID: PROJECT };
 let folder: string;
-let server: PostgresServer | undefined;
 
 beforeAll(async () => {
   folder = mkdtempSync(join(tmpdir(), 'mlx-events-kill-'));
   await writeEventStream(folder, stream);
 });
 afterAll(async () => {
-  await server?.stop();
+  await stop();
 });
 
-const targets: [string, () => Promise<{ args: string[]; place: Place }>][] = [
-  [
-    'DuckDB',
-    () => {
-      const db = tempDbPath();
-      return Promise.resolve({ args: ['--db', db], place: placeOf(parseDbTarget(db)) });
-    },
-  ],
-];
-if (hasPostgres())
-  targets.push([
-    'PostgreSQL',
-    async () => {
-      server ??= await startPostgres();
-      const schema = `kill_${Math.random().toString(36).slice(2, 8)}`;
-      return {
-        args: ['--db', server.url, '--schema', schema],
-        place: placeOf({ ...parseDbTarget(server.url), schema } as ReturnType<typeof parseDbTarget>),
-      };
-    },
-  ]);
+const { targets, stop } = eventTargets();
 
 /**
  * Starts a load and kills it `delayMs` after its log says it loaded `objects` objects: inside the

@@ -3,19 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateEventStream, holdBack, writeEventStream } from '../../src/emulator/events/index.js';
-import type { Place } from '../../src/load/destination.js';
-import { placeOf } from '../../src/load/places.js';
-import { parseDbTarget } from '../../src/load/target.js';
 import { runCli } from '../helpers/cli.js';
-import { tempDbPath } from '../helpers/db.js';
 import {
   expectEventsExact,
   expectEventViewsExact,
   expectLedgerExact,
+  eventTargets,
+  type SyncTarget,
   reading,
   type EventsJson,
 } from '../helpers/event-checks.js';
-import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 
 /*
  * sync --events from a folder laid out like the bucket, as a real process, into both destinations:
@@ -29,30 +26,9 @@ const stream = generateEventStream({ seed: 29, days: 14, endDay: '2026-11-20' })
 const { first, held } = holdBack(stream, 2);
 const env = { MINTLIFY_PROJECT_ID: PROJECT };
 
-let server: PostgresServer | undefined;
-const targets: [string, () => Promise<{ args: string[]; place: Place }>][] = [
-  [
-    'DuckDB',
-    () => {
-      const db = tempDbPath();
-      return Promise.resolve({ args: ['--db', db], place: placeOf(parseDbTarget(db)) });
-    },
-  ],
-];
-if (hasPostgres())
-  targets.push([
-    'PostgreSQL',
-    async () => {
-      server ??= await startPostgres();
-      const schema = `events_${Math.random().toString(36).slice(2, 8)}`;
-      return {
-        args: ['--db', server.url, '--schema', schema],
-        place: placeOf({ ...parseDbTarget(server.url), schema } as ReturnType<typeof parseDbTarget>),
-      };
-    },
-  ]);
+const { targets, stop } = eventTargets();
 afterAll(async () => {
-  await server?.stop();
+  await stop();
 });
 
 async function sync(args: string[], folder: string): Promise<EventsJson> {
@@ -65,7 +41,7 @@ async function sync(args: string[], folder: string): Promise<EventsJson> {
 }
 
 describe.each(targets)('sync --events from a folder into %s', (_name, target) => {
-  let t: { args: string[]; place: Place };
+  let t: SyncTarget;
   let folder: string;
   beforeAll(async () => {
     t = await target();

@@ -1,6 +1,10 @@
 import { expect } from 'vitest';
 import type { EventStream } from '../../src/emulator/events/index.js';
 import type { Place } from '../../src/load/destination.js';
+import { placeOf } from '../../src/load/places.js';
+import { parseDbTarget } from '../../src/load/target.js';
+import { tempDbPath } from './db.js';
+import { hasPostgres, startPostgres, type PostgresServer } from './postgres.js';
 import type { SqlSession } from '../../src/load/session.js';
 
 /** The sync --json summary's event part. */
@@ -159,4 +163,43 @@ export async function reading<T>(place: Place, fn: (s: SqlSession) => Promise<T>
   } finally {
     await dest.close();
   }
+}
+
+/** Where a test syncs: the CLI's --db flags and the same place to read back. */
+export interface SyncTarget {
+  readonly args: string[];
+  readonly place: Place;
+}
+
+/**
+ * A fresh DuckDB file, and a fresh schema of one PostgreSQL server per test file (started on first
+ * use) when PostgreSQL is here; `stop` ends the server.
+ */
+export function eventTargets(): {
+  targets: [string, () => Promise<SyncTarget>][];
+  stop: () => Promise<void>;
+} {
+  let server: PostgresServer | undefined;
+  const targets: [string, () => Promise<SyncTarget>][] = [
+    [
+      'DuckDB',
+      () => {
+        const db = tempDbPath();
+        return Promise.resolve({ args: ['--db', db], place: placeOf(parseDbTarget(db)) });
+      },
+    ],
+  ];
+  if (hasPostgres())
+    targets.push([
+      'PostgreSQL',
+      async () => {
+        server ??= await startPostgres();
+        const schema = `events_${Math.random().toString(36).slice(2, 8)}`;
+        return {
+          args: ['--db', server.url, '--schema', schema],
+          place: placeOf({ ...parseDbTarget(server.url), schema } as ReturnType<typeof parseDbTarget>),
+        };
+      },
+    ]);
+  return { targets, stop: async () => await server?.stop() };
 }
