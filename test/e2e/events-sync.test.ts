@@ -82,3 +82,33 @@ describe.each(targets)('sync --events from a folder into %s', (_name, target) =>
     });
   });
 });
+
+describe('two deployments streaming into one bucket', () => {
+  it('loads each subdomain into its project by --events-project, and counts the others unmapped', async () => {
+    const two = generateEventStream({ seed: 5, days: 5, endDay: '2026-11-20', subdomains: ['acme', 'beta'] });
+    const folder = mkdtempSync(join(tmpdir(), 'mlx-events-two-'));
+    await writeEventStream(folder, two);
+    const t = await targets[0]![1]();
+    const run = (map: string, projects: string): Promise<{ code: number | null; stdout: string }> =>
+      runCli(
+        ['sync', '--streams', 'events', '--events', folder, '--events-project', map, ...t.args, '--json'],
+        {
+          MINTLIFY_PROJECT_ID: projects,
+        },
+      );
+    // First only acme's project: beta's events are not stored, and counted.
+    const first = await run('acme=pa', 'pa');
+    expect(first.code).toBe(0);
+    const e = (JSON.parse(first.stdout) as { events: EventsJson }).events;
+    expect(e.unmapped).toBeGreaterThan(0);
+    expect(e.newEvents).toBe(two.truth.events.filter((x) => x.subdomain === 'acme').length);
+    // Then beta's project as well: the objects are read again for it alone.
+    const second = await run('acme=pa,beta=pb', 'pa,pb');
+    expect(second.code).toBe(0);
+    expect((JSON.parse(second.stdout) as { events: EventsJson }).events.loaded).toBe(two.objects.length);
+    await reading(t.place, async (s) => {
+      await expectEventsExact(s, two, 'pa', '', 'acme');
+      await expectEventsExact(s, two, 'pb', '', 'beta');
+    });
+  });
+});

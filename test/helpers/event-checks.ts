@@ -40,6 +40,8 @@ export async function expectEventsExact(
   project: string,
   /** The source's prefix: keys are stored relative to it. */
   prefix = '',
+  /** Only this deployment's events (--events-project). */
+  subdomain?: string,
 ): Promise<void> {
   const rows = await s.rows(
     `SELECT event_id, event_type, subdomain, CAST(timezone('UTC', created_at) AS VARCHAR) AS created_us, day, path,
@@ -47,7 +49,9 @@ export async function expectEventsExact(
 FROM analytics_events WHERE project_id = $1 ORDER BY event_id COLLATE "C"`,
     [project],
   );
-  const truth = [...stream.truth.events].sort((a, b) => (a.event_id < b.event_id ? -1 : 1));
+  const truth = stream.truth.events
+    .filter((e) => subdomain === undefined || e.subdomain === subdomain)
+    .sort((a, b) => (a.event_id < b.event_id ? -1 : 1));
   expect(rows.length).toBe(truth.length);
   const visitorOfKey = new Map<string, string | null>();
   const keyOfVisitor = new Map<string, string | null>();
