@@ -30,12 +30,16 @@ export function syncSelection(
   const named = raw?.split(',').map((s) => s.trim()) ?? [];
   const wantsEvents = raw === undefined || named.includes(EVENTS_STREAM);
   const api = named.filter((s) => s !== EVENTS_STREAM && s !== '');
+  // A list from the environment is parsed as the environment's, so its errors say where to fix it.
+  const fromEnv = flags.streams === undefined;
   const streams =
     raw === undefined
       ? selectedStreams(undefined, env)
-      : api.length > 0
-        ? selectedStreams(api.join(','), {})
-        : [];
+      : api.length === 0
+        ? []
+        : fromEnv
+          ? selectedStreams(undefined, { MINTLIFY_ETL_STREAMS: api.join(',') })
+          : selectedStreams(api.join(','), {});
   const source = nonEmpty(flags.events) ?? nonEmpty(env['MINTLIFY_ETL_EVENTS']);
   if (named.includes(EVENTS_STREAM) && source === undefined) {
     throw new UsageError(

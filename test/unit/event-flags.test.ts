@@ -60,3 +60,14 @@ describe('which project an event loads into', () => {
     expect(() => parseEventProjectMap('docs')).toThrow(/must be SUBDOMAIN=PROJECT_ID/);
   });
 });
+
+describe('a stream list from the environment', () => {
+  it('names MINTLIFY_ETL_STREAMS in its error, with or without events in it', () => {
+    expect(() => syncSelection({}, { MINTLIFY_ETL_STREAMS: 'feedback,bogus' })).toThrow(
+      /^MINTLIFY_ETL_STREAMS: unknown stream "bogus"/,
+    );
+    expect(() => syncSelection({ events: 'x' }, { MINTLIFY_ETL_STREAMS: 'events,bogus' })).toThrow(
+      /^MINTLIFY_ETL_STREAMS: unknown stream "bogus"/,
+    );
+  });
+});
