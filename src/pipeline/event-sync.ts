@@ -85,7 +85,10 @@ export async function syncEvents(run: EventSyncRun, settings: EventSyncSettings)
   const source = await (settings.openSource ?? ((s: string) => openEventSource(s, signalOf(run))))(
     settings.source,
   );
-  const dest = await run.place.open('write').catch((e: unknown) => {
+  // As the writer: DuckDB's memory_limit capped (DEFAULT_WRITER_MEMORY_LIMIT). Uncapped, DuckDB kept
+  // the table's blocks and a big object's stage cached: 466 MiB peak for a 116 MB object, 303 capped
+  // (BENCHMARKS.md, benchmark 12); its joins and aggregates spill to disk past the cap.
+  const dest = await run.place.open('writer').catch((e: unknown) => {
     source.close();
     throw e;
   });

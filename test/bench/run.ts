@@ -7,6 +7,7 @@ import { budgetBench } from './budget.js';
 import { commandsBench } from './commands.js';
 import type { Bench, BenchResult } from './context.js';
 import { e2eBench } from './e2e.js';
+import { eventsBench } from './events.js';
 import { machine } from './env.js';
 import { loadBench } from './load.js';
 import { memoryBench } from './memory.js';
@@ -32,6 +33,7 @@ const BENCHES: readonly Bench[] = [
   postgresMemoryBench,
   postgresOrgsBench,
   versusBench,
+  eventsBench,
 ];
 
 const USAGE = `npm run bench [-- --quick] [-- --only ${BENCHES.map((b) => b.id).join(',')}] [-- --out FILE] [-- --update]

@@ -14,9 +14,13 @@ import { EventObjectDamagedError } from './errors.js';
 export interface LineReaderOptions {
   /** A longer line is counted in `tooLong` and its bytes dropped as they arrive. Default 64 MiB. */
   readonly maxLineBytes?: number;
-  /** A batch is handed out once it holds this many characters. Default 4 Mi. */
+  /** A batch is handed out once it holds this many characters. Default 1 Mi. */
   readonly batchChars?: number;
-  /** ... or this many lines. Default 5000. */
+  /**
+   * ... or this many lines. Default 2000: a batch's lines, parsed events and rows are all alive at
+   * once; 5000 lines and 4 Mi made the V8 heap ~20 MiB bigger and the sync's peak RSS ~45 MiB higher
+   * (BENCHMARKS.md, benchmark 12).
+   */
   readonly batchLines?: number;
 }
 
@@ -85,8 +89,8 @@ export function readLines(body: Readable, opts: LineReaderOptions = {}): LineRea
   let bytesRead = 0;
   const o = {
     maxLineBytes: opts.maxLineBytes ?? 64 * 2 ** 20,
-    batchChars: opts.batchChars ?? 4 * 2 ** 20,
-    batchLines: opts.batchLines ?? 5000,
+    batchChars: opts.batchChars ?? 2 ** 20,
+    batchLines: opts.batchLines ?? 2000,
   };
   return {
     get bytesRead() {
