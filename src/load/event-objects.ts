@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Destination } from './destination.js';
 import type { EventRow } from './event-rows.js';
-import { EVENT_STAGE, STAGE_COLUMNS } from './event-stage.js';
+import { EVENT_STAGE, type EventStage } from './event-stage.js';
 import { isoTime, type SqlSession } from './session.js';
 
 /**
@@ -101,15 +101,17 @@ export async function loadEventObject(
       await stage.append(rows, ord);
       ord += rows.length;
     }
-    const added = await mergeStage(session, load.runId, load.projects);
+    const added = await mergeStage(session, stage, load.runId, load.projects);
     await writeLedger(session, load, counts(), added);
     await stage.drop();
     return added;
   });
 }
 
+/** Drops the object's repeats (the first line of an event wins), then lets the stage insert what is new. */
 async function mergeStage(
   session: SqlSession,
+  stage: EventStage,
   runId: string,
   projects: readonly string[],
 ): Promise<Map<string, number>> {
@@ -117,48 +119,7 @@ async function mergeStage(
   await session.run(
     `DELETE FROM ${s} WHERE ord NOT IN (SELECT min(ord) FROM ${s} GROUP BY project_id, event_id)`,
   );
-  if (session.dialect === 'postgres') return insertByKey(session, runId, projects);
-  await session.run(
-    `DELETE FROM ${s} USING analytics_events AS e WHERE e.project_id = ${s}.project_id AND e.event_id = ${s}.event_id`,
-  );
-  const added = new Map<string, number>();
-  for (const r of await session.rows(`SELECT project_id, count(*) AS n FROM ${s} GROUP BY project_id`))
-    added.set(String(r['project_id']), Number(r['n']));
-  // The insert casts each stage column to the table's type: DuckDB's stage is all text (ISO
-  // instants with their Z, days, JSON text), PostgreSQL's typed already.
-  await session.run(
-    `INSERT INTO analytics_events (${STAGE_COLUMNS.join(', ')}, run_id, loaded_at)
-SELECT ${STAGE_COLUMNS.join(', ')}, $1, $2::TIMESTAMPTZ FROM ${s}`,
-    [runId, isoTime(Date.now())],
-  );
-  return added;
-}
-
-/**
- * PostgreSQL: the stage's rows (repeats within the object dropped already) inserted per project
- * with `ON CONFLICT DO NOTHING` on the table's unique key: each key is looked up in its index.
- * Deleting the stored keys from the stage first, as DuckDB must (no unique index there), made
- * PostgreSQL scan the whole of analytics_events once per object (a hash join: 25 ms per 100,000
- * stored rows, every object; BENCHMARKS.md, benchmark 12). A project's changed-row count is what
- * the object added for it.
- */
-async function insertByKey(
-  session: SqlSession,
-  runId: string,
-  projects: readonly string[],
-): Promise<Map<string, number>> {
-  const added = new Map<string, number>();
-  const loadedAt = isoTime(Date.now());
-  for (const project of projects) {
-    const n = await session.run(
-      `INSERT INTO analytics_events (${STAGE_COLUMNS.join(', ')}, run_id, loaded_at)
-SELECT ${STAGE_COLUMNS.join(', ')}, $1, $2::TIMESTAMPTZ FROM ${EVENT_STAGE} WHERE project_id = $3
-ON CONFLICT (project_id, event_id) DO NOTHING`,
-      [runId, loadedAt, project],
-    );
-    if (n > 0) added.set(project, n);
-  }
-  return added;
+  return stage.insertNew(runId, projects, isoTime(Date.now()));
 }
 
 async function writeLedger(

@@ -10,7 +10,21 @@ export interface EventStage {
   create(): Promise<void>;
   /** Appends rows; `firstOrd` numbers the first of them (a repeated event keeps its first line). */
   append(rows: readonly EventRow[], firstOrd: number): Promise<void>;
+  /**
+   * Inserts the stage's rows (the object's repeats dropped already) into analytics_events, leaving
+   * out every (project, event_id) stored already; returns the rows added per project. PostgreSQL
+   * asks its unique index (ON CONFLICT DO NOTHING); DuckDB, which has none on the table (its index
+   * of 2 million keys outgrew the writer's memory), deletes the stored keys from the stage by an
+   * anti-join first.
+   */
+  insertNew(runId: string, projects: readonly string[], loadedAt: string): Promise<Map<string, number>>;
   drop(): Promise<void>;
+}
+
+/** The INSERT both stages end with: the stage's columns cast to the table's types, with the run. */
+export function insertFromStage(where = '', onConflict = ''): string {
+  return `INSERT INTO analytics_events (${STAGE_COLUMNS.join(', ')}, run_id, loaded_at)
+SELECT ${STAGE_COLUMNS.join(', ')}, $1, CAST($2 AS TIMESTAMPTZ) FROM ${EVENT_STAGE}${where}${onConflict}`;
 }
 
 export const EVENT_STAGE = 'etl_event_rows';

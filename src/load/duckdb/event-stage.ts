@@ -1,6 +1,6 @@
 import { BIGINT, VARCHAR, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import type { EventRow } from '../event-rows.js';
-import { EVENT_STAGE, STAGE_COLUMNS, type EventStage } from '../event-stage.js';
+import { EVENT_STAGE, insertFromStage, STAGE_COLUMNS, type EventStage } from '../event-stage.js';
 import { appendColumns, withAppender } from './append.js';
 
 const TYPES = [BIGINT, ...STAGE_COLUMNS.map(() => VARCHAR)];
@@ -25,6 +25,20 @@ export function duckEventStage(conn: DuckDBConnection): EventStage {
           return [ord, ...STAGE_COLUMNS.map((c) => slice.map((r) => r[c]))];
         }),
       );
+    },
+    async insertNew(runId, _projects, loadedAt) {
+      const s = EVENT_STAGE;
+      await conn.run(
+        `DELETE FROM ${s} USING analytics_events AS e WHERE e.project_id = ${s}.project_id AND e.event_id = ${s}.event_id`,
+      );
+      const added = new Map<string, number>();
+      const counts = await conn.runAndReadAll(
+        `SELECT project_id, count(*)::BIGINT AS n FROM ${s} GROUP BY project_id`,
+      );
+      for (const [project, n] of counts.getRows()) added.set(String(project), Number(n));
+      // The text columns are cast to the table's types by the insert (ISO instants with their Z).
+      await conn.run(insertFromStage(), [runId, loadedAt]);
+      return added;
     },
     async drop() {
       await conn.run(`DROP TABLE IF EXISTS ${EVENT_STAGE}`);
