@@ -200,6 +200,7 @@ const NOTES = [
   "- **PostgreSQL** (a 156 MiB folder, 296,235 events in 96 objects): reading and parsing 5.9-6.9 s; the COPY into the typed stage 7.6-10.5 s (the text built in JS, PostgreSQL parsing timestamptz, date and jsonb); the merge 7.6-8.0 s before this round, of which 3.2-3.4 s deleted the stored keys from the stage: a hash join that read all of analytics_events once per object, growing with the table. Now the stage's rows go in by `INSERT ... ON CONFLICT (project_id, event_id) DO NOTHING` on the unique index: merge 6.2-6.4 s (the insert maintains the key and day indexes, as the COPY baseline's table does), sync 25.7-29.0 -> 22.7-24.0 s.",
   "- Tried, not kept: the stage filled from one JSON text per batch (`from_json` + `unnest`, as the API streams' loader does) instead of the appender: the stage's appends 2.0 -> 4.7 s (one JSON document is parsed on one thread). One `INSERT ... WHERE ord IN (first lines) AND NOT EXISTS (stored key)` per project instead of the four merge statements: 2.4-2.9 s against 2.2-2.5 s (DuckDB turns the correlated NOT EXISTS into a delim join).",
   "- Memory, before -> after (a folder with one 116 MB object, 262,950 events): 466 -> 303 MiB when the event sync opened DuckDB as the writer (memory_limit 32MB; uncapped, DuckDB cached the table's blocks and the stage), then 303-310 -> 253-267 MiB with line batches of 2,000 lines / 1 Mi characters instead of 5,000 / 4 Mi (V8 heap 116 -> 84-95 MiB). An object of 254 MiB (the issue's largest size) then peaks at 279 MiB.",
+  "- The 2-million-event load into DuckDB, by hand (same folder, 2026-11-27): RSS climbs through the whole run and peaks at its end (286 MiB at 163 s, 301 at 174 s of 176) while the V8 heap stays at 74-83 MiB total: the growth is native memory, growing with the table. With `MALLOC_ARENA_MAX=2` in the environment the same load peaked at 279 MiB (308 without, in the run beside it): ~25 MiB of it is glibc's per-thread arenas (DuckDB's threads). Not kept: the variable must be set before the process starts (a wrapper or the user's environment), which is the lead's call.",
 ];
 
 /** The median ratio with read_json's CHECKPOINT added to each of its runs. */
@@ -258,11 +259,13 @@ function markdown(m: Measured): string {
     ),
     '',
     `- Target: under ${RSS_TARGET_MIB} MiB: ${verdict(peaks.every((p) => p < RSS_TARGET_MIB))} (worst ${fixed(Math.max(...peaks), 0)} MiB).`,
-    '',
     ...NOTES,
     '- S3 requests: not a benchmark; test/e2e/events-s3.test.ts proves against a real S3 server (moto) that a run lists at most ceil(new keys / 1000) + 1 pages and reads each new object with one GET (and a re-run none).',
     '',
-    reproduce('events', ' (folders in $TMPDIR, removed after; the reference sizes take ~15 min)'),
+    reproduce(
+      'events',
+      ' (folders in $TMPDIR, removed after; the reference sizes take ~8 min on a quiet machine)',
+    ),
   ].join('\n');
 }
 
