@@ -36,3 +36,26 @@ export interface EventRow extends ParsedEvent {
 
 export const TRAFFIC_CLASSES = ['human', 'ai_answers', 'search_index', 'training', 'other_bot'] as const;
 export type TrafficClass = (typeof TRAFFIC_CLASSES)[number];
+
+/**
+ * The stored columns of analytics_events besides project_id and the bookkeeping (run_id,
+ * loaded_at), in table order: what a stage holds and what export writes.
+ */
+export const EVENT_COLUMNS = [
+  'event_id',
+  'event_type',
+  'subdomain',
+  'created_at',
+  'day',
+  'path',
+  'referrer',
+  'referrer_host',
+  'traffic_class',
+  'visitor_key',
+  'anon_id',
+  'session_id',
+  'user_id',
+  'user_agent',
+  'properties',
+  'object_key',
+] as const satisfies readonly (keyof EventRow)[];

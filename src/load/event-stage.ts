@@ -1,4 +1,4 @@
-import type { EventRow } from './event-rows.js';
+import { EVENT_COLUMNS, type EventRow } from './event-rows.js';
 
 /**
  * Where one event object's rows wait, inside the object's transaction, before they join
@@ -30,22 +30,4 @@ SELECT ${STAGE_COLUMNS.join(', ')}, $1, CAST($2 AS TIMESTAMPTZ) FROM ${EVENT_STA
 export const EVENT_STAGE = 'etl_event_rows';
 
 /** The stored columns, in the order both stages hold them (after `ord`). */
-export const STAGE_COLUMNS = [
-  'project_id',
-  'event_id',
-  'event_type',
-  'subdomain',
-  'created_at',
-  'day',
-  'path',
-  'referrer',
-  'referrer_host',
-  'traffic_class',
-  'visitor_key',
-  'anon_id',
-  'session_id',
-  'user_id',
-  'user_agent',
-  'properties',
-  'object_key',
-] as const satisfies readonly (keyof EventRow)[];
+export const STAGE_COLUMNS = ['project_id', ...EVENT_COLUMNS] as const;

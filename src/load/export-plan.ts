@@ -1,4 +1,5 @@
 import { addDays, type Day } from '../util/day.js';
+import { EVENT_COLUMNS } from './event-rows.js';
 
 /*
  * What `export` writes, said as data both destinations read: the tables and their columns, the
@@ -279,24 +280,7 @@ export const EXPORT_TABLES: readonly TableSpec[] = [
     // ETags, runs), not data for a BI tool, and is not exported; event_hash_key never is.
     table: 'analytics_events',
     stream: 'events',
-    columns: [
-      'event_id',
-      'event_type',
-      'subdomain',
-      'created_at',
-      'day',
-      'path',
-      'referrer',
-      'referrer_host',
-      'traffic_class',
-      'visitor_key',
-      'anon_id',
-      'session_id',
-      'user_id',
-      'user_agent',
-      'properties',
-      'object_key',
-    ],
+    columns: EVENT_COLUMNS,
     order: 'project_id, created_at, event_id',
     grain: 'day',
     personalColumns: ['anon_id', 'session_id', 'user_id', 'properties'],

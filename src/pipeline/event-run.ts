@@ -1,7 +1,7 @@
 import { EXIT } from '../errors.js';
 import type { Place } from '../load/destination.js';
 import { finishRun } from '../load/runs.js';
-import { syncEvents, type EventSyncSettings, type EventsSummary } from './event-sync.js';
+import { syncEvents, type CheckedEvents, type EventsSummary } from './event-sync.js';
 import type { SyncOptions } from './sync-options.js';
 import type { SyncStatus, SyncSummary } from './sync-summary.js';
 
@@ -13,7 +13,7 @@ import type { SyncStatus, SyncSummary } from './sync-summary.js';
 /** Loads the event stream; a failure of the whole source ends the run record as failed. */
 export async function runEventPhase(
   opts: SyncOptions,
-  settings: EventSyncSettings,
+  events: CheckedEvents,
   place: Place,
   runId: string,
 ): Promise<EventsSummary> {
@@ -27,7 +27,7 @@ export async function runEventPhase(
         logger: opts.logger,
         signal: opts.signal,
       },
-      settings,
+      events,
     );
   } catch (e) {
     const error = e instanceof Error ? e.message : String(e);

@@ -61,14 +61,20 @@ export interface EventSyncRun {
   readonly signal?: AbortSignal | undefined;
 }
 
-const TWO_DAYS_MS = 2 * 86_400_000;
+/** The settings with what they name resolved: the project of each subdomain, the class lists. */
+export interface CheckedEvents {
+  readonly settings: EventSyncSettings;
+  readonly projects: EventProjects;
+  readonly classes: TrafficLists;
+}
 
-/** Refuses what can be refused before anything is read: the project mapping, the class lists. */
-export function checkEventSettings(
-  settings: EventSyncSettings,
-  projects: readonly string[],
-): { projects: EventProjects; classes: TrafficLists } {
+/**
+ * Refuses what can be refused before anything is locked or read: the project mapping, the class
+ * lists (read once, here).
+ */
+export function checkEventSettings(settings: EventSyncSettings, projects: readonly string[]): CheckedEvents {
   return {
+    settings,
     projects: eventProjects(projects, settings.projectBySubdomain),
     classes: loadTrafficClasses(settings.trafficClassesFile),
   };
@@ -80,8 +86,8 @@ export function checkEventSettings(
  * (credentials, a missing bucket) is thrown; an object that fails to read stops the listing there
  * (the next run starts again from it).
  */
-export async function syncEvents(run: EventSyncRun, settings: EventSyncSettings): Promise<EventsSummary> {
-  const { projects, classes } = checkEventSettings(settings, run.projects);
+export async function syncEvents(run: EventSyncRun, checked: CheckedEvents): Promise<EventsSummary> {
+  const { settings, projects, classes } = checked;
   const source = await (settings.openSource ?? ((s: string) => openEventSource(s, signalOf(run))))(
     settings.source,
   );
@@ -98,12 +104,12 @@ export async function syncEvents(run: EventSyncRun, settings: EventSyncSettings)
     const loaded = await loadedEventObjects(dest.session, source.label, projects.targets);
     const start = run.refresh
       ? undefined
-      : listStart(keysLoadedByAll(loaded, projects.targets), settings.lookbackMs ?? TWO_DAYS_MS);
+      : listStart(keysLoadedByAll(loaded, projects.targets), settings.lookbackMs);
     for await (const obj of source.list(start)) {
       if (run.signal?.aborted) break;
       t.listed++;
-      const known = loaded.get(obj.key);
-      const wanting = projects.targets.filter((p) => known?.has(p) !== true || known.get(p) !== obj.etag);
+      // A project lacks the object unless its ledger holds it at this ETag (null alike).
+      const wanting = projects.targets.filter((p) => loaded.get(obj.key)?.get(p) !== obj.etag);
       if (wanting.length === 0) {
         t.skipped++;
         continue;

@@ -58,7 +58,7 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
   // or the database file exist: a usage error must leave nothing behind.
   planProject('check', { loadedDays: [], partialDays: [], deferredDays: [] }, planOptions(opts, now()));
   // The event stream's mapping and class lists, refused before anything is locked or read.
-  if (opts.events !== undefined) checkEventSettings(opts.events, opts.projects);
+  const events = opts.events === undefined ? undefined : checkEventSettings(opts.events, opts.projects);
   if (opts.dryRun) return dryRun(opts, started);
 
   const place = placeOrFile(opts);
@@ -110,15 +110,20 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
       await dest.close();
     }
     // The event stream first: it spends no request, so the budget's waits never hold it up.
-    const events =
-      opts.events === undefined ? undefined : await runEventPhase(opts, opts.events, place, runId);
-    if (eventsOnly && events !== undefined) {
-      const end = await endEventsOnlyRun(opts, place, runId, events);
+    const loaded = events === undefined ? undefined : await runEventPhase(opts, events, place, runId);
+    if (eventsOnly && loaded !== undefined) {
+      const end = await endEventsOnlyRun(opts, place, runId, loaded);
       const now = (opts.now ?? Date.now)();
-      return { ...emptySummary(opts, end.status, started, now), runId, ...end, events, error: events.error };
+      return {
+        ...emptySummary(opts, end.status, started, now),
+        runId,
+        ...end,
+        events: loaded,
+        error: loaded.error,
+      };
     }
     const summary = await execute({ ...opts, lockLost: lost.signal }, runId, state, started);
-    return events === undefined ? summary : withEvents(summary, events);
+    return loaded === undefined ? summary : withEvents(summary, loaded);
   } finally {
     await lock.release();
   }

@@ -1,3 +1,4 @@
+import { mulberry32 } from '../../src/emulator/prng.js';
 import { addDays } from '../../src/util/day.js';
 import { TRAFFIC_CLASSES, type TrafficClass } from '../../src/load/event-rows.js';
 
@@ -21,18 +22,6 @@ export interface FixtureEvent {
   readonly traffic_class: TrafficClass;
   readonly visitor_key: string | null;
   readonly session_id: string | null;
-}
-
-/** mulberry32: a small deterministic generator, so a failure names rows that stay the same. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function weighted<T>(rnd: () => number, choices: readonly (readonly [T, number])[]): T {
@@ -104,7 +93,8 @@ export function eventFixture(
   days: number,
   seed = 29,
 ): FixtureEvent[] {
-  const rnd = random(seed);
+  // The emulator's generator: a failure names rows that stay the same.
+  const rnd = mulberry32(seed);
   const out: FixtureEvent[] = [];
   projects.forEach((project, pi) => {
     for (let d = 0; d < days; d++) {

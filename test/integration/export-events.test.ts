@@ -2,22 +2,21 @@ import { mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import { exportTables } from '../../src/load/duckdb/export.js';
 import { queryRows } from '../../src/load/duckdb/sql.js';
 import type { ExportOptions, ExportSummary } from '../../src/load/export-plan.js';
 import { exportFromPostgres } from '../../src/load/postgres/export.js';
-import { migratePostgres } from '../../src/load/postgres/migrate.js';
-import { PLAIN_TYPES } from '../../src/load/postgres/session.js';
 import {
   HASH_KEY,
   LEDGER_SQL,
   insertEventsSql,
   type EventFixtureRow,
 } from '../helpers/analytics-events-rows.js';
-import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
+import { hasPostgres } from '../helpers/postgres.js';
+import { pgSchemaWith } from '../helpers/pg-schema.js';
 
 /*
  * export of the event stream (analytics_events): hive-partitioned by day, personal columns only
@@ -285,26 +284,12 @@ describe('export of analytics_events from DuckDB', () => {
 });
 
 describe.skipIf(!hasPostgres())('export of analytics_events from PostgreSQL', () => {
-  let server: PostgresServer | undefined;
+  const pgClient = pgSchemaWith('ev', [insertEventsSql(EVENTS), ...LEDGER_SQL]);
   let client: pg.Client;
   let dir: string;
 
-  beforeAll(async () => {
-    server = await startPostgres();
-    client = new pg.Client({ connectionString: server.url, types: PLAIN_TYPES });
-    await client.connect();
-    await migratePostgres(client, { schema: 'ev' });
-    await client.query('SET search_path TO ev');
-    await client.query(insertEventsSql(EVENTS));
-    for (const sql of LEDGER_SQL) await client.query(sql);
-  }, 120_000);
-
-  afterAll(async () => {
-    await client?.end();
-    await server?.stop();
-  });
-
   beforeEach(() => {
+    client = pgClient();
     dir = mkdtempSync(join(tmpdir(), 'mintlify-etl-export-events-pg-'));
   });
 

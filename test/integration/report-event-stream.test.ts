@@ -1,7 +1,6 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDigest } from '../../src/insights/digest.js';
 import { readEventStream, type EventStreamSection } from '../../src/insights/event-stream.js';
@@ -9,8 +8,7 @@ import { digestHtml } from '../../src/report/digest-html.js';
 import { digestMarkdown } from '../../src/report/digest-markdown.js';
 import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import { duckSession } from '../../src/load/duckdb/session.js';
-import { migratePostgres } from '../../src/load/postgres/migrate.js';
-import { PLAIN_TYPES, pgSession } from '../../src/load/postgres/session.js';
+import { pgSession } from '../../src/load/postgres/session.js';
 import type { SqlSession } from '../../src/load/session.js';
 import { insertEventsSql, SECTION_EVENTS, type EventFixtureRow } from '../helpers/analytics-events-rows.js';
 import { gatherReport } from '../../src/report/data.js';
@@ -20,7 +18,8 @@ import { renderTerminal } from '../../src/report/terminal.js';
 import { addDays } from '../../src/util/day.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 import { buildReportFixture, FIXTURE_LAST_DAY, FIXTURE_PROJECT } from '../helpers/report-fixture.js';
-import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
+import { hasPostgres } from '../helpers/postgres.js';
+import { pgSchemaWith } from '../helpers/pg-schema.js';
 
 /*
  * The report's and digest's event-stream section, read from the event views on both destinations,
@@ -135,37 +134,23 @@ describe('the event-stream section on DuckDB', () => {
 });
 
 describe.skipIf(!hasPostgres())('the event-stream section on PostgreSQL', () => {
-  let server: PostgresServer | undefined;
-  let client: pg.Client;
-
-  beforeAll(async () => {
-    server = await startPostgres();
-    client = new pg.Client({ connectionString: server.url, types: PLAIN_TYPES });
-    await client.connect();
-    await migratePostgres(client, { schema: 'ev' });
-    await client.query('SET search_path TO ev');
-    await client.query(insertEventsSql(SECTION_EVENTS));
-  }, 120_000);
-  afterAll(async () => {
-    await client?.end();
-    await server?.stop();
-  });
+  const client = pgSchemaWith('ev', [insertEventsSql(SECTION_EVENTS)]);
 
   it('gives the same numbers as worked out by hand', async () => {
-    expectSection(await readEventStream(pgSession(client), WINDOW));
+    expectSection(await readEventStream(pgSession(client()), WINDOW));
   });
 
   it('gives the same digest lines', async () => {
-    await expectDigest(pgSession(client));
+    await expectDigest(pgSession(client()));
   });
 
   it('is absent for a project without events, and in a schema without the event tables', async () => {
-    expect(await readEventStream(pgSession(client), { ...WINDOW, projectId: 'docs-b' })).toBeUndefined();
-    await client.query('CREATE SCHEMA bare; SET search_path TO bare');
+    expect(await readEventStream(pgSession(client()), { ...WINDOW, projectId: 'docs-b' })).toBeUndefined();
+    await client().query('CREATE SCHEMA bare; SET search_path TO bare');
     try {
-      expect(await readEventStream(pgSession(client), WINDOW)).toBeUndefined();
+      expect(await readEventStream(pgSession(client()), WINDOW)).toBeUndefined();
     } finally {
-      await client.query('SET search_path TO ev');
+      await client().query('SET search_path TO ev');
     }
   });
 });
