@@ -1,4 +1,4 @@
-import type { EventsSummary } from '../pipeline/event-sync.js';
+import type { EventsPlan, EventsSummary } from '../pipeline/event-sync.js';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 
@@ -13,4 +13,12 @@ export function describeEvents(e: EventsSummary): string {
     `${n(e.listRequests)} listing request(s) and ${n(e.getRequests)} object read(s) from ${e.source}, no API request`,
   ];
   return parts.filter((p) => p !== '').join(', ');
+}
+
+const MIB = 2 ** 20;
+
+/** sync --dry-run's line for the event stream. */
+export function describeEventsPlan(p: EventsPlan): string {
+  const size = p.bytes >= MIB ? `${(p.bytes / MIB).toFixed(1)} MiB` : `${n(p.bytes)} bytes`;
+  return `events: ${n(p.toRead)} object(s) to read (${size}) of ${n(p.listed)} listed from ${p.source} (${n(p.listRequests)} listing request(s), no API request)`;
 }

@@ -39,7 +39,7 @@ import {
 import { resolveBudgetScope } from '../api/budget-scope.js';
 import type { CommandResult } from './result.js';
 import { syncSelection } from './event-flags.js';
-import { describeEvents } from './event-summary.js';
+import { describeEvents, describeEventsPlan } from './event-summary.js';
 
 interface SyncFlags {
   project?: string[];
@@ -373,6 +373,8 @@ function unit(s: SyncSummary): string {
 }
 
 function describe(s: SyncSummary, created = false): string {
+  if (s.status === 'dry-run' && s.plan && s.plan.streams.length === 0 && s.eventsPlan !== undefined)
+    return `dry run: ${describeEventsPlan(s.eventsPlan)}`;
   if (s.status === 'dry-run' && s.plan) {
     const byReason = new Map<string, number>();
     for (const d of s.plan.days) byReason.set(d.reason, (byReason.get(d.reason) ?? 0) + 1);
@@ -408,6 +410,7 @@ function describe(s: SyncSummary, created = false): string {
       .map((d) => `${d.stream} ${d.item ?? `[${d.day}, ${d.dateTo})`}${d.partial ? '*' : ''}`)
       .sort();
     if (ranges.length > 0 && ranges.length <= 40) lines.push(`ranges: ${ranges.join(', ')}`);
+    if (s.eventsPlan !== undefined) lines.push(describeEventsPlan(s.eventsPlan));
     return lines.join('\n');
   }
   const w = s.windows;

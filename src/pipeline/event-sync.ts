@@ -134,6 +134,56 @@ export async function syncEvents(run: EventSyncRun, checked: CheckedEvents): Pro
   return t.summary();
 }
 
+/** What sync --dry-run says of the event stream: the objects a run would read now. */
+export interface EventsPlan {
+  readonly source: string;
+  readonly listed: number;
+  /** Objects some project lacks: the run would read each once. */
+  readonly toRead: number;
+  /** Their size as stored (compressed for gzip). */
+  readonly bytes: number;
+  readonly listRequests: number;
+}
+
+/**
+ * Lists the source as the run would (from the same start, against the same ledger) without
+ * reading an object or writing anything: S3 LIST requests only, never an API request. `dest` is
+ * the destination opened for reading, or undefined when it does not exist yet.
+ */
+export async function planEvents(
+  dest: Destination | undefined,
+  checked: CheckedEvents,
+  refresh: boolean,
+  signal?: AbortSignal,
+): Promise<EventsPlan> {
+  const { settings, projects } = checked;
+  const source = await (settings.openSource ?? ((x: string) => openEventSource(x, signal ? { signal } : {})))(
+    settings.source,
+  );
+  try {
+    const loaded: LoadedObjects =
+      dest === undefined
+        ? new Map<string, Map<string, string | null>>()
+        : await loadedEventObjects(dest.session, source.label, projects.targets);
+    const start = refresh
+      ? undefined
+      : listStart(keysLoadedByAll(loaded, projects.targets), settings.lookbackMs);
+    let listed = 0;
+    let toRead = 0;
+    let bytes = 0;
+    for await (const obj of source.list(start)) {
+      listed++;
+      if (projects.targets.some((p) => loaded.get(obj.key)?.get(p) !== obj.etag)) {
+        toRead++;
+        bytes += obj.size;
+      }
+    }
+    return { source: source.label, listed, toRead, bytes, listRequests: source.stats.listRequests };
+  } finally {
+    source.close();
+  }
+}
+
 function signalOf(run: EventSyncRun): { signal?: AbortSignal } {
   return run.signal !== undefined ? { signal: run.signal } : {};
 }

@@ -2,7 +2,7 @@ import type { QualityKind } from '../extract/quality.js';
 import type { SkippedWindow } from '../extract/plan.js';
 import type { Day } from '../util/day.js';
 import type { StopReason } from './limits.js';
-import type { EventsSummary } from './event-sync.js';
+import type { EventsPlan, EventsSummary } from './event-sync.js';
 
 /**
  * What a sync run reports when it ends (the CLI prints it, --json writes it): written by the run
@@ -79,5 +79,7 @@ export interface SyncSummary {
   };
   /** sync --events: what the event stream's objects gave (no API request spent on them). */
   readonly events?: EventsSummary;
+  /** sync --events --dry-run: the objects a run would read now. */
+  readonly eventsPlan?: EventsPlan;
   readonly error: string | null;
 }

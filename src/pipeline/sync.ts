@@ -27,7 +27,7 @@ import { freesAtIso, SyncRun, type StateRead } from './sync-run.js';
 import { admissionKey } from './admission.js';
 import { planLateWindows } from './late-windows.js';
 import { streamNames, streamsOf, type SyncOptions } from './sync-options.js';
-import { checkEventSettings } from './event-sync.js';
+import { checkEventSettings, planEvents, type CheckedEvents, type EventsPlan } from './event-sync.js';
 import { endEventsOnlyRun, runEventPhase, withEvents } from './event-run.js';
 import type { SyncStatus, SyncSummary } from './sync-summary.js';
 import { ANALYTICS_ENDPOINTS, STREAMS, type StreamDefinition } from '../streams/index.js';
@@ -59,7 +59,7 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
   planProject('check', { loadedDays: [], partialDays: [], deferredDays: [] }, planOptions(opts, now()));
   // The event stream's mapping and class lists, refused before anything is locked or read.
   const events = opts.events === undefined ? undefined : checkEventSettings(opts.events, opts.projects);
-  if (opts.dryRun) return dryRun(opts, started);
+  if (opts.dryRun) return dryRun(opts, started, events);
 
   const place = placeOrFile(opts);
   place.check();
@@ -225,13 +225,15 @@ function rangeOf(plans: readonly ProjectPlan[]): { from: Day | null; to: Day | n
   return { from: days[0] ?? null, to: tos.at(-1) ?? null };
 }
 
-async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> {
+async function dryRun(opts: SyncOptions, started: number, events?: CheckedEvents): Promise<SyncSummary> {
   const now = opts.now ?? Date.now;
   let state: StateRead;
+  let eventsPlan: EventsPlan | undefined;
   const place = placeOrFile(opts);
   if (await place.exists()) {
     const db = await place.open('read');
     try {
+      if (events !== undefined) eventsPlan = await planEvents(db, events, opts.refresh === true);
       state = await readState(db, opts, now());
       state.plans.push(...(await latePlans(db, opts)));
       state.range = rangeOf(state.plans);
@@ -247,6 +249,7 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
       streamsOf(opts).map((s) => planStream(s, p, empty, planOptions(opts, now()))),
     );
     state = { plans, ledger: [], pagesPerWindow: new Map(), pagesOfWindow: new Map(), range: rangeOf(plans) };
+    if (events !== undefined) eventsPlan = await planEvents(undefined, events, opts.refresh === true);
   }
   const windows = mergePlans(
     state.plans,
@@ -278,6 +281,7 @@ async function dryRun(opts: SyncOptions, started: number): Promise<SyncSummary> 
   const est = estimateRun(requests, opts.rateLimit, spent);
   return {
     ...emptySummary(opts, 'dry-run', started, now()),
+    ...(eventsPlan !== undefined ? { eventsPlan } : {}),
     dateFrom: state.range.from,
     dateTo: state.range.to,
     windows: { planned: windows.length, loaded: 0, failed: 0, deferred: 0, dropped: 0 },

@@ -40,6 +40,24 @@ async function sync(args: string[], folder: string): Promise<EventsJson> {
   return s.events;
 }
 
+interface EventsPlanJson {
+  listed: number;
+  toRead: number;
+  bytes: number;
+  listRequests: number;
+}
+
+async function dryRun(args: string[], folder: string): Promise<EventsPlanJson> {
+  const r = await runCli(
+    ['sync', '--streams', 'events', '--events', folder, ...args, '--dry-run', '--json'],
+    env,
+  );
+  expect(r.code).toBe(0);
+  const s = JSON.parse(r.stdout) as { status: string; requests: number; eventsPlan: EventsPlanJson };
+  expect(s).toMatchObject({ status: 'dry-run', requests: 0 });
+  return s.eventsPlan;
+}
+
 describe.each(targets)('sync --events from a folder into %s', (_name, target) => {
   let t: SyncTarget;
   let folder: string;
@@ -47,6 +65,17 @@ describe.each(targets)('sync --events from a folder into %s', (_name, target) =>
     t = await target();
     folder = mkdtempSync(join(tmpdir(), 'mlx-events-'));
     await writeEventStream(folder, first);
+  });
+
+  it('says with --dry-run which objects a run would read, and reads none of them', async () => {
+    const plan = await dryRun(t.args, folder);
+    const bytes = first.objects.reduce((n, o) => n + o.body.length, 0);
+    expect(plan).toMatchObject({
+      listed: first.objects.length,
+      toRead: first.objects.length,
+      bytes,
+      listRequests: 1,
+    });
   });
 
   it('loads every distinct event once, counts the rejected lines, and needs no API key', async () => {
@@ -73,6 +102,7 @@ describe.each(targets)('sync --events from a folder into %s', (_name, target) =>
   it('picks up two new objects and one delivered late, reads nothing else, and the views are exact', async () => {
     expect(held).toHaveLength(3);
     await writeEventStream(folder, held);
+    expect(await dryRun(t.args, folder)).toMatchObject({ toRead: 3 });
     const e = await sync(t.args, folder);
     expect(e).toMatchObject({ loaded: 3, getRequests: 3, failed: 0 });
     await reading(t.place, async (s) => {
