@@ -87,10 +87,8 @@ export function checkEventSettings(settings: EventSyncSettings, projects: readon
  * (the next run starts again from it).
  */
 export async function syncEvents(run: EventSyncRun, checked: CheckedEvents): Promise<EventsSummary> {
-  const { settings, projects, classes } = checked;
-  const source = await (settings.openSource ?? ((s: string) => openEventSource(s, signalOf(run))))(
-    settings.source,
-  );
+  const { projects, classes } = checked;
+  const source = await openSource(checked.settings, run.signal);
   // As the writer: DuckDB's memory_limit capped (DEFAULT_WRITER_MEMORY_LIMIT). Uncapped, DuckDB kept
   // the table's blocks and a big object's stage cached: 466 MiB peak for a 116 MB object, 303 capped
   // (BENCHMARKS.md, benchmark 12); its joins and aggregates spill to disk past the cap.
@@ -102,14 +100,9 @@ export async function syncEvents(run: EventSyncRun, checked: CheckedEvents): Pro
   try {
     const hashKey = await eventHashKey(dest.session);
     const loaded = await loadedEventObjects(dest.session, source.label, projects.targets);
-    const start = run.refresh
-      ? undefined
-      : listStart(keysLoadedByAll(loaded, projects.targets), settings.lookbackMs);
-    for await (const obj of source.list(start)) {
+    for await (const { obj, wanting } of listAgainstLedger(source, loaded, checked, run.refresh)) {
       if (run.signal?.aborted) break;
       t.listed++;
-      // A project lacks the object unless its ledger holds it at this ETag (null alike).
-      const wanting = projects.targets.filter((p) => loaded.get(obj.key)?.get(p) !== obj.etag);
       if (wanting.length === 0) {
         t.skipped++;
         continue;
@@ -156,24 +149,18 @@ export async function planEvents(
   refresh: boolean,
   signal?: AbortSignal,
 ): Promise<EventsPlan> {
-  const { settings, projects } = checked;
-  const source = await (settings.openSource ?? ((x: string) => openEventSource(x, signal ? { signal } : {})))(
-    settings.source,
-  );
+  const source = await openSource(checked.settings, signal);
   try {
     const loaded: LoadedObjects =
       dest === undefined
         ? new Map<string, Map<string, string | null>>()
-        : await loadedEventObjects(dest.session, source.label, projects.targets);
-    const start = refresh
-      ? undefined
-      : listStart(keysLoadedByAll(loaded, projects.targets), settings.lookbackMs);
+        : await loadedEventObjects(dest.session, source.label, checked.projects.targets);
     let listed = 0;
     let toRead = 0;
     let bytes = 0;
-    for await (const obj of source.list(start)) {
+    for await (const { obj, wanting } of listAgainstLedger(source, loaded, checked, refresh)) {
       listed++;
-      if (projects.targets.some((p) => loaded.get(obj.key)?.get(p) !== obj.etag)) {
+      if (wanting.length > 0) {
         toRead++;
         bytes += obj.size;
       }
@@ -184,8 +171,30 @@ export async function planEvents(
   }
 }
 
-function signalOf(run: EventSyncRun): { signal?: AbortSignal } {
-  return run.signal !== undefined ? { signal: run.signal } : {};
+function openSource(settings: EventSyncSettings, signal: AbortSignal | undefined): Promise<EventSource> {
+  const open =
+    settings.openSource ?? ((spec: string) => openEventSource(spec, signal !== undefined ? { signal } : {}));
+  return open(settings.source);
+}
+
+/**
+ * The source's objects as a run lists them (from after the ledger's start; everything with
+ * `refresh`), each with the projects that lack it: a project lacks an object unless its ledger
+ * holds it at this ETag (null alike).
+ */
+async function* listAgainstLedger(
+  source: EventSource,
+  loaded: LoadedObjects,
+  checked: CheckedEvents,
+  refresh: boolean,
+): AsyncGenerator<{ readonly obj: EventObject; readonly wanting: readonly string[] }> {
+  const targets = checked.projects.targets;
+  const start = refresh
+    ? undefined
+    : listStart(keysLoadedByAll(loaded, targets), checked.settings.lookbackMs);
+  for await (const obj of source.list(start)) {
+    yield { obj, wanting: targets.filter((p) => loaded.get(obj.key)?.get(p) !== obj.etag) };
+  }
 }
 
 /** Credentials refused, a bucket that does not exist: no other object would fare better. */

@@ -4,7 +4,8 @@ import { join, relative } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
+import type { Database } from '../../src/load/duckdb/database.js';
+import { withDuckFile } from '../helpers/duck-file.js';
 import { exportTables } from '../../src/load/duckdb/export.js';
 import { queryRows } from '../../src/load/duckdb/sql.js';
 import type { ExportOptions, ExportSummary } from '../../src/load/export-plan.js';
@@ -149,14 +150,8 @@ describe('export of analytics_events from DuckDB', () => {
   let dir: string;
   let dbFile: string;
 
-  async function withDb<T>(fn: (db: Database) => Promise<T>, readOnly = false): Promise<T> {
-    const db = await openDatabase(dbFile, { readOnly });
-    try {
-      return await fn(db);
-    } finally {
-      db.close();
-    }
-  }
+  const withDb = <T>(fn: (db: Database) => Promise<T>, readOnly = false): Promise<T> =>
+    withDuckFile(dbFile, fn, readOnly);
   const exportTo = (out: string, opts: Partial<ExportOptions> = {}): Promise<ExportSummary> =>
     withDb((db) => exportTables(db.connection, { outDir: out, format: 'parquet', ...opts }), true);
 

@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
+import type { Database } from '../../src/load/duckdb/database.js';
+import { withDuckFile } from '../helpers/duck-file.js';
 import { describeExport } from '../../src/cli/export.js';
 import { EXPORT_TABLES, monthChunks, monthRange, type TableSpec } from '../../src/load/export-plan.js';
 import { exportTables } from '../../src/load/duckdb/export.js';
@@ -26,14 +27,8 @@ let dir: string;
 let dbFile: string;
 let reader: DuckDBInstance;
 
-async function withDb<T>(fn: (db: Database) => Promise<T>, readOnly = false): Promise<T> {
-  const db = await openDatabase(dbFile, { readOnly });
-  try {
-    return await fn(db);
-  } finally {
-    db.close();
-  }
-}
+const withDb = <T>(fn: (db: Database) => Promise<T>, readOnly = false): Promise<T> =>
+  withDuckFile(dbFile, fn, readOnly);
 
 /** Inserts page rows for every odd path on each day, and one site row per day (two statements). */
 async function insertDays(db: Database, projectId: string, days: readonly string[], base = 1): Promise<void> {

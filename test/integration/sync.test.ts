@@ -4,7 +4,8 @@ import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
 import { addDays, dayRange } from '../../src/util/day.js';
 import { parseRateLimit } from '../../src/util/duration.js';
 import { visitors } from '../../src/streams/visitors.js';
-import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
+import type { Database } from '../../src/load/duckdb/database.js';
+import { withDuckFile } from '../helpers/duck-file.js';
 import { startRun } from '../../src/load/runs.js';
 import { markWindowFailed } from '../../src/load/failed-windows.js';
 import { readData, readRows, tempDbPath } from '../helpers/db.js';
@@ -23,12 +24,7 @@ function options(emu: Emulator, dbPath: string, over: Partial<SyncOptions> = {})
 
 /** Writes into a test database the way an earlier run (or a killed one) would have left it. */
 async function withDb(path: string, fn: (db: Database) => Promise<unknown>): Promise<void> {
-  const conn = await openDatabase(path);
-  try {
-    await fn(conn);
-  } finally {
-    conn.close();
-  }
+  await withDuckFile(path, fn);
 }
 
 const sixtyDays = dayRange(addDays(today, -60), today);
