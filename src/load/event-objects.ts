@@ -36,6 +36,17 @@ SELECT 1, $1, $2::TIMESTAMPTZ WHERE NOT EXISTS (SELECT 1 FROM event_hash_key WHE
   return made;
 }
 
+/**
+ * Whether the destination holds the event ledger yet. Only a sync migrates: a PostgreSQL schema (or
+ * a DuckDB file of this schema version whose table was dropped) that a reader opens may predate it.
+ */
+export async function hasEventLedger(session: SqlSession): Promise<boolean> {
+  const rows = await session.rows(
+    `SELECT 1 FROM information_schema.tables WHERE table_name = 'event_objects' AND table_schema = current_schema()`,
+  );
+  return rows.length > 0;
+}
+
 /** What the ledger holds for a source: per object key, the ETag loaded for each project. */
 export type LoadedObjects = Map<string, Map<string, string | null>>;
 

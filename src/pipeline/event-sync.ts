@@ -3,6 +3,7 @@ import type { Destination, Place } from '../load/destination.js';
 import type { EventRow } from '../load/event-rows.js';
 import {
   eventHashKey,
+  hasEventLedger,
   loadEventObject,
   loadedEventObjects,
   type EventObjectCounts,
@@ -141,7 +142,8 @@ export interface EventsPlan {
 /**
  * Lists the source as the run would (from the same start, against the same ledger) without
  * reading an object or writing anything: S3 LIST requests only, never an API request. `dest` is
- * the destination opened for reading, or undefined when it does not exist yet.
+ * the destination opened for reading, or undefined when it does not exist yet; one without the
+ * ledger yet (made by an older version: only a sync migrates) has loaded nothing.
  */
 export async function planEvents(
   dest: Destination | undefined,
@@ -152,7 +154,7 @@ export async function planEvents(
   const source = await openSource(checked.settings, signal);
   try {
     const loaded: LoadedObjects =
-      dest === undefined
+      dest === undefined || !(await hasEventLedger(dest.session))
         ? new Map<string, Map<string, string | null>>()
         : await loadedEventObjects(dest.session, source.label, checked.projects.targets);
     let listed = 0;

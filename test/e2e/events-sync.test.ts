@@ -142,3 +142,22 @@ describe('two deployments streaming into one bucket', () => {
     });
   });
 });
+
+describe.each(targets)('sync --events --dry-run against %s made before the event stream', (_name, target) => {
+  it('counts every object to read when the destination has no event ledger yet (only a sync migrates)', async () => {
+    const t = await target();
+    const folder = mkdtempSync(join(tmpdir(), 'mlx-events-old-'));
+    await writeEventStream(folder, first);
+    await sync(t.args, folder);
+    const dest = await t.place.open('writer');
+    try {
+      await dest.session.run('DROP TABLE event_objects');
+    } finally {
+      await dest.close();
+    }
+    expect(await dryRun(t.args, folder)).toMatchObject({
+      listed: first.objects.length,
+      toRead: first.objects.length,
+    });
+  });
+});
