@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import type { ParsedEvent } from '../../load/event-rows.js';
-import { storableJson, storableText } from '../../load/storable-text.js';
+import { storableText } from '../../load/storable-text.js';
 import { utcMicros } from './created-at.js';
+import { JsonReading, WrittenNumber } from './exact-json.js';
 import { classify, type TrafficLists } from './traffic-class.js';
 import type { RejectReason } from './types.js';
 
@@ -22,15 +23,7 @@ const BLANK_RESULT: LineResult = { kind: 'blank' };
 const rejected = (reason: RejectReason): LineResult => ({ kind: 'rejected', reason });
 
 function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof WrittenNumber);
 }
 
 /** A text field as stored: strings storable, numbers and booleans as text, '' and anything else null. */
@@ -38,27 +31,28 @@ function text(v: unknown): string | null {
   // '' is stored as sent: the destination holds what the stream says (an empty anon_id is no visitor).
   if (typeof v === 'string') return storableText(v);
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (v instanceof WrittenNumber) return v.text;
   return null;
 }
 
 /** The payload of an envelope; a line without `payload` is taken as a bare payload. */
-function payloadOf(envelope: Json): Json | undefined {
+function payloadOf(envelope: Json, reading: JsonReading): Json | undefined {
   const p = 'payload' in envelope ? envelope['payload'] : envelope;
   if (typeof p === 'string') {
-    const inner = parseJson(p);
+    const inner = reading.parse(p);
     return isObject(inner) ? inner : undefined;
   }
   return isObject(p) ? p : undefined;
 }
 
 /** properties as JSON text: an object as it is, a JSON string decoded, any other string as a JSON string. */
-function propertiesText(v: unknown): string | null {
+function propertiesText(v: unknown, reading: JsonReading): string | null {
   if (v === undefined || v === null) return null;
   if (typeof v === 'string') {
-    const inner = parseJson(v);
-    return storableJson(inner === undefined ? v : inner);
+    const inner = reading.parse(v);
+    return reading.json(inner === undefined ? v : inner);
   }
-  return storableJson(v);
+  return reading.json(v);
 }
 
 const WWW = /^www\./;
@@ -97,6 +91,7 @@ function visitorKey(hashKey: Buffer, anon: string | null, ip: unknown, ua: strin
 
 function eventId(v: unknown): string | undefined {
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  if (v instanceof WrittenNumber) return v.text;
   if (typeof v !== 'string' || v.trim() === '') return undefined;
   return storableText(v);
 }
@@ -104,9 +99,10 @@ function eventId(v: unknown): string | undefined {
 /** Reads one line (a CR at its end and a byte order mark at its start are dropped). */
 export function parseEventLine(line: string, hashKey: Buffer, lists: TrafficLists): LineResult {
   if (BLANK.test(line)) return BLANK_RESULT;
-  const envelope = parseJson(line.charCodeAt(0) === 0xfeff ? line.slice(1) : line);
+  const reading = new JsonReading();
+  const envelope = reading.parse(line.charCodeAt(0) === 0xfeff ? line.slice(1) : line);
   if (!isObject(envelope)) return rejected('not-json');
-  const p = payloadOf(envelope);
+  const p = payloadOf(envelope, reading);
   if (p === undefined) return rejected('payload-not-json');
   const id = eventId(p['event_id']);
   if (id === undefined) return rejected('no-event-id');
@@ -130,7 +126,7 @@ export function parseEventLine(line: string, hashKey: Buffer, lists: TrafficList
     session_id: text(p['session_id']),
     user_id: text(p['user_id']),
     user_agent: ua,
-    properties: propertiesText(p['properties']),
+    properties: propertiesText(p['properties'], reading),
   };
   return { kind: 'event', event };
 }
