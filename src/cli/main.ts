@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: sets libuv's pool size before anything can start the pool.
+import './thread-pool.cjs';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';

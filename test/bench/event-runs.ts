@@ -6,7 +6,7 @@ import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { DEFAULT_PG_SCHEMA } from '../../src/load/target.js';
 import { PLAIN_TYPES } from '../../src/load/postgres/session.js';
 import { scratch } from './context.js';
-import { runCliProcess } from './procs.js';
+import { BIN, runCliProcess } from './procs.js';
 
 /** The parts of `sync --json`'s `events` the benchmark reads. */
 export interface EventsPart {
@@ -37,6 +37,7 @@ export async function eventSyncProcess(dir: string, db: string, expectNew?: numb
   const r = await runCliProcess(
     ['sync', '--streams', 'events', '--events', dir, '--db', db, '--project', 'bench', '--json'],
     { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    BIN,
   );
   if (r.code !== 0) throw new Error(`sync --streams events exited ${r.code}: ${r.stderr.slice(-2000)}`);
   const summary = JSON.parse(r.stdout) as { status: string; durationMs: number; events: EventsPart | null };

@@ -6,6 +6,8 @@ import type { EmulatorOptions } from '../../src/emulator/index.js';
 
 /** The built CLI, beside this file in dist/. */
 export const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.js');
+/** The installed command (package.json's bin): sizes libuv's pool before the CLI loads (src/cli/thread-pool.cts). */
+export const BIN = join(import.meta.dirname, '..', '..', 'src', 'cli', 'bin.cjs');
 
 export interface EmulatorProcess {
   readonly url: string;
