@@ -43,7 +43,8 @@ export function registerEmulator(
       'let --host be an address other machines can reach (0.0.0.0, ::, a LAN address): it serves a known demo key to anyone who connects',
     )
     .option('--seed <n>', 'data seed', intFlag('--seed', 0), 1)
-    .option('--days <n>', 'days of data, ending yesterday (UTC)', intFlag('--days', 1, 3660), 90)
+    // At least 4: the API data's first and last days are edge cases that need days between them.
+    .option('--days <n>', 'days of data, ending yesterday (UTC); at least 4', intFlag('--days', 4, 3660), 90)
     .option('--paths <n>', 'distinct page paths', intFlag('--paths', 1, 100_000), 600)
     .option('--faults <p>', 'probability of an injected fault per request (0..1)', '0')
     .option('--latency-ms <n>', 'added latency per response', intFlag('--latency-ms', 0, 60_000), 0)

@@ -182,6 +182,17 @@ describe('emulator listen failures', () => {
   });
   afterAll(() => new Promise<void>((resolve) => busy.close(() => resolve())));
 
+  it('--days under 4 (the edge days need room): one line that says the range, nothing written', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'emulator-days-')), 'bucket');
+    for (const days of ['1', '3']) {
+      expectUsage(
+        await runCli(['emulator', '--port', '0', '--days', days, '--events-out', out]),
+        new RegExp(`--days "${days}" must be an integer from 4 to 3660`),
+      );
+    }
+    expect(existsSync(out)).toBe(false);
+  });
+
   it('a port in use (EADDRINUSE)', async () => {
     const port = (busy.address() as { port: number }).port;
     expectUsage(await runCli(['emulator', '--port', String(port)]), new RegExp(`--port ${port} is in use`));
