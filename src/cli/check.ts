@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
 import { loadApiKey } from '../api/key.js';
 import { runCheck, type CheckResult } from '../pipeline/check.js';
+import { checkEventSource, type EventSourceCheck } from '../pipeline/check-events.js';
 
 import { parseRateLimit } from '../util/duration.js';
 import { safeText } from '../util/safe-text.js';
 import { clockFromEnv } from './clock.js';
-import { apiUrl, collect, projectIds, selectedStreams, PROJECTS_FLAG, PROJECTS_HELP } from './options.js';
+import { syncSelection } from './event-flags.js';
+import { apiUrl, collect, projectIds, PROJECTS_FLAG, PROJECTS_HELP } from './options.js';
 import type { CommandResult } from './result.js';
 import {
   BUDGET_SCOPE_FLAG,
@@ -28,6 +30,7 @@ interface CheckFlags {
   rateLimit: string;
   apiKeyFile?: string;
   apiUrl?: string;
+  events?: string;
   json?: boolean;
 }
 
@@ -39,7 +42,7 @@ export function registerCheck(
     .command('check')
     .summary('one real request per project and stream: are the URL, the key and the project right?')
     .description(
-      `Sends one request per project and stream (yesterday's first page) to check the API URL, the key, the project id and each endpoint before a nightly job relies on them, and prints the request budget left. Each request costs one of the organization's 100 an hour; they are recorded in the database's request ledger (created if there is none yet), so the next sync counts them.`,
+      `Sends one request per project and stream (yesterday's first page) to check the API URL, the key, the project id and each endpoint before a nightly job relies on them, and prints the request budget left. Each request costs one of the organization's 100 an hour; they are recorded in the database's request ledger (created if there is none yet), so the next sync counts them. With --events (or MINTLIFY_ETL_EVENTS), it also lists the first key of the event stream's bucket or folder: the AWS credentials, bucket, prefix and region, at no API request (--streams events checks only that, without an API key).`,
     )
     .option(PROJECTS_FLAG, PROJECTS_HELP, collect)
     .option(
@@ -52,6 +55,10 @@ export function registerCheck(
     .option('--rate-limit <N/DURATION>', 'the budget to report against', '100/1h')
     .option('--api-key-file <path>', 'read the admin API key from this file instead of MINTLIFY_API_KEY')
     .option('--api-url <url>', 'API base URL (env MINTLIFY_API_URL; default https://api.mintlify.com)')
+    .option(
+      '--events <s3://BUCKET/PREFIX|FOLDER>',
+      "Enterprise: also list the first key of the analytics event stream's bucket or folder (env MINTLIFY_ETL_EVENTS); no object read, no API request",
+    )
     .option('--json', 'print one JSON object on stdout')
     .addHelpText(
       'after',
@@ -64,29 +71,50 @@ Example:
   ok    acme  caller_stats  answered: yesterday 1 row(s) on the first page
   4 requests spent; budget 100/1h: 60 left by this database's ledger
 
+  $ mintlify-etl check --streams events --events s3://acme-analytics/mintlify
+  ok    events  s3://acme-analytics/mintlify/  listed: the first object is 2026-11-01T00:05:00.000Z.jsonl (1.2 MiB)
+  1 listing request, no API request
+
 Without a database, check creates it (--db) to record its requests, so that the first sync
 counts them against the budget.
 
-Exit codes: 0 every project answered, 2 unknown project or wrong URL, 3 key refused,
-4 the API could not be reached, 5 a sync holds the database, 7 the request budget is spent
+Exit codes: 0 every project answered (and the event source listed), 2 unknown project or wrong URL
+(or no such bucket or folder), 3 key refused (or the bucket refused the AWS credentials), 4 the API
+(or the store) could not be reached, 5 a sync holds the database, 7 the request budget is spent
 (by the ledger, or the API answered 429): nothing was checked, "WAIT" lines say when it frees.`,
     )
     .action((flags: CheckFlags) => run(() => checkCommand(flags)));
 }
 
 async function checkCommand(flags: CheckFlags): Promise<CommandResult> {
-  const projects = projectIds(flags.project);
-  const streams = selectedStreams(flags.streams);
-  const rateLimit = parseRateLimit(flags.rateLimit);
-  const url = apiUrl(flags.apiUrl);
+  const { streams, events } = syncSelection({
+    ...(flags.streams !== undefined ? { streams: flags.streams } : {}),
+    ...(flags.events !== undefined ? { events: flags.events } : {}),
+  });
   const target = dbTargetOf(flags);
   const place = placeOf(target);
+  // Only the API side needs a project and a key: `--streams events` checks the bucket alone.
+  const api = streams.length === 0 ? undefined : await checkApi(flags, streams, place);
+  const source = events === undefined ? undefined : await checkEventSource(events.source);
+  const exitCode = Math.max(api?.exitCode ?? 0, source?.exitCode ?? 0);
+  if (flags.json) return { exitCode, json: { ...(api ?? {}), exitCode, events: source ?? null } };
+  process.stdout.write(safeText(describe(api, source, target.label)));
+  return { exitCode };
+}
+
+async function checkApi(
+  flags: CheckFlags,
+  streams: ReturnType<typeof syncSelection>['streams'],
+  place: ReturnType<typeof placeOf>,
+): Promise<CheckResult> {
   place.check();
-  const db = target.label;
+  const projects = projectIds(flags.project);
+  const rateLimit = parseRateLimit(flags.rateLimit);
+  const url = apiUrl(flags.apiUrl);
   const apiKey = await loadApiKey({ apiKeyFile: flags.apiKeyFile });
   const budgetScope = resolveBudgetScope({ name: flags.budgetScope, apiKey });
   const now = clockFromEnv();
-  const result = await runCheck({
+  return runCheck({
     projects,
     streams,
     apiUrl: url,
@@ -96,12 +124,25 @@ async function checkCommand(flags: CheckFlags): Promise<CommandResult> {
     rateLimit,
     ...(now ? { now } : {}),
   });
-  if (flags.json) return { exitCode: result.exitCode, json: result };
-  process.stdout.write(safeText(describe(result, db)));
-  return { exitCode: result.exitCode };
 }
 
-function describe(r: CheckResult, db: string): string {
+function describe(r: CheckResult | undefined, source: EventSourceCheck | undefined, db: string): string {
+  const lines = r === undefined ? [] : apiLines(r, db);
+  if (source !== undefined) {
+    lines.splice(
+      r === undefined ? 0 : r.projects.length,
+      0,
+      `${source.ok ? 'ok  ' : 'FAIL'}  events  ${source.source}  ${source.detail}`,
+    );
+    if (r === undefined)
+      lines.push(
+        `${source.listRequests} listing request${source.listRequests === 1 ? '' : 's'}, no API request`,
+      );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function apiLines(r: CheckResult, db: string): string[] {
   const width = Math.max(...r.projects.map((p) => p.projectId.length));
   const sw = Math.max(...r.projects.map((p) => p.stream.length));
   const lines = r.projects.map(
@@ -114,5 +155,5 @@ function describe(r: CheckResult, db: string): string {
     `${r.requests} request${r.requests === 1 ? '' : 's'} spent; budget ${b.rateLimit}: ${b.remaining} left by this database's ledger${frees} (other tools using the same organization's key are not counted)`,
   );
   if (r.createdDb) lines.push(`created ${db} to record them, so that the next sync counts them`);
-  return `${lines.join('\n')}\n`;
+  return lines;
 }
