@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { gatherReport, hasReportViews, listProjects } from '../report/data.js';
-import type { ReportData } from '../report/model.js';
+import { hasReport, type ReportData } from '../report/model.js';
+import { eventProjects } from '../insights/event-stream.js';
 import { renderTerminal, shouldColor, terminalColumns } from '../report/terminal.js';
 import { clockFromEnv } from './clock.js';
 import { openToRead } from './open-readonly.js';
@@ -116,7 +117,13 @@ async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
         { path: db.label },
       );
     }
-    const known = await listProjects(session);
+    // A project with only the event stream loaded is known too: it gets its event section.
+    const known = [
+      ...new Set([
+        ...(await listProjects(session)),
+        ...(await eventProjects(session)).map((e) => e.projectId),
+      ]),
+    ];
     const missing = (only ?? []).filter((p) => !known.includes(p));
     if (missing.length > 0 && known.length > 0) {
       throw new UsageError(
@@ -141,8 +148,7 @@ async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
     await htmlFile.write(renderHtml(data));
   }
   if (flags.json) {
-    if (data.projects.length === 0)
-      process.stderr.write('no data loaded yet: run `mintlify-etl sync` first\n');
+    if (!hasReport(data)) process.stderr.write('no data loaded yet: run `mintlify-etl sync` first\n');
     return { exitCode: 0, json: data };
   }
   // An empty database is not an error: the text says so and how to fill it.

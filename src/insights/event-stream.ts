@@ -77,18 +77,39 @@ function n(row: Row | undefined, col: string): number {
 }
 
 /** Whether the project has events, in a destination that has the event tables and views. */
-export async function hasEvents(session: SqlSession, projectId: string): Promise<boolean> {
+/** Whether the event stream's table and views exist: a database an older version made has none. */
+async function hasEventRelations(session: SqlSession): Promise<boolean> {
   const [t] = await session.rows(
     `SELECT count(*) AS n FROM information_schema.tables
       WHERE table_schema = current_schema() AND table_name = ANY($1::VARCHAR[])`,
     [EVENT_RELATIONS],
   );
-  if (n(t, 'n') !== EVENT_RELATIONS.length) return false;
+  return n(t, 'n') === EVENT_RELATIONS.length;
+}
+
+export async function hasEvents(session: SqlSession, projectId: string): Promise<boolean> {
+  if (!(await hasEventRelations(session))) return false;
   const [e] = await session.rows(
     'SELECT count(*) AS n FROM (SELECT 1 FROM analytics_events WHERE project_id = $1::VARCHAR LIMIT 1) x',
     [projectId],
   );
   return n(e, 'n') > 0;
+}
+
+/** A project with events loaded, and its last day with events (UTC). */
+export interface EventProject {
+  readonly projectId: string;
+  readonly lastDay: Day;
+}
+
+/** Every project with events loaded, in code-point order; none before the event stream's tables. */
+export async function eventProjects(session: SqlSession): Promise<EventProject[]> {
+  if (!(await hasEventRelations(session))) return [];
+  const rows = await session.rows(
+    `SELECT project_id, max(day) AS last_day FROM analytics_events GROUP BY project_id
+      ORDER BY ${session.sql.codePoint('project_id')}`,
+  );
+  return rows.map((r) => ({ projectId: String(r['project_id']), lastDay: String(r['last_day']) }));
 }
 
 /** The event stream's section for the days up to `w.to`, or undefined without events. */

@@ -1,9 +1,10 @@
 import { readGaps, readOutcomes } from '../insights/gaps.js';
 import { bothWhole } from '../insights/stream-days.js';
 import type { Row, SqlSession } from '../load/session.js';
-import { addDays, daysBetween } from '../util/day.js';
+import { addDays, daysBetween, todayUtc } from '../util/day.js';
 import type {
   DailyPoint,
+  EventOnlyReport,
   GapsSection,
   PageTrend,
   PeriodTotals,
@@ -18,7 +19,7 @@ import {
   loadedEventStreams,
   type EventWindow,
 } from './events.js';
-import { readEventStream } from '../insights/event-stream.js';
+import { eventProjects, readEventStream } from '../insights/event-stream.js';
 import { gatherCallers, gatherSearches, gatherViews, loadedStreams } from './streams.js';
 
 export interface GatherOptions {
@@ -98,12 +99,44 @@ export async function gatherReport(session: SqlSession, opts: GatherOptions): Pr
     const r = await gatherProject(session, projectId, opts);
     if (r) reports.push(r);
   }
-  const base = { generatedAt: (opts.now ?? new Date()).toISOString(), days: opts.days, projects: reports };
-  if (reports.length > 0) return base;
+  const eventOnly = await gatherEventOnly(session, opts, new Set(reports.map((r) => r.projectId)));
+  const base = {
+    generatedAt: (opts.now ?? new Date()).toISOString(),
+    days: opts.days,
+    projects: reports,
+    ...(eventOnly.length > 0 ? { eventOnly } : {}),
+  };
+  if (reports.length > 0 || eventOnly.length > 0) return base;
   const others = await session.rows(
     `SELECT DISTINCT stream FROM v_coverage WHERE stream <> 'visitors' ORDER BY ${session.sql.codePoint('stream')}`,
   );
   return others.length === 0 ? base : { ...base, withoutVisitors: others.map((r) => str(r, 'stream')) };
+}
+
+/**
+ * The projects with events and no visitors days (those with both have the section in their
+ * report): each one's event-stream section up to its last complete day, the UTC day before today
+ * when events of today are loaded (today's would read as a collapse).
+ */
+async function gatherEventOnly(
+  session: SqlSession,
+  opts: GatherOptions,
+  reported: ReadonlySet<string>,
+): Promise<EventOnlyReport[]> {
+  const yesterday = addDays(todayUtc((opts.now ?? new Date()).getTime()), -1);
+  const out: EventOnlyReport[] = [];
+  for (const { projectId, lastDay } of await eventProjects(session)) {
+    if (reported.has(projectId) || (opts.projects !== undefined && !opts.projects.includes(projectId)))
+      continue;
+    const eventStream = await readEventStream(session, {
+      projectId,
+      to: lastDay < yesterday ? lastDay : yesterday,
+      days: opts.days,
+      topReferrers: opts.topItems ?? 10,
+    });
+    if (eventStream) out.push({ projectId, eventStream });
+  }
+  return out;
 }
 
 async function gatherProject(

@@ -1,6 +1,5 @@
 import type { EventStreamSection } from '../insights/event-stream.js';
 import { formatCount, formatShare } from './format.js';
-import type { ProjectReport } from './model.js';
 import { head, label, num, type Cell, type Table } from './tables.js';
 import { inert, oneLine, truncateEnd } from './text.js';
 
@@ -21,8 +20,7 @@ const CLASS_LABELS: Record<string, string> = {
   other_bot: 'other bots',
 };
 
-export function eventStreamTables(p: ProjectReport): Table[] {
-  const e = p.eventStream;
+export function eventStreamTables(e: EventStreamSection | undefined): Table[] {
   if (!e) return [];
   return [visitorsTable(e), trafficTable(e), referrersTable(e), funnelsTable(e)];
 }

@@ -1,7 +1,14 @@
 import { JSDOM } from 'jsdom';
 import { COLORS, NARROW, renderCharts, WIDE, type ProjectCharts } from './charts.js';
 import { formatChange, formatCount, formatShare, plural } from './format.js';
-import { emptyReason, type ProjectReport, type ReportData } from './model.js';
+import {
+  emptyReason,
+  eventOnlyNote,
+  hasReport,
+  type EventOnlyReport,
+  type ProjectReport,
+  type ReportData,
+} from './model.js';
 import { eventTables } from './event-tables.js';
 import { eventStreamTables } from './event-stream-tables.js';
 import { gapTables } from './gap-tables.js';
@@ -48,12 +55,14 @@ export function renderHtml(data: ReportData, opts: HtmlOptions = {}): string {
   const document = new JSDOM('').window.document;
   const draw = opts.charts ?? ((p: ProjectReport, width: number) => renderCharts(p, document, width));
   const charts = (p: ProjectReport): ChartPair => ({ wide: draw(p, WIDE), narrow: draw(p, NARROW) });
-  const ids = data.projects.map((p) => p.projectId);
+  const eventOnly = data.eventOnly ?? [];
+  const ids = [...data.projects.map((p) => p.projectId), ...eventOnly.map((e) => e.projectId)];
   const title = `Mintlify visitors${ids.length === 1 ? ` · ${ids[0] ?? ''}` : ''}`;
-  const body =
-    data.projects.length === 0
-      ? `<p class="empty">${escapeHtml(emptyReason(data))}</p>`
-      : data.projects.map((p) => projectSection(p, charts(p))).join('\n');
+  const body = !hasReport(data)
+    ? `<p class="empty">${escapeHtml(emptyReason(data))}</p>`
+    : [...data.projects.map((p) => projectSection(p, charts(p))), ...eventOnly.map(eventOnlySection)].join(
+        '\n',
+      );
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -80,6 +89,17 @@ several days: someone who came on three days counts three times, so they are not
 </body>
 </html>
 `;
+}
+
+/** A project with only the event stream loaded: its event-stream tables under the project's heading. */
+function eventOnlySection(e: EventOnlyReport): string {
+  return `<section class="project" id="${escapeHtml(anchorId(e.projectId))}">
+<h2>Project <code>${escapeHtml(e.projectId)}</code></h2>
+<p class="meta">${escapeHtml(eventOnlyNote(e))}</p>
+<div class="stream" data-stream="events">
+${eventStreamTables(e.eventStream).map(renderTable).join('\n')}
+</div>
+</section>`;
 }
 
 function projectSection(p: ProjectReport, charts: ChartPair): string {
@@ -153,7 +173,7 @@ ${streamSections(p, charts)}</section>`;
  */
 function streamSections(p: ProjectReport, charts: ChartPair): string {
   const byId = new Map(
-    [...streamTables(p), ...eventTables(p), ...gapTables(p), ...eventStreamTables(p)].map((t) => [
+    [...streamTables(p), ...eventTables(p), ...gapTables(p), ...eventStreamTables(p.eventStream)].map((t) => [
       t.id,
       renderTable(t),
     ]),

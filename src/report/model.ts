@@ -391,6 +391,27 @@ export interface ReportData {
    * instead of "no data", with the views to query meanwhile.
    */
   readonly withoutVisitors?: readonly string[];
+  /**
+   * Projects with the event stream loaded (sync --events) and no visitors days: their event-stream
+   * section alone, up to their last complete day of events.
+   */
+  readonly eventOnly?: readonly EventOnlyReport[];
+}
+
+export interface EventOnlyReport {
+  readonly projectId: string;
+  readonly eventStream: EventStreamSection;
+}
+
+/** The line under an event-only project's title (the terminal's and the page's). */
+export function eventOnlyNote(e: EventOnlyReport): string {
+  const s = e.eventStream;
+  return `${s.from} to ${s.to} · only the event stream is loaded for this project: the daily, page and stream sections come with the API streams (sync --streams visitors,...)`;
+}
+
+/** Whether the report has anything to show: a project with visitors days or with events. */
+export function hasReport(data: ReportData): boolean {
+  return data.projects.length > 0 || (data.eventOnly?.length ?? 0) > 0;
 }
 
 /** Why there is nothing to show: no data at all, or streams loaded without the visitors stream. */

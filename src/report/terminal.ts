@@ -1,5 +1,12 @@
 import { plural } from './format.js';
-import { emptyReason, type ProjectReport, type ReportData } from './model.js';
+import {
+  emptyReason,
+  eventOnlyNote,
+  hasReport,
+  type EventOnlyReport,
+  type ProjectReport,
+  type ReportData,
+} from './model.js';
 import { eventTables } from './event-tables.js';
 import { eventStreamTables } from './event-stream-tables.js';
 import { gapTables } from './gap-tables.js';
@@ -65,11 +72,25 @@ export interface TerminalOptions {
 export function renderTerminal(data: ReportData, opts: TerminalOptions): string {
   const paint = painter(opts.color);
   const width = Math.max(60, opts.width ?? 100);
-  if (data.projects.length === 0) {
+  if (!hasReport(data)) {
     const [head = '', ...rest] = emptyReason(data).split(':');
     return `${paint(head, 'title')}:${rest.join(':')}\n`;
   }
-  return `${data.projects.map((p) => renderProject(p, paint, width)).join('\n\n')}\n`;
+  const parts = [
+    ...data.projects.map((p) => renderProject(p, paint, width)),
+    ...(data.eventOnly ?? []).map((e) => renderEventOnly(e, paint, width)),
+  ];
+  return `${parts.join('\n\n')}\n`;
+}
+
+/** A project with only the event stream loaded: its section, and what the rest of the report needs. */
+function renderEventOnly(e: EventOnlyReport, paint: Paint, width: number): string {
+  const lines = [
+    paint(`Mintlify event stream · project ${inert(e.projectId)}`, 'title'),
+    paint(eventOnlyNote(e), 'muted'),
+  ];
+  for (const table of eventStreamTables(e.eventStream)) lines.push('', ...renderTable(table, paint, width));
+  return lines.join('\n');
 }
 
 function renderProject(p: ProjectReport, paint: Paint, width: number): string {
@@ -93,7 +114,7 @@ function renderProject(p: ProjectReport, paint: Paint, width: number): string {
     ...streamTables(p, { sparkWidth }),
     ...eventTables(p, { sparkWidth }),
     ...gapTables(p),
-    ...eventStreamTables(p),
+    ...eventStreamTables(p.eventStream),
   ];
   for (const table of tables) {
     lines.push('', ...renderTable(table, paint, width));

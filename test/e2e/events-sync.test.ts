@@ -111,6 +111,21 @@ describe.each(targets)('sync --events from a folder into %s', (_name, target) =>
       await expectEventViewsExact(s, stream, PROJECT);
     });
   });
+
+  it('reports a project with only the event stream: its section, also by --project, and names it when another is asked', async () => {
+    const text = await runCli(['report', ...t.args], { NO_COLOR: '1', COLUMNS: '120' });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(new RegExp(`^Mintlify event stream · project ${PROJECT}\\n`));
+    expect(text.stdout).toContain('Event stream: unique visitors');
+    const json = await runCli(['report', ...t.args, '--project', PROJECT, '--json']);
+    expect(json.code).toBe(0);
+    const data = JSON.parse(json.stdout) as { projects: unknown[]; eventOnly: { projectId: string }[] };
+    expect(data.projects).toEqual([]);
+    expect(data.eventOnly.map((e) => e.projectId)).toEqual([PROJECT]);
+    const other = await runCli(['report', ...t.args, '--project', 'nope']);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain(`it holds: ${PROJECT}`);
+  });
 });
 
 describe('two deployments streaming into one bucket', () => {

@@ -216,3 +216,51 @@ describe('the event-stream section in the report', () => {
     expect(renderHtml(data)).not.toContain('data-stream="events"');
   });
 });
+
+describe('a project with only the event stream loaded', () => {
+  const tmp = tempDir('mintlify-etl-report-event-only-');
+  afterAll(() => tmp.cleanup());
+
+  async function report(now: string, projects?: string[]): Promise<ReportData> {
+    const file = `${tmp.dir}/${Math.random().toString(36).slice(2)}.duckdb`;
+    const db = await openDatabase(file);
+    try {
+      await db.connection.run(insertEventsSql(SECTION_EVENTS));
+      return await gatherReport(duckSession(db.connection), {
+        days: 28,
+        now: new Date(now),
+        ...(projects ? { projects } : {}),
+      });
+    } finally {
+      db.close();
+    }
+  }
+
+  it('gets its event-stream section alone, to its last complete day, in the data, the terminal and the HTML', async () => {
+    const data = await report('2026-03-29T06:00:00Z');
+    expect(data.projects).toEqual([]);
+    expect(data.eventOnly?.map((e) => e.projectId)).toEqual(['docs-a']);
+    expectSection(data.eventOnly?.[0]?.eventStream);
+    const text = renderTerminal(data, { color: false, width: 120 });
+    expect(text).toMatch(
+      /^Mintlify event stream · project docs-a\n2026-03-01 to 2026-03-28 · only the event stream/,
+    );
+    expect(text).toMatch(/2026-03-01 to 2026-03-28\s+28\s+3\s+2\s+4/);
+    expect(text).not.toContain('No data loaded yet');
+    const html = renderHtml(data);
+    expect(html).toContain('<h2>Project <code>docs-a</code></h2>');
+    expect(html).toContain('data-stream="events"');
+    expect(html).not.toContain('class="empty"');
+  });
+
+  it("ends the section on the day before today when today's events are loaded (a partial day is no collapse)", async () => {
+    const data = await report('2026-03-28T12:00:00Z');
+    expect(data.eventOnly?.[0]?.eventStream.to).toBe('2026-03-27');
+  });
+
+  it('is left out when --project names another project', async () => {
+    const data = await report('2026-03-29T06:00:00Z', ['docs-b']);
+    expect(data.eventOnly).toBeUndefined();
+    expect(renderTerminal(data, { color: false })).toContain('No data loaded yet');
+  });
+});
