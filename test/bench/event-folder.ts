@@ -19,7 +19,7 @@ export interface EventFolder {
   readonly dir: string;
   readonly objects: number;
   readonly bytes: number;
-  /** Distinct events of the folder (sum of eventObjects' newEvents: repeats are only ever adjacent). */
+  /** Distinct events of the folder (sum of eventObjects' newEvents, each id counted once). */
   readonly events: number;
   readonly biggestBytes: number;
 }

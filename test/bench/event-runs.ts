@@ -29,9 +29,8 @@ export interface EventSyncRun {
 
 /**
  * `mintlify-etl sync --streams events --events DIR --db DB --json` as its own process (under
- * /usr/bin/time). `expectNew`: about how many distinct events the folder holds (checked: a fast
- * wrong load proves nothing). About: eventObjects' newEvents counts the repeats an object makes of
- * the one before an empty object as new (a few per stream), so the check allows 0.1%.
+ * /usr/bin/time). `expectNew`: how many distinct events the folder holds (checked: a fast wrong
+ * load proves nothing).
  */
 export async function eventSyncProcess(dir: string, db: string, expectNew?: number): Promise<EventSyncRun> {
   const r = await runCliProcess(
@@ -44,8 +43,8 @@ export async function eventSyncProcess(dir: string, db: string, expectNew?: numb
   if (summary.status !== 'succeeded' || summary.events === null)
     throw new Error(`sync --streams events ended ${summary.status}`);
   const got = summary.events.newEvents;
-  if (expectNew !== undefined && Math.abs(got - expectNew) > expectNew / 1000)
-    throw new Error(`sync loaded ${got} events, the folder holds about ${expectNew}`);
+  if (expectNew !== undefined && got !== expectNew)
+    throw new Error(`sync loaded ${got} events, the folder holds ${expectNew}`);
   return {
     events: summary.events,
     wallMs: r.wallMs,
