@@ -17,6 +17,9 @@ function put(rel: string, body = `{"rel":${JSON.stringify(rel)}}\n`): void {
 }
 
 const keys = [
+  // Not an aws temporary file: no extension before the hex digits, or not 8 of them.
+  '2026/11/27/11/deadbeef.0a1b2c3d',
+  '2026/11/27/11/f.jsonl.0a1b2c3',
   '2026/11/27/08/a.jsonl',
   '2026/11/27/09/b.jsonl.gz',
   '2026-11-27T08:00:00Z.jsonl',
@@ -29,6 +32,9 @@ put('.hidden.jsonl');
 put('.git/config');
 put('2026/11/27/10/c.jsonl.partial');
 put('2026/11/27/10/d.jsonl.tmp');
+// `aws s3 sync` downloads into NAME.<8 hex digits> and renames it when whole.
+put('2026/11/27/10/e.jsonl.3fA9b0C1');
+put('2026-11-27T09:00:00.000Z.jsonl.0a1B2c3D');
 writeFileSync(outside, 'secret\n');
 symlinkSync(outside, join(root, 'link-out.jsonl'));
 symlinkSync(join(root, 'z.jsonl'), join(root, 'link-in.jsonl'));

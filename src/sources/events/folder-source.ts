@@ -10,11 +10,13 @@ import type { EventObject } from './types.js';
 
 /**
  * A local folder laid out like the bucket. Keys are relative paths with `/`. Skipped: dotfiles
- * and dot-folders (`.git`, rclone's and editors' state), partial downloads (`*.partial`, `*.tmp`)
- * and symbolic links that lead out of the folder or to a folder (a link may loop).
+ * and dot-folders (`.git`, rclone's and editors' state), partial downloads (`*.partial`, `*.tmp`,
+ * and `aws s3 sync`'s NAME.EXT.<8 hex digits>, which it renames to NAME.EXT once whole) and
+ * symbolic links that lead out of the folder or to a folder (a link may loop).
  */
+const AWS_CLI_PART = /\.[^.]+\.[0-9A-Fa-f]{8}$/;
 const SKIPPED = (name: string): boolean =>
-  name.startsWith('.') || name.endsWith('.partial') || name.endsWith('.tmp');
+  name.startsWith('.') || name.endsWith('.partial') || name.endsWith('.tmp') || AWS_CLI_PART.test(name);
 
 export async function openFolderSource(spec: string): Promise<EventSource> {
   const path = resolve(/^file:\/\//i.test(spec) ? fileURLToPath(spec) : spec);
