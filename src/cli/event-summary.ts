@@ -1,4 +1,5 @@
 import type { EventsPlan, EventsSummary } from '../pipeline/event-sync.js';
+import { sizeText } from '../util/size-text.js';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 
@@ -15,10 +16,7 @@ export function describeEvents(e: EventsSummary): string {
   return parts.filter((p) => p !== '').join(', ');
 }
 
-const MIB = 2 ** 20;
-
 /** sync --dry-run's line for the event stream. */
 export function describeEventsPlan(p: EventsPlan): string {
-  const size = p.bytes >= MIB ? `${(p.bytes / MIB).toFixed(1)} MiB` : `${n(p.bytes)} bytes`;
-  return `events: ${n(p.toRead)} object(s) to read (${size}) of ${n(p.listed)} listed from ${p.source} (${n(p.listRequests)} listing request(s), no API request)`;
+  return `events: ${n(p.toRead)} object(s) to read (${sizeText(p.bytes)}) of ${n(p.listed)} listed from ${p.source} (${n(p.listRequests)} listing request(s), no API request)`;
 }

@@ -118,12 +118,8 @@ async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
       );
     }
     // A project with only the event stream loaded is known too: it gets its event section.
-    const known = [
-      ...new Set([
-        ...(await listProjects(session)),
-        ...(await eventProjects(session)).map((e) => e.projectId),
-      ]),
-    ];
+    const withEvents = await eventProjects(session);
+    const known = [...new Set([...(await listProjects(session)), ...withEvents.map((e) => e.projectId)])];
     const missing = (only ?? []).filter((p) => !known.includes(p));
     if (missing.length > 0 && known.length > 0) {
       throw new UsageError(
@@ -135,6 +131,7 @@ async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
     data = await gatherReport(session, {
       days: flags.days,
       projects: only ?? known,
+      eventProjects: withEvents,
       includePersonalData: flags.includePersonalData === true,
       ...(now ? { now: new Date(now()) } : {}),
     });

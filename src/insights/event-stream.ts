@@ -1,3 +1,4 @@
+import { hasRelations } from '../load/relations.js';
 import type { Row, SqlSession } from '../load/session.js';
 import { TRAFFIC_CLASSES, type TrafficClass } from '../load/event-rows.js';
 import { addDays, type Day } from '../util/day.js';
@@ -77,18 +78,8 @@ function n(row: Row | undefined, col: string): number {
 }
 
 /** Whether the project has events, in a destination that has the event tables and views. */
-/** Whether the event stream's table and views exist: a database an older version made has none. */
-async function hasEventRelations(session: SqlSession): Promise<boolean> {
-  const [t] = await session.rows(
-    `SELECT count(*) AS n FROM information_schema.tables
-      WHERE table_schema = current_schema() AND table_name = ANY($1::VARCHAR[])`,
-    [EVENT_RELATIONS],
-  );
-  return n(t, 'n') === EVENT_RELATIONS.length;
-}
-
 export async function hasEvents(session: SqlSession, projectId: string): Promise<boolean> {
-  if (!(await hasEventRelations(session))) return false;
+  if (!(await hasRelations(session, EVENT_RELATIONS))) return false;
   const [e] = await session.rows(
     'SELECT count(*) AS n FROM (SELECT 1 FROM analytics_events WHERE project_id = $1::VARCHAR LIMIT 1) x',
     [projectId],
@@ -104,7 +95,7 @@ export interface EventProject {
 
 /** Every project with events loaded, in code-point order; none before the event stream's tables. */
 export async function eventProjects(session: SqlSession): Promise<EventProject[]> {
-  if (!(await hasEventRelations(session))) return [];
+  if (!(await hasRelations(session, EVENT_RELATIONS))) return [];
   const rows = await session.rows(
     `SELECT project_id, max(day) AS last_day FROM analytics_events GROUP BY project_id
       ORDER BY ${session.sql.codePoint('project_id')}`,

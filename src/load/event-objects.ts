@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Destination } from './destination.js';
 import type { EventRow } from './event-rows.js';
 import { EVENT_STAGE, type EventStage } from './event-stage.js';
+import { hasRelations } from './relations.js';
 import { isoTime, type SqlSession } from './session.js';
 
 /**
@@ -40,11 +41,8 @@ SELECT 1, $1, $2::TIMESTAMPTZ WHERE NOT EXISTS (SELECT 1 FROM event_hash_key WHE
  * Whether the destination holds the event ledger yet. Only a sync migrates: a PostgreSQL schema (or
  * a DuckDB file of this schema version whose table was dropped) that a reader opens may predate it.
  */
-export async function hasEventLedger(session: SqlSession): Promise<boolean> {
-  const rows = await session.rows(
-    `SELECT 1 FROM information_schema.tables WHERE table_name = 'event_objects' AND table_schema = current_schema()`,
-  );
-  return rows.length > 0;
+export function hasEventLedger(session: SqlSession): Promise<boolean> {
+  return hasRelations(session, ['event_objects']);
 }
 
 /** What the ledger holds for a source: per object key, the ETag loaded for each project. */

@@ -1,5 +1,6 @@
 import { EXIT, isEtlError } from '../errors.js';
 import { openEventSource, type EventObject, type EventSource } from '../sources/events/index.js';
+import { sizeText } from '../util/size-text.js';
 import { maskUserinfo } from '../util/url-text.js';
 
 /** What `check` found of the event source. */
@@ -16,10 +17,6 @@ export interface EventSourceCheck {
 
 /** S3: two attempts, and bounds a person waiting on `check` accepts (the sync's are longer). */
 const CHECK_SOURCE = { maxKeys: 1, maxAttempts: 2, connectionTimeoutMs: 5_000, requestTimeoutMs: 20_000 };
-
-const MIB = 2 ** 20;
-const size = (bytes: number): string =>
-  bytes >= MIB ? `${(bytes / MIB).toFixed(1)} MiB` : `${bytes.toLocaleString('en-US')} bytes`;
 
 /**
  * Lists the first key of the event source, to prove its credentials, bucket, prefix and region
@@ -43,7 +40,7 @@ export async function checkEventSource(spec: string): Promise<EventSourceCheck> 
     const detail =
       first === undefined
         ? 'listed: no object under it yet'
-        : `listed: the first object is ${first.key} (${size(first.size)})`;
+        : `listed: the first object is ${first.key} (${sizeText(first.size)})`;
     return {
       source: source.label,
       ok: true,

@@ -1,5 +1,6 @@
 import { readGaps, readOutcomes } from '../insights/gaps.js';
 import { bothWhole } from '../insights/stream-days.js';
+import { hasRelations } from '../load/relations.js';
 import type { Row, SqlSession } from '../load/session.js';
 import { addDays, daysBetween, todayUtc } from '../util/day.js';
 import type {
@@ -19,7 +20,7 @@ import {
   loadedEventStreams,
   type EventWindow,
 } from './events.js';
-import { eventProjects, readEventStream } from '../insights/event-stream.js';
+import { eventProjects, readEventStream, type EventProject } from '../insights/event-stream.js';
 import { gatherCallers, gatherSearches, gatherViews, loadedStreams } from './streams.js';
 
 export interface GatherOptions {
@@ -39,6 +40,8 @@ export interface GatherOptions {
    */
   readonly includePersonalData?: boolean;
   readonly now?: Date;
+  /** The projects with events, when the caller read them already (eventProjects: a scan of analytics_events). */
+  readonly eventProjects?: readonly EventProject[];
 }
 
 /** count + sums of one day range, as columns named `${prefix}_days`, `${prefix}_human`, ... */
@@ -76,12 +79,7 @@ const REPORT_VIEWS = ['v_site_daily', 'v_site_weekly', 'v_page_trends', 'v_cover
 
 /** Whether the destination has every view the report reads (in the schema the session reads). */
 export async function hasReportViews(session: SqlSession): Promise<boolean> {
-  const [row] = await session.rows(
-    `SELECT count(*) AS n FROM information_schema.tables
-      WHERE table_type = 'VIEW' AND table_schema = current_schema() AND table_name = ANY($1::VARCHAR[])`,
-    [REPORT_VIEWS],
-  );
-  return Number(row?.['n']) === REPORT_VIEWS.length;
+  return hasRelations(session, REPORT_VIEWS, 'VIEW');
 }
 
 export async function listProjects(session: SqlSession): Promise<string[]> {
@@ -125,7 +123,7 @@ async function gatherEventOnly(
 ): Promise<EventOnlyReport[]> {
   const yesterday = addDays(todayUtc((opts.now ?? new Date()).getTime()), -1);
   const out: EventOnlyReport[] = [];
-  for (const { projectId, lastDay } of await eventProjects(session)) {
+  for (const { projectId, lastDay } of opts.eventProjects ?? (await eventProjects(session))) {
     if (reported.has(projectId) || (opts.projects !== undefined && !opts.projects.includes(projectId)))
       continue;
     const eventStream = await readEventStream(session, {
