@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { closestName } from '../util/did-you-mean.js';
 import type { StreamDefinition } from './types.js';
 import { assistant } from './assistant.js';
 import { assistantThreads } from './assistant-threads.js';
@@ -64,10 +65,13 @@ export function windowsAreNotDays(name: string): boolean {
 export function streamByName(name: string): StreamDefinition {
   const s = STREAMS.find((x) => x.name === name);
   if (!s) {
-    throw new UsageError(
-      `unknown stream "${name}": the streams are ${STREAMS.map((x) => x.name).join(', ')}`,
-      { stream: name },
-    );
+    // `events`, the S3 event stream, is no API stream but a name --streams takes (src/cli/event-flags.ts).
+    const all = [...STREAMS.map((x) => x.name), 'events'];
+    const near = closestName(name, all);
+    const hint = near === undefined ? '' : `did you mean ${near}? The streams`;
+    throw new UsageError(`unknown stream "${name}": ${hint || 'the streams'} are ${all.join(', ')}`, {
+      stream: name,
+    });
   }
   return s;
 }

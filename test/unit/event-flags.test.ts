@@ -71,3 +71,17 @@ describe('a stream list from the environment', () => {
     );
   });
 });
+
+describe('a mistyped stream name', () => {
+  it('lists every stream the run can load, events included, and suggests the closest name', () => {
+    expect(() => syncSelection({ streams: 'event' }, {})).toThrow(
+      /unknown stream "event": did you mean events\? The streams are visitors, .*visitors_monthly, events/,
+    );
+    expect(() => syncSelection({ streams: 'vistors' }, {})).toThrow(/did you mean visitors\?/);
+    expect(() => syncSelection({ streams: 'feedbak,views' }, {})).toThrow(/did you mean feedback\?/);
+  });
+
+  it('suggests nothing for a name far from every stream', () => {
+    expect(() => syncSelection({ streams: 'bogus' }, {})).toThrow(/^unknown stream "bogus": the streams are/);
+  });
+});
