@@ -53,9 +53,13 @@ export function validateApiKey(raw: string, source: string): ApiKey {
     });
   }
   if (value.startsWith('mint_dsc_') || value.startsWith('mint_us_')) {
-    const kind = value.startsWith('mint_dsc_') ? 'an assistant (mint_dsc_) key' : 'an index (mint_us_) key';
+    // Written "mint_ + dsc_": output masks every 8 characters of the key, so "mint_dsc_" itself
+    // would print as mint_**** and the line would stop saying which kind it is.
+    const kind = value.startsWith('mint_dsc_')
+      ? 'an assistant key (it begins mint_ + dsc_)'
+      : 'an index key (it begins mint_ + us_)';
     throw new UsageError(
-      `${source} holds ${kind}, not an admin key: create an admin API key (it starts with mint_) on the dashboard's API keys page`,
+      `${source} holds ${kind}, not an admin key: an admin key begins mint_ with neither dsc_ nor us_ after it; create one on the dashboard's API keys page`,
       { source },
     );
   }

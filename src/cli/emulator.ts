@@ -76,7 +76,8 @@ Example:
   $ mintlify-etl emulator --port 8787 --rate-limit 100/1h
   $ MINTLIFY_API_URL=http://127.0.0.1:8787 MINTLIFY_API_KEY=<key it prints> \\
       MINTLIFY_PROJECT_ID=<project it prints> mintlify-etl sync
-  $ mintlify-etl emulator --events-out ./bucket --days 14   # then: mintlify-etl sync --events ./bucket`,
+  $ mintlify-etl emulator --events-out ./bucket --days 14
+  $ mintlify-etl sync --streams events --events ./bucket --project proj_demo   # in another shell`,
     )
     .action((flags: EmulatorFlags) => run(() => emulatorCommand(flags)));
 }

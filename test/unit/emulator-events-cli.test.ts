@@ -75,3 +75,26 @@ describe('mintlify-etl emulator --events-out', () => {
     expect(r.stdout).toMatch(/--events-scale <n>/);
   });
 });
+
+describe("emulator --help's event stream example", () => {
+  it('runs as printed: the folder it writes loads with the sync line it shows, no API key needed', async () => {
+    const help = (await runCli(['emulator', '--help'])).stdout;
+    const examples = [...help.matchAll(/^\s*\$ (mintlify-etl .*?)(?:\s+#.*)?$/gm)].map((m) => m[1] as string);
+    const write = examples.find((e) => e.includes('--events-out'));
+    const sync = examples.find((e) => e.startsWith('mintlify-etl sync') && e.includes('--events'));
+    expect(write).toBeDefined();
+    expect(sync).toBeDefined();
+    const cwd = await tmp();
+    // As printed, but on a free port: the default one may be taken on a test machine.
+    const writeArgs = (write as string).split(/\s+/).slice(1);
+    const emu = runCli([...writeArgs, '--port', '0'], { MINTLIFY_ETL_NOW: NOW }, { cwd });
+    let out = '';
+    emu.child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    await waitFor(() => out.includes('wrote '), { what: 'the events line' });
+    emu.child.kill('SIGTERM');
+    await emu;
+    const r = await runCli((sync as string).split(/\s+/).slice(1), { MINTLIFY_ETL_NOW: NOW }, { cwd });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/sync succeeded: events: \d+ object\(s\) loaded .* no API request/);
+  });
+});

@@ -6,7 +6,7 @@ import { RequestBudget } from '../../src/api/budget.js';
 import { MintlifyClient } from '../../src/api/client.js';
 import { ApiKey, loadApiKey, validateApiKey } from '../../src/api/key.js';
 import { AuthError, InternalError, NetworkError, UsageError, ValidationError } from '../../src/errors.js';
-import { redactSecrets } from '../../src/util/secrets.js';
+import { redactSecrets, SecretRegistry } from '../../src/util/secrets.js';
 
 const SECRET = 'mint_S3CR3T_value_that_must_never_leak_0123456789';
 
@@ -93,13 +93,32 @@ describe('validateApiKey', () => {
 
   it('refuses an assistant key (mint_dsc_) and says which kind it is', () => {
     expect(() => validateApiKey('mint_dsc_x', 'MINTLIFY_API_KEY')).toThrow(
-      /holds an assistant \(mint_dsc_\) key, not an admin key/,
+      /holds an assistant key \(it begins mint_ \+ dsc_\), not an admin key/,
     );
+  });
+
+  it('says how an admin key and the refused kind look, even once the key itself is masked in output', () => {
+    for (const [key, kind] of [
+      ['mint_dsc_0123456789abcdef', /an assistant key \(it begins mint_ \+ dsc_\)/],
+      ['mint_us_0123456789abcdef', /an index key \(it begins mint_ \+ us_\)/],
+    ] as const) {
+      const registry = new SecretRegistry();
+      registry.register(key, 'mint_****');
+      let message = '';
+      try {
+        validateApiKey(key, 'MINTLIFY_API_KEY');
+      } catch (e) {
+        message = registry.redact((e as Error).message);
+      }
+      expect(message).toMatch(kind);
+      expect(message).toMatch(/an admin key begins mint_ with neither dsc_ nor us_ after it/);
+      expect(message).not.toContain('****');
+    }
   });
 
   it('refuses an index key (mint_us_) and says which kind it is', () => {
     expect(() => validateApiKey('mint_us_x', 'MINTLIFY_API_KEY')).toThrow(
-      /holds an index \(mint_us_\) key, not an admin key/,
+      /holds an index key \(it begins mint_ \+ us_\), not an admin key/,
     );
   });
 
