@@ -4,9 +4,13 @@
 -- the view v_content_gaps (28 days, the default end) share one definition.
 -- Window W = [to_day - win_days, to_day), the previous window P = [to_day - 2 * win_days,
 -- to_day - win_days), days in UTC whatever the session's TimeZone. to_day NULL: the day after the
--- project's last complete loaded day (the latest window_end of a window loaded after it ended; the
--- gaps read four streams, so of any stream), never "today" nor a partial day (the rule of every view
--- with a period), so a backfill of last year gives last year's gaps.
+-- project's last complete loaded day of the four streams the gaps read (assistant, searches,
+-- feedback, views): per stream the latest window_end of a window loaded after it ended, and of
+-- those the earliest, so that a stream loaded in whole months (feedback's [02-01, 03-01) after
+-- `sync --to 02-16`) never moves the window past the days the daily streams hold; a stream whose
+-- last end is a whole window before the newest holds nothing of the window and is left out (a
+-- stream no longer synced does not freeze the window). Never "today" nor a partial day (the rule
+-- of every view with a period), so a backfill of last year gives last year's gaps.
 --
 -- Kinds (count = current_count in W, previous_count in P):
 --  unanswered  assistant turns unanswered or answered with a clarifying question, grouped by
@@ -84,11 +88,20 @@
   fix_status text,
   fix_pr_link text
 ) }}
-WITH ends AS (
-  SELECT project_id, max(window_end) AS last_end
+WITH stream_ends AS (
+  SELECT project_id, stream, max(window_end) AS last_end
   FROM sync_windows
   WHERE status = 'loaded' AND fetched_at >= (window_end::timestamp AT TIME ZONE 'UTC')
-  GROUP BY project_id
+    AND stream IN ('assistant', 'searches', 'feedback', 'views')
+  GROUP BY project_id, stream
+),
+ends AS (
+  SELECT e.project_id, min(e.last_end) AS last_end
+  FROM stream_ends AS e
+  JOIN (SELECT project_id, max(last_end) AS newest FROM stream_ends GROUP BY project_id) AS n
+    ON n.project_id = e.project_id
+  WHERE e.last_end > n.newest - CAST(win_days AS INTEGER)
+  GROUP BY e.project_id
 ),
 win AS (
   SELECT
