@@ -151,10 +151,13 @@ export class UnreachableError extends NetworkError {
   override readonly code = 'E_UNREACHABLE';
   /** The API base URL as configured (no secrets: URLs with credentials are refused up front). */
   readonly baseUrl: string;
+  /** The reason in words, without the socket's code: `connection refused`. */
+  readonly shortReason: string;
 
   constructor(request: RequestDescription, baseUrl: string, reason: string, options?: { cause?: unknown }) {
     super(request, reason, options);
     this.baseUrl = baseUrl;
+    this.shortReason = reason.replace(/ \([A-Z_]+\)$/, '');
   }
 }
 

@@ -490,7 +490,8 @@ function socketCode(err: unknown): string | undefined {
 function networkReason(code: string, t: Timeouts): string {
   switch (code) {
     case 'ECONNREFUSED':
-      return 'connection refused (is the API URL right, is the server up?)';
+      // Said without advice: every message that shows it says what to check (--api-url, the server).
+      return 'connection refused';
     case 'ECONNRESET':
     case 'EPIPE':
     case 'UND_ERR_SOCKET':

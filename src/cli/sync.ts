@@ -287,12 +287,19 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
   }
-  if (refusedFirstRun(summary.exitCode)) await firstUse.dropIfEmpty();
+  const nothingReached = !firstUse.existed && reachedNothing(summary);
+  if (refusedFirstRun(summary.exitCode) || nothingReached) await firstUse.dropIfEmpty();
+  if (nothingReached && !firstUse.created()) summary = { ...summary, status: 'failed' };
   // A new file is worth saying: a typo in --db or MINTLIFY_ETL_DB would otherwise go unseen in cron.
   const created = summary.status !== 'dry-run' && firstUse.created();
   if (summary.status === 'dry-run') {
     // The plan is the command's output, not a log: it goes to stdout, where a user can page or save it.
     if (!json) process.stdout.write(`${safeText(describe(summary))}\n`);
+  } else if (nothingReached && !created && summary.unreachable !== undefined) {
+    const u = summary.unreachable;
+    summaryLog.info(
+      `sync failed: the API at ${u.apiUrl} cannot be reached (${u.reason}): nothing was loaded and no database was created; check --api-url / MINTLIFY_API_URL and that the server is up`,
+    );
   } else {
     summaryLog.info(describe(summary, created));
   }
@@ -306,6 +313,11 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
  */
 function refusedFirstRun(exitCode: number): boolean {
   return exitCode === EXIT.usage || exitCode === EXIT.auth;
+}
+
+/** The API could not be reached and nothing loaded (of the event stream neither): a first run then leaves nothing. */
+function reachedNothing(s: SyncSummary): boolean {
+  return s.unreachable !== undefined && s.windows.loaded === 0 && (s.events?.loaded ?? 0) === 0;
 }
 
 /** `--max-pages searches=2` (repeatable) into a cap per stream; the stream must be one the run syncs. */

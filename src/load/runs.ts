@@ -49,6 +49,12 @@ export interface RunFinish extends RunCounters {
    */
   deferredDays: readonly string[];
   finishedAt: Date;
+  /**
+   * Projects the API said it does not know (a 404 naming the project): exit 2 promises nothing
+   * written, so the run is no record of theirs. They leave the run's project list, and a run of
+   * only such projects leaves no row at all (its requests stay in the request ledger: they were spent).
+   */
+  unknownProjects?: readonly string[];
 }
 
 export interface RunRecord extends RunCounters {
@@ -153,6 +159,7 @@ export async function updateRun(session: SqlSession, u: RunProgress): Promise<vo
 }
 
 export async function finishRun(session: SqlSession, f: RunFinish): Promise<void> {
+  if ((f.unknownProjects ?? []).length > 0 && !(await dropUnknownProjects(session, f))) return;
   await session.run(
     `UPDATE sync_runs SET status = $2, finished_at = $3::TIMESTAMPTZ, windows_loaded = $4::INTEGER,
        windows_failed = $5::INTEGER, windows_deferred = $6::INTEGER, requests = $7::INTEGER,
@@ -174,6 +181,21 @@ export async function finishRun(session: SqlSession, f: RunFinish): Promise<void
       [...f.deferredDays],
     ],
   );
+}
+
+/** Takes the unknown projects out of the run's row; false when none is left and the row went. */
+async function dropUnknownProjects(session: SqlSession, f: RunFinish): Promise<boolean> {
+  const unknown = new Set(f.unknownProjects);
+  const rows = await session.rows('SELECT project_ids FROM sync_runs WHERE run_id = $1', [f.runId]);
+  const ids = ((rows[0]?.['project_ids'] as string[] | null | undefined) ?? []).filter(
+    (p) => !unknown.has(p),
+  );
+  if (ids.length === 0) {
+    await session.run('DELETE FROM sync_runs WHERE run_id = $1', [f.runId]);
+    return false;
+  }
+  await session.run('UPDATE sync_runs SET project_ids = $2::VARCHAR[] WHERE run_id = $1', [f.runId, ids]);
+  return true;
 }
 
 /**

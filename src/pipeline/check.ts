@@ -184,7 +184,7 @@ async function checkStream(
         : EXIT.windowsFailed;
     const detail =
       e instanceof UnreachableError
-        ? `the API at ${e.baseUrl} cannot be reached (${e.context['reason'] as string})`
+        ? `the API at ${e.baseUrl} cannot be reached (${e.shortReason}): check --api-url / MINTLIFY_API_URL and that the server is up`
         : e instanceof Error
           ? e.message
           : String(e);

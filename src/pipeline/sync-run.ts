@@ -647,7 +647,7 @@ export class SyncRun {
     if (this.#unreachable) {
       const u = this.#unreachable;
       parts.push(
-        `the API at ${u.baseUrl} cannot be reached (${u.context['reason'] as string}): no request reached it, so none was spent of the budget; ${this.#deferred.length} day(s) deferred to the next run. Check --api-url / MINTLIFY_API_URL and this machine's network`,
+        `the API at ${u.baseUrl} cannot be reached (${u.shortReason}): no request reached it, so none was spent of the budget; ${this.#deferred.length} day(s) deferred to the next run. Check --api-url / MINTLIFY_API_URL and this machine's network`,
       );
     }
     if (this.#unresponsive) parts.push(this.#unresponsiveMessage(this.#unresponsive));
@@ -723,6 +723,7 @@ export class SyncRun {
         // database refused the load) must still reach the next run's plan.
         deferredDays: [...new Set([...this.#deferredDays(), ...this.#failures.map(windowKey)])].sort(),
         finishedAt: new Date(this.#now()),
+        unknownProjects: [...this.#unknownProjects.keys()],
       });
     } finally {
       await dest.close();
@@ -755,6 +756,9 @@ export class SyncRun {
       stopReason: this.#stopReason,
       ...(this.#serviceDay.behindBy !== undefined
         ? { clockAhead: { ...this.#serviceDay.behindBy, leftOut: this.#serviceDay.left } }
+        : {}),
+      ...(this.#unreachable !== undefined
+        ? { unreachable: { apiUrl: this.#unreachable.baseUrl, reason: this.#unreachable.shortReason } }
         : {}),
       ...(this.#stopReason === 'rate-limited' && this.#refusal.seen
         ? { serviceRefused: { retryAfterMs: this.#refusal.waitMs(this.#now()), advice: this.#advice() } }

@@ -48,6 +48,8 @@ export interface SyncSummary {
    */
   readonly clockAhead?: { readonly service: Day; readonly local: Day; readonly leftOut: number };
   readonly serviceRefused?: { readonly retryAfterMs: number | null; readonly advice: string };
+  /** The API could not be reached (no request got through): its URL and why, in words. */
+  readonly unreachable?: { readonly apiUrl: string; readonly reason: string };
   readonly budget: { rateLimit: string; spentBefore: number; freesAt: string | null };
   readonly durationMs: number;
   readonly failures: readonly WindowFailure[];

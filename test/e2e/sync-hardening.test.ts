@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { addDays, dayRange, todayUtc } from '../../src/util/day.js';
@@ -54,7 +54,8 @@ describe('a dead endpoint does not burn the hour', () => {
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`the API at ${dead} cannot be reached`);
-    expect(await readRows(db, 'SELECT count(*)::INT AS n FROM api_requests')).toEqual([{ n: 0 }]);
+    // A first run that reached nothing leaves no database (nothing in it to keep).
+    expect(existsSync(db)).toBe(false);
     // The next run against the right URL loads every day at the cost of the days alone.
     emu.resetStats();
     const next = await runCli(['sync', '--db', db, '--json'], env());
@@ -113,6 +114,46 @@ describe('a wrong project or URL is configuration (exit 2), not failed days', ()
     expect(emu.stats.log.filter((e) => e.path.includes('proj_nope'))).toHaveLength(1);
     expect(r.stderr).toMatch(/project proj_nope was not found \(404\)/);
     expect(await readData(db)).toEqual(expectedRows(emu.dataset, dayRange(from, today)));
+    // The run is recorded for the project that exists only; the request spent on the other is in the ledger.
+    const runs = await readRows<{ ids: string }>(
+      db,
+      "SELECT array_to_string(project_ids, ',') AS ids FROM sync_runs",
+    );
+    expect(runs).toEqual([{ ids: emu.projectId }]);
+    const spent = await readRows<{ n: number }>(
+      db,
+      "SELECT count(*)::INTEGER AS n FROM api_requests WHERE project_id = 'proj_nope'",
+    );
+    expect(spent).toEqual([{ n: 1 }]);
+  });
+
+  it('records no run and no project for a project that does not exist (exit 2 writes nothing), though its request is in the ledger', async () => {
+    const db = tempDbPath();
+    const from = addDays(today, -3);
+    expect((await runCli(['sync', '--db', db, '--from', from], env())).code).toBe(0);
+    const before = await readRows<{ n: number }>(db, 'SELECT count(*)::INTEGER AS n FROM sync_runs');
+    const r = await runCli(
+      ['sync', '--db', db, '--from', from, '--refresh'],
+      env({ MINTLIFY_PROJECT_ID: 'proj_wrong' }),
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/project proj_wrong was not found \(404\)/);
+    expect(await readRows<{ n: number }>(db, 'SELECT count(*)::INTEGER AS n FROM sync_runs')).toEqual(before);
+    expect(
+      await readRows<{ n: number }>(
+        db,
+        "SELECT count(*)::INTEGER AS n FROM sync_windows WHERE project_id = 'proj_wrong'",
+      ),
+    ).toEqual([{ n: 0 }]);
+    expect(
+      await readRows<{ n: number }>(
+        db,
+        "SELECT count(*)::INTEGER AS n FROM api_requests WHERE project_id = 'proj_wrong'",
+      ),
+    ).toEqual([{ n: 1 }]);
+    const status = await runCli(['status', '--db', db, '--json'], env());
+    expect(status.code).toBe(0);
+    expect(status.stdout).not.toContain('proj_wrong');
   });
 
   it('tells a wrong API URL (a /v1 too many) from a wrong project, after one request', async () => {
@@ -128,6 +169,34 @@ describe('a wrong project or URL is configuration (exit 2), not failed days', ()
     expect(emu.stats.requests).toBe(1);
     // A first run that could load nothing leaves no database behind.
     expect(existsSync(db)).toBe(false);
+  });
+});
+
+describe('a first run that reaches nothing', () => {
+  it('leaves no new database behind and says so in one short line (exit 4)', async () => {
+    // A port nothing listens on: bind one, note it, close it.
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((r) => probe.close(r));
+    const db = tempDbPath();
+    const r = await runCli(
+      ['sync', '--db', db, '--from', addDays(today, -5)],
+      env({ MINTLIFY_API_URL: `http://127.0.0.1:${port}` }),
+    );
+    expect(r.code).toBe(4);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const line = (lines[0] ?? '').replace(ISO_RUN, '');
+    expect(line).toMatch(
+      new RegExp(
+        `^sync failed: the API at http://127\\.0\\.0\\.1:${port} cannot be reached \\(connection refused\\): nothing was loaded and no database was created`,
+      ),
+    );
+    expect(line.length).toBeLessThan(240);
+    expect(line).not.toMatch(/\(.*\(.*\(/);
+    expect(existsSync(db)).toBe(false);
+    expect(readdirSync(dirname(db)).filter((f) => f.startsWith(basename(db)))).toEqual([]);
   });
 });
 
