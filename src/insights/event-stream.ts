@@ -1,7 +1,7 @@
 import { hasRelations } from '../load/relations.js';
 import type { Row, SqlSession } from '../load/session.js';
 import { TRAFFIC_CLASSES, type TrafficClass } from '../load/event-rows.js';
-import { addDays, type Day } from '../util/day.js';
+import { addDays, daysBetween, type Day } from '../util/day.js';
 
 /**
  * What the report and the digest say about the event stream (sync --events): true unique visitors
@@ -42,6 +42,11 @@ export interface EventStreamSection {
   /** The days [from, to] (inclusive) of the traffic, referrers and funnels. */
   readonly from: Day;
   readonly to: Day;
+  /**
+   * The project's first day of events, when it falls inside the longest period: every period
+   * starts there instead (a period of days before the stream began would read as quiet days).
+   */
+  readonly startsOn?: Day;
   /** Every class, in TRAFFIC_CLASSES order, zeros included. */
   readonly traffic: readonly TrafficShare[];
   readonly pageViews: number;
@@ -109,16 +114,19 @@ export async function readEventStream(
   w: EventStreamWindow,
 ): Promise<EventStreamSection | undefined> {
   if (!(await hasEvents(session, w.projectId))) return undefined;
+  const first = await firstEventDay(session, w.projectId);
+  const startsOn = first > addDays(w.to, -(Math.max(7, w.days) - 1)) && first <= w.to ? first : undefined;
   const lengths = [...new Set([7, w.days])];
   const visitors: EventVisitorsPeriod[] = [];
-  for (const days of lengths) visitors.push(await periodVisitors(session, w.projectId, w.to, days));
-  const from = addDays(w.to, -((w.breakdownDays ?? w.days) - 1));
+  for (const days of lengths) visitors.push(await periodVisitors(session, w.projectId, w.to, days, startsOn));
+  const from = later(addDays(w.to, -((w.breakdownDays ?? w.days) - 1)), startsOn);
   const range = [w.projectId, from, addDays(w.to, 1)];
   const { traffic, pageViews } = await trafficShares(session, range);
   return {
     visitors,
     from,
     to: w.to,
+    ...(startsOn !== undefined ? { startsOn } : {}),
     traffic,
     pageViews,
     referrers: await topReferrers(session, range, w.topReferrers),
@@ -131,13 +139,28 @@ async function periodVisitors(
   projectId: string,
   to: Day,
   days: number,
+  startsOn: Day | undefined,
 ): Promise<EventVisitorsPeriod> {
-  const from = addDays(to, -(days - 1));
+  const from = later(addDays(to, -(days - 1)), startsOn);
   const [r] = await session.rows(
     'SELECT human, ai, total FROM event_visitors($1::DATE, $2::DATE) WHERE project_id = $3::VARCHAR',
     [from, addDays(to, 1), projectId],
   );
-  return { from, to, days, human: n(r, 'human'), ai: n(r, 'ai'), total: n(r, 'total') };
+  const held = daysBetween(from, to) + 1;
+  return { from, to, days: held, human: n(r, 'human'), ai: n(r, 'ai'), total: n(r, 'total') };
+}
+
+/** The later of two days (ISO days sort as text). */
+function later(day: Day, other: Day | undefined): Day {
+  return other !== undefined && other > day ? other : day;
+}
+
+async function firstEventDay(session: SqlSession, projectId: string): Promise<Day> {
+  const [r] = await session.rows(
+    'SELECT CAST(min(day) AS VARCHAR) AS d FROM analytics_events WHERE project_id = $1::VARCHAR',
+    [projectId],
+  );
+  return String(r?.['d']);
 }
 
 /** `range`: project, first day, day after the last. */

@@ -39,6 +39,7 @@ function visitorsTable(e: EventStreamSection): Table {
     ]),
     notes: [
       'From the raw event stream: each visitor counted once in the whole period (not a sum of daily uniques); total counts a visitor seen as human and as AI once.',
+      ...(e.startsOn !== undefined ? [`The event stream starts on ${e.startsOn}: periods start there.`] : []),
     ],
   };
 }

@@ -56,6 +56,24 @@ export const EXPECTED_SECTION: EventStreamSection = {
 
 const WINDOW = { projectId: 'docs-a', to: '2026-03-28', days: 28, topReferrers: 5 };
 
+/** A project whose stream began on 2026-03-20, inside the 28 days to 03-28. */
+const LATE_EVENTS: readonly EventFixtureRow[] = [
+  { id: 'l1', type: 'docs.content.view', at: '2026-03-20T08:00:00Z', visitor: 'L', project: 'docs-late' },
+  { id: 'l2', type: 'docs.content.view', at: '2026-03-27T08:00:00Z', visitor: 'M', project: 'docs-late' },
+];
+
+async function expectLateStart(session: SqlSession): Promise<void> {
+  const s = await readEventStream(session, { ...WINDOW, projectId: 'docs-late' });
+  expect(s?.startsOn).toBe('2026-03-20');
+  expect(s?.from).toBe('2026-03-20');
+  expect(s?.visitors.map((v) => [v.from, v.to, v.days, v.total])).toEqual([
+    ['2026-03-22', '2026-03-28', 7, 1],
+    ['2026-03-20', '2026-03-28', 9, 2],
+  ]);
+  const onTime = await readEventStream(session, WINDOW);
+  expect(onTime?.startsOn).toBeUndefined();
+}
+
 function expectSection(got: EventStreamSection | undefined): void {
   expect(got).toBeDefined();
   expect({
@@ -94,9 +112,14 @@ describe('the event-stream section on DuckDB', () => {
   beforeAll(async () => {
     db = await openDatabase(join(mkdtempSync(join(tmpdir(), 'mintlify-etl-report-events-')), 'a.duckdb'));
     await db.connection.run(insertEventsSql(SECTION_EVENTS));
+    await db.connection.run(insertEventsSql(LATE_EVENTS));
     session = duckSession(db.connection);
   });
   afterAll(() => db.close());
+
+  it('starts its periods on the first day of events when the stream began inside them, and says where', async () => {
+    await expectLateStart(session);
+  });
 
   it('gives true uniques of 7 and 28 days, traffic shares, top referrers and both funnels, as worked out by hand', async () => {
     expectSection(await readEventStream(session, WINDOW));
@@ -134,7 +157,11 @@ describe('the event-stream section on DuckDB', () => {
 });
 
 describe.skipIf(!hasPostgres())('the event-stream section on PostgreSQL', () => {
-  const client = pgSchemaWith('ev', [insertEventsSql(SECTION_EVENTS)]);
+  const client = pgSchemaWith('ev', [insertEventsSql(SECTION_EVENTS), insertEventsSql(LATE_EVENTS)]);
+
+  it('starts its periods on the first day of events, as on DuckDB', async () => {
+    await expectLateStart(pgSession(client()));
+  });
 
   it('gives the same numbers as worked out by hand', async () => {
     expectSection(await readEventStream(pgSession(client()), WINDOW));
