@@ -13,6 +13,10 @@ describe('text both destinations can store', () => {
     expect(storableText('tab\tand\u0001 stay')).toBe('tab\tand\u0001 stay');
     expect(isStorable('plain 文档 🚀')).toBe(true);
     expect(isStorable('x\ud800')).toBe(false);
+    // A lone LOW surrogate alone in the text (no high one beside it to set the check off).
+    expect(isStorable('x\udc00')).toBe(false);
+    expect(storableText('Great \udc00 docs')).toBe('Great \ufffd docs');
+    expect(storableText('\udfff')).toBe('\ufffd');
     expect(isStorable('x\u0000')).toBe(false);
   });
 
