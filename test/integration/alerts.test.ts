@@ -137,14 +137,20 @@ describe('search: a new term searched N+ times without a click', () => {
     await fx.search('s1', '2026-02-27', 'SSO', 6, 0);
     await fx.search('s1', D, 'billing', 9, 0.3);
     await fx.search('s1', D, 'rare', 2, 0);
+    // The 7 days before D are 02-23..03-01: zero-click on 02-23 is "before", on 02-22 it is not.
+    await fx.search('s1', '2026-02-23', 'Webhooks', 6, 0);
+    await fx.search('s1', D, 'webhooks', 8, 0);
+    await fx.search('s1', '2026-02-22', 'import', 6, 0);
+    await fx.search('s1', D, 'import', 8, 0);
     await fx.dayWindows('s-young', 'searches', D, AFTER);
     await fx.search('s-young', D, 'oauth', 8, 0);
   });
 
   it('alerts on a zero-click term new this week, not on one already zero-click last week, a clicked or a rare one', async () => {
     const e = await evaluate('s1');
-    expect(subjects(e, 'search')).toEqual(['oauth']);
-    expect(e.alerts[0]?.message).toBe(
+    // import was zero-click 8 days before (outside the 7), webhooks exactly 7 days before (inside).
+    expect(subjects(e, 'search')).toEqual(['import', 'oauth']);
+    expect(e.alerts[1]?.message).toBe(
       'new search term without a click: "oauth" searched 8 times on 2026-03-02, none clicked (not such a term in the 7 days before)',
     );
   });
