@@ -32,6 +32,16 @@ describe.skipIf(!hasPostgres())('PostgreSQL conditions of the user’s making', 
     }
   });
 
+  it('names a schema without the tables once, with the database it looked in (exit 2)', async () => {
+    const r = await runCli(['status', '--db', h.server.url, '--schema', 'mintlfy'], env());
+    oneLine(
+      r,
+      2,
+      /^mintlify-etl: no mintlify-etl tables in schema mintlfy of postgresql:\/\/[^ ]+: run `mintlify-etl sync/,
+    );
+    expect(r.stderr.match(/mintlfy/g)).toHaveLength(1);
+  });
+
   it('names a missing sslrootcert file and what to do (exit 2)', async () => {
     const r = await runCli(
       ['status', '--db', `${h.server.url}?sslmode=verify-full&sslrootcert=/nowhere/root.crt`],

@@ -322,7 +322,7 @@ export async function schemaHasTables(target: PgTarget, opts: PgOpenOptions = {}
 async function enterSchema(client: pg.Client, target: PgTarget): Promise<void> {
   if (!(await holdsTables(client, target.schema))) {
     throw new UsageError(
-      `no mintlify-etl tables in schema ${target.schema} of ${target.label}: run \`mintlify-etl sync --db <the same URL>\` first, or pick the schema it used with --schema`,
+      `no mintlify-etl tables in schema ${target.schema} of ${target.database}: run \`mintlify-etl sync --db <the same URL>\` first, or pick the schema it used with --schema`,
       { ...target.where, schema: target.schema },
     );
   }
