@@ -77,7 +77,8 @@ async function demoCommand(flags: DemoFlags): Promise<CommandResult> {
   const events = mkdtempSync(join(tmpdir(), 'mintlify-etl-demo-events-'));
   const written = await writeEventsFolder(events, { seed: flags.seed, days: flags.days, endDay: todayUtc() });
   log.info(
-    `wrote an Enterprise event stream of ${written.objects} objects (${written.events ?? '?'} events) to ${events}`,
+    // Not its path: the folder is removed when the sync is done, and a path printed would lead nowhere.
+    `wrote an Enterprise event stream of ${written.objects} objects (${written.events ?? '?'} events) to a temporary folder (removed after the sync)`,
   );
   const options = {
     projects: [emu.projectId],

@@ -15,6 +15,11 @@ describe('mintlify-etl demo as a process', () => {
     expect(r.stderr).toMatch(
       /synced 14 days of visitors, views, searches, feedback, assistant, caller_stats, assistant_threads, visitors_weekly, visitors_monthly \(\d+ windows, \d+ rows\) with \d+ requests/,
     );
+    // The event stream's folder is temporary: no path that is gone when the demo ends is printed.
+    expect(r.stderr).toMatch(
+      /wrote an Enterprise event stream of \d+ objects \(\d+ events\) to a temporary folder/,
+    );
+    expect(r.stderr + r.stdout).not.toContain('mintlify-etl-demo-events-');
     // Multi-line text is printed as lines, never as a literal \n (issue 27, item 17).
     expect(r.stderr).not.toContain('\\n');
     expect(r.stdout).toContain('Unique visitors per day');
