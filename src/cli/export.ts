@@ -176,7 +176,9 @@ export function describeExport(s: ExportSummary): string {
       : `months ${s.range.from?.slice(0, 7) ?? 'start'} to ${s.range.to ? `before ${s.range.to.slice(0, 7)}` : 'end'}`;
   const lines = [`exported ${scope} as ${s.format} to ${s.out} in ${formatDuration(s.durationMs)}`];
   const width = Math.max(10, ...s.tables.map((t) => t.table.length));
-  for (const t of s.tables) {
+  // A table with nothing to write and nothing removed is "no data", whichever writer looked at it.
+  const nothing = (t: ExportSummary['tables'][number]): boolean => t.rows === 0 && t.removedFiles === 0;
+  for (const t of s.tables.filter((x) => !nothing(x))) {
     const removed = t.removedFiles > 0 ? `, ${t.removedFiles} stale file(s) removed` : '';
     lines.push(
       `  ${t.table.padEnd(width)}  ${t.rows} row(s) in ${t.files} file(s), ${t.partitions} partition(s)${removed}`,
@@ -184,7 +186,7 @@ export function describeExport(s: ExportSummary): string {
   }
   const skipped = (reason: SkipReason): string[] =>
     s.skipped.filter((t) => t.reason === reason).map((t) => t.table);
-  const empty = skipped('empty');
+  const empty = [...s.tables.filter(nothing).map((t) => t.table), ...skipped('empty')];
   if (empty.length > 0) lines.push(`  skipped (no data): ${empty.join(', ')}`);
   const secret = skipped('secret');
   if (secret.length > 0) lines.push(`  never exported (a secret key): ${secret.join(', ')}`);
