@@ -244,6 +244,17 @@ export class DiskFullError extends EtlError {
   readonly stopsTheRun = true;
 }
 
+/**
+ * Another session holds a table the run must write (a DBA's LOCK TABLE, a long ALTER) past the
+ * session's lock bound: every later load would wait the same, so the run stops, keeps what it
+ * committed and leaves the rest for the next run. Exit 5, like a database in use.
+ */
+export class TableLockedError extends EtlError {
+  readonly code = 'E_TABLE_LOCKED';
+  readonly exitCode = EXIT.dbInUse;
+  readonly stopsTheRun = true;
+}
+
 /** Another process holds the database. Exit 5. */
 export class DatabaseInUseError extends EtlError {
   readonly code = 'E_DB_IN_USE';

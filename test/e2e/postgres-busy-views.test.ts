@@ -98,4 +98,47 @@ describe.skipIf(!hasPostgres())('a sync while a BI transaction reads a view', ()
     const again = await finished(sync(['--from', from]));
     expect(again.code, again.stderr).toBe(0);
   });
+
+  it('bounds the wait on a data table another session locks: exit 5 naming the holder, the days left for the next run', async () => {
+    expect((await finished(sync(['--from', from]))).code).toBe(0);
+    const holder = new pg.Client({ connectionString: h.server.url, application_name: 'dba' });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE busy.site_daily IN ACCESS EXCLUSIVE MODE');
+      const pid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
+      const run = runCli(
+        [
+          'sync',
+          '--db',
+          h.server.url,
+          '--schema',
+          'busy',
+          '--streams',
+          'visitors',
+          '--from',
+          from,
+          '--refresh',
+        ],
+        {
+          MINTLIFY_API_URL: h.emu.url,
+          MINTLIFY_API_KEY: h.emu.apiKey,
+          MINTLIFY_PROJECT_ID: h.emu.projectId,
+          // The session's lock_timeout, short for the test (30 s otherwise).
+          MINTLIFY_ETL_PG_LOCK_TIMEOUT_MS: '2000',
+        },
+      );
+      const r = await finished(run);
+      expect(r.code, r.stderr).toBe(5);
+      expect(r.stderr).toMatch(
+        new RegExp(`site_daily of schema busy is locked by server process ${pid} \\("dba"\\).*waited 2s`),
+      );
+      expect(r.stderr).not.toMatch(/internal error/);
+    } finally {
+      await holder.query('COMMIT').catch(() => undefined);
+      await holder.end();
+    }
+    const again = await finished(sync(['--from', from]));
+    expect(again.code, again.stderr).toBe(0);
+  });
 });

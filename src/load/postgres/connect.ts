@@ -49,6 +49,14 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
  */
 export const LOCK_TIMEOUT_MS = 30_000;
 
+/** Tests shorten the lock bound (a real wait of 30 s each would only slow them down). */
+export const LOCK_TIMEOUT_ENV = 'MINTLIFY_ETL_PG_LOCK_TIMEOUT_MS';
+
+export function lockTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env[LOCK_TIMEOUT_ENV]);
+  return Number.isFinite(n) && n >= 100 ? Math.round(n) : LOCK_TIMEOUT_MS;
+}
+
 /**
  * How soon the server should notice that a run's machine died or its network went away (default
  * two minutes): TCP keepalives on each of the run's connections, and the lock's connection is
@@ -75,7 +83,7 @@ function sessionSettings(boundMs: number, writes: boolean): string {
   return [
     "SET DateStyle TO 'ISO, YMD'",
     "SET TimeZone TO 'UTC'",
-    `SET lock_timeout TO ${LOCK_TIMEOUT_MS}`,
+    `SET lock_timeout TO ${lockTimeoutMs()}`,
     `SET tcp_keepalives_idle TO ${idle}`,
     `SET tcp_keepalives_interval TO ${interval}`,
     'SET tcp_keepalives_count TO 4',

@@ -213,14 +213,18 @@ function isLockTimeout(e: unknown): boolean {
 }
 
 /** A session other than this one holding a lock on one of the named relations of the schema. */
-interface Holder {
+export interface Holder {
   pid: number;
   relation: string;
   application: string | null;
   since: string | null;
 }
 
-async function holdersOf(client: pg.ClientBase, schema: string, names: readonly string[]): Promise<Holder[]> {
+export async function holdersOf(
+  client: pg.ClientBase,
+  schema: string,
+  names: readonly string[],
+): Promise<Holder[]> {
   const r = await client.query<Holder>(
     `SELECT DISTINCT ON (l.pid) l.pid, c.relname AS relation, a.application_name AS application,
             to_char(a.xact_start AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"') AS since

@@ -7,6 +7,10 @@ import type { TableSpec } from '../table-spec.js';
 import { bigintText } from './copy-text.js';
 import { replacePostgres } from './table-loaders.js';
 import { inPgTransaction, pgSession } from './session.js';
+import { TableLockedError } from '../../errors.js';
+import { formatDuration } from '../../util/duration.js';
+import { lockTimeoutMs } from './connect.js';
+import { holdersOf } from './migrate.js';
 
 export interface PgBatchOptions {
   /**
@@ -93,8 +97,54 @@ export async function loadPreparedBatchPostgres(
     for (const p of windows) dayNumber(p.w.day);
     await loadInTransaction(client, lastPerWindow(windows), opts);
   } catch (e) {
+    if (isLockTimeout(e)) throw await tableLocked(client, windows, e);
     throw batchFailure(e, windows, opts.destination ?? describeClient(client));
   }
+}
+
+function tablesOf(spec: TableSpec): string[] {
+  switch (spec.kind) {
+    case 'site-pages':
+      return [spec.siteTable, spec.pageTable];
+    case 'json-days':
+      return spec.tables.map((t) => t.table);
+    case 'events':
+      return [spec.table.table];
+    case 'threads':
+      return [spec.messages.table];
+  }
+}
+
+/** PostgreSQL's lock_not_available: the session's lock_timeout ran out. */
+function isLockTimeout(e: unknown): boolean {
+  return (e as { code?: string } | undefined)?.code === '55P03';
+}
+
+/** Who holds the batch's tables, said once for the run (the transaction has rolled back). */
+async function tableLocked(
+  client: pg.ClientBase,
+  windows: readonly PreparedWindow[],
+  cause: unknown,
+): Promise<TableLockedError> {
+  const tables = [...new Set(windows.flatMap((p) => tablesOf(p.spec)))];
+  const schema = (await client.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s ?? '?';
+  const held = await holdersOf(client, schema, [...tables, 'sync_windows']).catch(() => []);
+  const who =
+    held.length === 0
+      ? 'another session (it has let go since)'
+      : held
+          .slice(0, 3)
+          .map(
+            (h) =>
+              `server process ${h.pid}${h.application ? ` (${JSON.stringify(h.application)})` : ''}${h.since ? `, in a transaction since ${h.since}` : ''}`,
+          )
+          .join('; ');
+  const table = held[0]?.relation ?? tables[0] ?? 'a table';
+  return new TableLockedError(
+    `${table} of schema ${schema} is locked by ${who}: the run waited ${formatDuration(lockTimeoutMs())} for it and stopped, keeping what it loaded; the rest waits for the next run (or end that transaction, e.g. SELECT pg_terminate_backend(${held[0]?.pid ?? 'PID'}))`,
+    { schema, table, holderPid: held[0]?.pid ?? null },
+    { cause },
+  );
 }
 
 /** `markWindowFailed` on a PostgreSQL client: the same statement, which both dialects run. */
