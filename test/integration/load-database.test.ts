@@ -45,7 +45,7 @@ describe('openDatabase (read-write)', () => {
     const path = join(dir, 'nested', 'deeper', 'a.duckdb');
     const db = await openTracked(path);
     const first = await queryRows(db.connection, 'SELECT version, applied_at FROM schema_migrations');
-    expect(first.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(first.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13]);
     const tables = await queryRows(
       db.connection,
       'SELECT table_name FROM duckdb_tables() ORDER BY table_name',
