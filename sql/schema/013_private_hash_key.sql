@@ -3,10 +3,11 @@
 -- gets on the data (GRANT SELECT ON ALL TABLES IN SCHEMA mintlify, default privileges IN SCHEMA
 -- mintlify) reaches it: with the key, visitor_key and user_agent, a reader could recover visitors'
 -- ip addresses by trying them. The key is moved, never made anew: a new key would give every
--- visitor a second visitor_key. On PostgreSQL the writer owns the new schema and grants nothing on
--- it (a new schema has no grant to PUBLIC); every sync also takes back any grant someone gave on
--- it or on the key (src/load/postgres/private-schema.ts).
-CREATE SCHEMA IF NOT EXISTS {{ private_schema }};
+-- visitor a second visitor_key. On PostgreSQL the writer creates the schema before the migrations
+-- (or a DBA does, for a writer that may not create schemas), owns it and grants nothing on it (a
+-- new schema has no grant to PUBLIC); every sync also takes back any grant someone gave on it or
+-- on the key (src/load/postgres/private-schema.ts).
+{{ create_schema({{ private_schema }}) }}
 
 CREATE TABLE IF NOT EXISTS {{ private_schema }}.event_hash_key (
   id         integer     NOT NULL PRIMARY KEY,  -- always 1

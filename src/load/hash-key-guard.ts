@@ -69,7 +69,9 @@ function reachesKey(tokens: readonly Token[], code: boolean, depth: number): str
 }
 
 function isDo(tokens: readonly Token[]): boolean {
-  return tokens.some((t, i) => t.kind === 'word' && t.value === 'do' && (i === 0 || tokens[i - 1]?.kind === 'semicolon'));
+  return tokens.some(
+    (t, i) => t.kind === 'word' && t.value === 'do' && (i === 0 || tokens[i - 1]?.kind === 'semicolon'),
+  );
 }
 
 /** Throws HashKeyRefused (exit 2) when the SQL could read the visitor hash key. */

@@ -55,6 +55,12 @@ export interface SqlDialect {
    * A PostgreSQL schema other than the default renders with pgDialectFor(schema).
    */
   readonly privateSchema: string;
+  /**
+   * Creates a schema when missing. PostgreSQL's CREATE SCHEMA IF NOT EXISTS asks for CREATE on the
+   * database even when the schema exists (a writer given its schemas by a DBA has no such right):
+   * there, migrate.ts creates them before the migrations, and this says so.
+   */
+  createSchema(name: string): string;
 }
 
 /** `name(arg type, ...) RETURNS type`, as a block's head says it. */

@@ -37,7 +37,8 @@ const INLINE: Readonly<Record<string, { readonly arity: number; readonly text: I
    */
   mask_emails: {
     arity: 1,
-    text: (_, [x]) => `regexp_replace(${x as string}, ${sqlString(EMAIL_PATTERN)}, ${sqlString(EMAIL_TOKEN)}, 'g')`,
+    text: (_, [x]) =>
+      `regexp_replace(${x as string}, ${sqlString(EMAIL_PATTERN)}, ${sqlString(EMAIL_TOKEN)}, 'g')`,
   },
   /** What separates the words of a question (src/util/question-key.ts), for question_key. */
   question_separators: { arity: 0, text: () => sqlString(questionSeparators()) },
@@ -49,6 +50,7 @@ const INLINE: Readonly<Record<string, { readonly arity: number; readonly text: I
   each_source: { arity: 1, text: (d, [l]) => d.eachSource(l as string) },
   source_url: { arity: 1, text: (d, [e]) => d.sourceUrl(e as string) },
   private_schema: { arity: 0, text: (d) => d.privateSchema },
+  create_schema: { arity: 1, text: (d, [n]) => d.createSchema(n as string) },
   json_column: { arity: 1, text: (d, [n]) => d.jsonColumn(n as string) },
   unique_index: {
     arity: 3,
@@ -100,7 +102,7 @@ export function renderSql(
 
 function renderInline(sql: string, file: string, dialect: SqlDialect): string {
   let text = sql;
-  for (let before = ''; before !== text; ) {
+  for (let before = ''; before !== text;) {
     before = text;
     text = renderInnermost(text, file, dialect);
   }

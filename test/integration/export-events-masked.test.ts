@@ -35,7 +35,10 @@ const REFERRERS: readonly (readonly [string | null, string | null])[] = [
 ];
 
 /** [path as sent, as exported without personal data]: every odd e-mail form, and text without one. */
-const PATHS: readonly (readonly [string, string])[] = [...EMAIL_CASES, ...NOT_EMAILS.map((p) => [p, p] as const)];
+const PATHS: readonly (readonly [string, string])[] = [
+  ...EMAIL_CASES,
+  ...NOT_EMAILS.map((p) => [p, p] as const),
+];
 
 const ROWS: EventFixtureRow[] = PATHS.map(([path], i) => ({
   id: `e${String(i).padStart(2, '0')}`,
@@ -106,7 +109,11 @@ describe('export of analytics_events from DuckDB, path and referrer', () => {
     });
   });
   const run = (out: string, includePersonalData: boolean): Promise<ExportSummary> =>
-    withDuckFile(db, (d) => exportTables(d.connection, { outDir: out, format: 'parquet', includePersonalData }), true);
+    withDuckFile(
+      db,
+      (d) => exportTables(d.connection, { outDir: out, format: 'parquet', includePersonalData }),
+      true,
+    );
 
   it('masks e-mail addresses in both and drops the referrer query string and fragment, without --include-personal-data', async () => {
     const out = outDir();

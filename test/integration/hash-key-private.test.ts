@@ -24,7 +24,8 @@ function v10SqlDir(): string {
   mkdirSync(join(dir, 'views'));
   cpSync(join(sqlDir(), 'partials'), join(dir, 'partials'), { recursive: true });
   for (const name of readdirSync(join(sqlDir(), 'schema')))
-    if (Number(/^(\d+)_/.exec(name)?.[1]) <= 10) cpSync(join(sqlDir(), 'schema', name), join(dir, 'schema', name));
+    if (Number(/^(\d+)_/.exec(name)?.[1]) <= 10)
+      cpSync(join(sqlDir(), 'schema', name), join(dir, 'schema', name));
   return dir;
 }
 
@@ -41,7 +42,9 @@ interface Where {
 
 const runPg = hasPostgres();
 let server: PostgresServer | undefined;
-const wheres: Where[] = [{ name: 'DuckDB', db: () => Promise.resolve(tempDbPath()), privateSchema: 'main_private' }];
+const wheres: Where[] = [
+  { name: 'DuckDB', db: () => Promise.resolve(tempDbPath()), privateSchema: 'main_private' },
+];
 if (runPg)
   wheres.push({
     name: 'PostgreSQL',
@@ -63,7 +66,9 @@ describe.each(wheres)('the visitor hash key on $name', (w) => {
     dirs.push(old);
     const db = await w.db();
     const target = parseDbTarget(db, w.schema);
-    const v10 = await placeOf(target, { duckdb: { open: { sqlDir: old } }, postgres: { sqlDir: old } }).open('write');
+    const v10 = await placeOf(target, { duckdb: { open: { sqlDir: old } }, postgres: { sqlDir: old } }).open(
+      'write',
+    );
     await v10.session.run(
       `INSERT INTO event_hash_key VALUES (1, '${OLD_KEY}', TIMESTAMPTZ '2026-04-01 00:00:00+00')`,
     );
@@ -91,14 +96,19 @@ describe.each(wheres)('the visitor hash key on $name', (w) => {
       `SELECT 1; SELECT * FROM query_table('${w.privateSchema}.event_' || 'hash_key')`,
     ];
     for (const sql of refused)
-      await expect(place.runUserQuery(sql, {}, () => Promise.resolve(0)), sql).rejects.toThrow(
-        /never reads the visitor hash key/,
-      );
-    const n = await place.runUserQuery('SELECT count(visitor_key) AS query FROM analytics_events', {}, async (s) => {
-      let rows = 0;
-      for await (const b of s.batches) rows += b.length;
-      return rows;
-    });
+      await expect(
+        place.runUserQuery(sql, {}, () => Promise.resolve(0)),
+        sql,
+      ).rejects.toThrow(/never reads the visitor hash key/);
+    const n = await place.runUserQuery(
+      'SELECT count(visitor_key) AS query FROM analytics_events',
+      {},
+      async (s) => {
+        let rows = 0;
+        for await (const b of s.batches) rows += b.length;
+        return rows;
+      },
+    );
     expect(n).toBe(1);
   });
 });

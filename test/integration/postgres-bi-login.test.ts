@@ -30,7 +30,9 @@ function docStatements(): { writer: string[]; readers: string[]; grants: string[
       .filter((s) => s !== ''),
   );
   const pick = (word: string, not?: string): string[] => {
-    const found = blocks.find((b) => b.some((s) => s.includes(word)) && !b.some((s) => not && s.includes(not)));
+    const found = blocks.find(
+      (b) => b.some((s) => s.includes(word)) && !b.some((s) => not && s.includes(not)),
+    );
     if (found === undefined) throw new Error(`docs/warehouse.md: no SQL block with ${word}`);
     return found;
   };
@@ -62,7 +64,9 @@ describe.runIf(runPg)('the read-only BI login of docs/warehouse.md, default sear
     dest = await place.open('write');
     key = await eventHashKey(dest.session);
     await dest.session.run(
-      insertEventsSql([{ id: 'e1', type: 'docs.content.view', at: '2026-04-02T10:00:00Z', host: 'google.com' }]),
+      insertEventsSql([
+        { id: 'e1', type: 'docs.content.view', at: '2026-04-02T10:00:00Z', host: 'google.com' },
+      ]),
     );
     await dest.session.run(
       `INSERT INTO assistant_turns (project_id, thread_id, ts, query, response, response_type, resolution_status, query_category, page_url, sources, loaded_at, run_id, window_start)
@@ -96,7 +100,9 @@ describe.runIf(runPg)('the read-only BI login of docs/warehouse.md, default sear
     expect(rels.rows.filter((r) => r.kind === 'v').length).toBeGreaterThan(20);
     const failed: string[] = [];
     for (const { name } of rels.rows) {
-      await bi.query(`SELECT count(*) FROM mintlify."${name}"`).catch((e: Error) => failed.push(`${name}: ${e.message}`));
+      await bi
+        .query(`SELECT count(*) FROM mintlify."${name}"`)
+        .catch((e: Error) => failed.push(`${name}: ${e.message}`));
     }
     expect(failed).toEqual([]);
   });
@@ -106,7 +112,9 @@ describe.runIf(runPg)('the read-only BI login of docs/warehouse.md, default sear
       `SELECT p.proname AS name, pg_get_function_identity_arguments(p.oid) AS args, p.proretset AS set
        FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'mintlify' ORDER BY 1, 2`,
     );
-    expect(fns.rows.map((f) => f.name)).toEqual(expect.arrayContaining(['question_key', 'redact_emails', 'content_gaps']));
+    expect(fns.rows.map((f) => f.name)).toEqual(
+      expect.arrayContaining(['question_key', 'redact_emails', 'content_gaps']),
+    );
     const value: Record<string, string> = {
       text: `'How do I reach bob@corp.io?'`,
       integer: '28',
@@ -137,15 +145,21 @@ describe.runIf(runPg)('the read-only BI login of docs/warehouse.md, default sear
       `SELECT table_schema AS schema, table_name AS table FROM information_schema.columns WHERE column_name = 'hash_key'`,
     );
     expect(held.rows).toEqual([{ schema: 'mintlify_private', table: 'event_hash_key' }]);
-    const stored = await admin.query<{ k: string }>('SELECT hash_key AS k FROM mintlify_private.event_hash_key');
+    const stored = await admin.query<{ k: string }>(
+      'SELECT hash_key AS k FROM mintlify_private.event_hash_key',
+    );
     expect(stored.rows[0]?.k).toBe(key.toString('hex'));
-    await expect(bi.query('SELECT hash_key FROM mintlify_private.event_hash_key')).rejects.toThrow(/permission denied/);
+    await expect(bi.query('SELECT hash_key FROM mintlify_private.event_hash_key')).rejects.toThrow(
+      /permission denied/,
+    );
   });
 
   it('cannot read the key after the next sync, whatever grants a DBA gave on it meanwhile', async () => {
     const writer = new pg.Client({ connectionString: as('mintlify_etl') });
     await writer.connect();
-    await writer.query('ALTER DEFAULT PRIVILEGES FOR ROLE mintlify_etl GRANT SELECT ON TABLES TO mintlify_read');
+    await writer.query(
+      'ALTER DEFAULT PRIVILEGES FOR ROLE mintlify_etl GRANT SELECT ON TABLES TO mintlify_read',
+    );
     await writer.query('GRANT USAGE ON SCHEMA mintlify_private TO PUBLIC');
     await writer.query('GRANT SELECT ON mintlify_private.event_hash_key TO mintlify_read');
     await writer.end();
@@ -155,7 +169,9 @@ describe.runIf(runPg)('the read-only BI login of docs/warehouse.md, default sear
     } finally {
       await again.close();
     }
-    await expect(bi.query('SELECT hash_key FROM mintlify_private.event_hash_key')).rejects.toThrow(/permission denied/);
+    await expect(bi.query('SELECT hash_key FROM mintlify_private.event_hash_key')).rejects.toThrow(
+      /permission denied/,
+    );
     const grants = await admin.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM pg_namespace n, aclexplode(n.nspacl) a WHERE n.nspname = 'mintlify_private' AND a.grantee <> n.nspowner`,
     );
@@ -171,14 +187,19 @@ describe.runIf(runPg)('the read-only BI login of docs/warehouse.md, default sear
       `DO $$ BEGIN EXECUTE 'SELECT 1'; END $$`,
     ];
     for (const sql of refused)
-      await expect(place.runUserQuery(sql, {}, () => Promise.resolve(0)), sql).rejects.toThrow(
-        /never reads the visitor hash key/,
-      );
-    const rows = await place.runUserQuery('SELECT visitor_key, query_to FROM analytics_events, (SELECT 1 AS query_to) q', {}, async (s) => {
-      const out: unknown[] = [];
-      for await (const b of s.batches) out.push(...b);
-      return out;
-    });
+      await expect(
+        place.runUserQuery(sql, {}, () => Promise.resolve(0)),
+        sql,
+      ).rejects.toThrow(/never reads the visitor hash key/);
+    const rows = await place.runUserQuery(
+      'SELECT visitor_key, query_to FROM analytics_events, (SELECT 1 AS query_to) q',
+      {},
+      async (s) => {
+        const out: unknown[] = [];
+        for await (const b of s.batches) out.push(...b);
+        return out;
+      },
+    );
     expect(rows).toHaveLength(1);
   });
 });

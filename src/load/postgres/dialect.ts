@@ -21,6 +21,7 @@ export const POSTGRES_DIALECT: SqlDialect = {
   uniqueIndex: (name, table, columns) => `CREATE UNIQUE INDEX IF NOT EXISTS ${name} ON ${table} ${columns};`,
   rowIndex: (name, table, columns) => `CREATE INDEX IF NOT EXISTS ${name} ON ${table} ${columns};`,
   renamePrimaryKey: (table, from, to) => `ALTER TABLE ${table} RENAME CONSTRAINT ${from} TO ${to};`,
+  createSchema: (name) => `-- schema ${name}: created by migrate.ts when missing (private-schema.ts)`,
   privateSchema: quoted(privateSchemaName(DEFAULT_PG_SCHEMA)),
   scalarFunction: (fn, body) =>
     `CREATE OR REPLACE FUNCTION ${fn.name}(${typed(fn)}) RETURNS ${fn.returns}\nLANGUAGE sql IMMUTABLE\nAS $$\n  SELECT ${body.trim()}\n$$;`,

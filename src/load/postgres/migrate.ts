@@ -13,7 +13,7 @@ import {
   type ContractNames,
 } from './ownership.js';
 import { pgDialectFor, POSTGRES_DIALECT } from './dialect.js';
-import { checkPrivateSchema, sealPrivateSchema } from './private-schema.js';
+import { checkPrivateSchema, createPrivateSchema, sealPrivateSchema } from './private-schema.js';
 import { inPgTransaction } from './session.js';
 
 /** A double-quoted identifier: any schema name a user picks is safe in SQL. */
@@ -68,6 +68,7 @@ export async function migratePostgres(
   try {
     const { legacy } = await checkOwnership(client, schema, label, names);
     await checkPrivateSchema(client, schema, label);
+    await createPrivateSchema(client, schema);
     if (legacy) await markOwnObjects(client, schema, names);
     await applyMigrations(client, { schema, dir, label, names });
     const sealed = await sealPrivateSchema(client, schema);

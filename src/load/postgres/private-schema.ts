@@ -18,7 +18,11 @@ function quote(name: string): string {
  * own: a data schema named like a key schema, a key schema name PostgreSQL would cut short, or a
  * key schema that exists already and is another role's, or holds another destination.
  */
-export async function checkPrivateSchema(client: pg.ClientBase, schema: string, label: string): Promise<void> {
+export async function checkPrivateSchema(
+  client: pg.ClientBase,
+  schema: string,
+  label: string,
+): Promise<void> {
   const priv = privateSchemaName(schema);
   if (schema.endsWith(PRIVATE_SUFFIX))
     throw new UsageError(
@@ -37,7 +41,7 @@ export async function checkPrivateSchema(client: pg.ClientBase, schema: string, 
     [priv, HASH_KEY_TABLE],
   );
   const found = r.rows[0];
-  if (found === undefined) return;
+  if (found === undefined) return refuseUncreatable(client, schema, label);
   if (!found.trusted)
     throw new DestinationError(
       `schema ${priv} of ${label}, where mintlify-etl keeps the visitor hash key of schema ${schema}, is owned by ${found.owner}, a role whose rights the writer does not have: that role could read the key; drop it or rename it (ALTER SCHEMA ${priv} RENAME TO ${priv}_own), or pick another schema with --schema`,
@@ -48,6 +52,27 @@ export async function checkPrivateSchema(client: pg.ClientBase, schema: string, 
       `schema ${priv} of ${label}, where mintlify-etl keeps the visitor hash key of schema ${schema}, holds other tables (another destination, or yours): rename it (ALTER SCHEMA ${priv} RENAME TO ${priv}_own), or pick another schema with --schema`,
       { schema, object: priv },
     );
+}
+
+/** A writer that may not create schemas (it was given one by a DBA) is told how to get the key's. */
+async function refuseUncreatable(client: pg.ClientBase, schema: string, label: string): Promise<void> {
+  const r = await client.query<{ may: boolean; me: string }>(
+    "SELECT has_database_privilege(current_database(), 'CREATE') AS may, quote_ident(current_user) AS me",
+  );
+  const { may, me } = r.rows[0] ?? { may: false, me: 'the_writer' };
+  if (may) return;
+  const priv = privateSchemaName(schema);
+  throw new DestinationError(
+    `the writer ${me} may not create schema ${priv} in ${label}, where mintlify-etl keeps the visitor hash key of schema ${schema}, out of reach of every grant on ${schema} (docs/warehouse.md, rights to grant): as an administrator, run CREATE SCHEMA ${quote(priv)} AUTHORIZATION ${me}; then sync again (nothing was changed)`,
+    { schema, object: priv },
+  );
+}
+
+/** Creates the key schema of `schema` when missing (checkPrivateSchema has said the writer may). */
+export async function createPrivateSchema(client: pg.ClientBase, schema: string): Promise<void> {
+  const priv = privateSchemaName(schema);
+  const found = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [priv]);
+  if (found.rowCount === 0) await client.query(`CREATE SCHEMA ${quote(priv)}`);
 }
 
 interface Grant {

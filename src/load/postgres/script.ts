@@ -6,7 +6,9 @@ import { pgDialectFor } from './dialect.js';
 import { quoteIdent, viewNames, viewsTag } from './migrate.js';
 import { contractNames, FUNCTION_MARK, TABLE_MARK } from './ownership.js';
 
-const RENAMED = /ALTER\s+TABLE\s+([A-Za-z_][A-Za-z0-9_]*)\s+RENAME\s+TO\s|DROP\s+TABLE\s+(?:IF\s+EXISTS\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*;/gi;
+const RENAMED =
+  /ALTER\s+TABLE\s+([A-Za-z_][A-Za-z0-9_]*)\s+RENAME\s+TO\s|DROP\s+TABLE\s+(?:IF\s+EXISTS\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*;/gi;
+const RENAMED_TO = /ALTER\s+TABLE\s+[A-Za-z_][A-Za-z0-9_]*\s+RENAME\s+TO\s+([A-Za-z_][A-Za-z0-9_]*)/gi;
 
 /**
  * What the first migration of an empty PostgreSQL schema applies (migrate.ts), as one script for
@@ -23,6 +25,7 @@ export async function postgresScript(opts: ScriptOptions = {}): Promise<string> 
   const out = [
     '-- mintlify-etl: the SQL a first sync applies to an empty PostgreSQL schema (mintlify-etl sql --destination postgres)',
     `CREATE SCHEMA IF NOT EXISTS ${schema};`,
+    `CREATE SCHEMA IF NOT EXISTS ${dialect.privateSchema};  -- the visitor hash key's, no grant on it`,
     `SET search_path TO ${schema};`,
     "SET TimeZone TO 'UTC';",
     'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL);',
@@ -43,7 +46,12 @@ export async function postgresScript(opts: ScriptOptions = {}): Promise<string> 
   out.push('\n-- The marks mintlify-etl knows its own objects by, and the version of the views.');
   // A table a migration rebuilt under another name (003: sync_windows_v3) or dropped (013:
   // event_hash_key, moved to the key schema) is gone by then.
-  const renamed = new Set(migrations.flatMap((f) => [...f.sql.matchAll(RENAMED)].map((m) => (m[1] ?? m[2]) as string)));
+  const back = new Set(migrations.flatMap((f) => [...f.sql.matchAll(RENAMED_TO)].map((m) => m[1] as string)));
+  const renamed = new Set(
+    migrations
+      .flatMap((f) => [...f.sql.matchAll(RENAMED)].map((m) => (m[1] ?? m[2]) as string))
+      .filter((t) => !back.has(t)),
+  );
   for (const t of names.tables.filter((t) => t !== 'schema_migrations' && !renamed.has(t)))
     out.push(`COMMENT ON TABLE ${quoteIdent(t)} IS '${TABLE_MARK}';`);
   for (const fn of names.functions) out.push(`COMMENT ON FUNCTION ${quoteIdent(fn)} IS '${FUNCTION_MARK}';`);
