@@ -29,7 +29,7 @@
 -- the pattern and the token are filled in when this file is applied; docs/personal-data.md says
 -- what counts as an address. Defined here, in the first view file that uses it.
 {{# scalar_function redact_emails(s text) RETURNS text }}
-  regexp_replace(s, {{ email_pattern }}, {{ email_token }}, 'g')
+  {{ mask_emails(s) }}
 {{/ scalar_function }}
 
 -- "The same question" (an assistant question, a search term): the one key every view and command
@@ -39,10 +39,12 @@
 -- the database's ctype). E-mail addresses masked, lower case over all of Unicode (U+0130 and the
 -- final sigma made one first: ICU lowers them by context, DuckDB letter by letter), every run of
 -- separators one space, trimmed: "How do I reset my API key？" and "  how do i reset my api key!!"
--- are one. docs/gaps-and-fixes.md states the rule for users.
+-- are one. docs/gaps-and-fixes.md states the rule for users. The masking is redact_emails' body
+-- written out (mask_emails), not a call: on PostgreSQL a call inside a function body resolves by
+-- the caller's search_path, and a BI login's does not name this schema.
 {{# scalar_function question_key(q text) RETURNS text }}
   trim(regexp_replace(
-    replace({{ lower_all(replace(redact_emails(q), 'İ', 'I')) }}, 'ς', 'σ'),
+    replace({{ lower_all(replace({{ mask_emails(q) }}, 'İ', 'I')) }}, 'ς', 'σ'),
     {{ question_separators }},
     ' ',
     'g'

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Destination } from './destination.js';
 import type { EventRow } from './event-rows.js';
 import { EVENT_STAGE, type EventStage } from './event-stage.js';
@@ -11,31 +10,8 @@ import { isoTime, type SqlSession } from './session.js';
  * rows (sql/schema/010_event_stream.sql).
  */
 
-/** The destination's key for visitor_key: made once, at the first event load, and kept. */
-export async function eventHashKey(session: SqlSession): Promise<Buffer> {
-  const read = async (): Promise<Buffer | undefined> => {
-    const rows = await session.rows('SELECT hash_key FROM event_hash_key WHERE id = 1');
-    const hex = rows[0]?.['hash_key'];
-    return typeof hex === 'string' ? Buffer.from(hex, 'hex') : undefined;
-  };
-  const known = await read();
-  if (known !== undefined) return known;
-  try {
-    await session.run(
-      `INSERT INTO event_hash_key (id, hash_key, created_at)
-SELECT 1, $1, $2::TIMESTAMPTZ WHERE NOT EXISTS (SELECT 1 FROM event_hash_key WHERE id = 1)`,
-      [randomBytes(32).toString('hex'), isoTime(Date.now())],
-    );
-  } catch (e) {
-    // Another run of another project made it at the same instant (PostgreSQL's unique index).
-    const theirs = await read();
-    if (theirs !== undefined) return theirs;
-    throw e;
-  }
-  const made = await read();
-  if (made === undefined) throw new Error('event_hash_key: the key just written cannot be read back');
-  return made;
-}
+/** The destination's key for visitor_key (src/load/hash-key.ts: it lives in a schema of its own). */
+export { eventHashKey } from './hash-key.js';
 
 /**
  * Whether the destination holds the event ledger yet. Only a sync migrates: a PostgreSQL schema (or

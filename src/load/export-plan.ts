@@ -1,4 +1,5 @@
 import { addDays, type Day } from '../util/day.js';
+import { EMAIL_PATTERN, EMAIL_TOKEN } from '../util/personal-data.js';
 import { EVENT_COLUMNS } from './event-rows.js';
 
 /*
@@ -111,6 +112,12 @@ export interface TableSpec {
    * them unless --include-personal-data, so that a folder shared with a BI tool never gets them.
    */
   readonly personalColumns?: readonly string[];
+  /**
+   * Columns written masked unless --include-personal-data: the SQL expression (of the column of
+   * the same name) written in its place. The COPY that writes the files runs in DuckDB on both
+   * destinations (PostgreSQL's rows reach it through a CSV), so the expression is written once.
+   */
+  readonly maskedColumns?: Readonly<Record<string, string>>;
   /**
    * Holds personal data (e.g. the emails of a feedback table): exported only with
    * --include-personal-data, so that an export folder shared with a BI tool never gets it by
@@ -284,8 +291,29 @@ export const EXPORT_TABLES: readonly TableSpec[] = [
     order: 'project_id, created_at, event_id',
     grain: 'day',
     personalColumns: ['anon_id', 'session_id', 'user_id', 'properties'],
+    // Readers' e-mail addresses travel in paths (/users/bob@corp.io) and in the query strings of
+    // referrers (?email=, an ip in a tracking parameter): referrer_host is kept whole.
+    maskedColumns: {
+      path: maskEmailsSql('path'),
+      referrer: maskEmailsSql(withoutQuerySql('referrer')),
+    },
   },
 ];
+
+/** `expr` with readers' e-mail addresses as [email] (src/util/personal-data.ts's rule), for DuckDB. */
+function maskEmailsSql(expr: string): string {
+  return `regexp_replace(${expr}, ${sqlText(EMAIL_PATTERN)}, ${sqlText(EMAIL_TOKEN)}, 'g')`;
+}
+
+/** A URL without its query string and fragment: everything from the first ? or # dropped. */
+function withoutQuerySql(expr: string): string {
+  // RE2's . stops at a line feed: (.|\n) runs to the end of a referrer that holds one.
+  return `regexp_replace(${expr}, '[?#](.|\n)*$', '')`;
+}
+
+function sqlText(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
 
 /** The folder name hive partitioning gives a NULL partition value (read back as NULL). */
 export const NULL_PARTITION = '__HIVE_DEFAULT_PARTITION__';
@@ -319,6 +347,17 @@ export function monthRange(
 export function exportedColumns(spec: TableSpec, includePersonal: boolean): readonly string[] {
   const personal = new Set(includePersonal ? [] : (spec.personalColumns ?? []));
   return spec.columns.filter((c) => !personal.has(c));
+}
+
+/**
+ * The select list of the files' columns: each column, or its masked expression (`... AS path`)
+ * unless personal data is asked for.
+ */
+export function fileSelectList(spec: TableSpec, includePersonal: boolean): string {
+  const masked = includePersonal ? {} : (spec.maskedColumns ?? {});
+  return fileColumns(spec, includePersonal)
+    .map((c) => (masked[c] !== undefined ? `${masked[c]} AS ${c}` : c))
+    .join(', ');
 }
 
 /**

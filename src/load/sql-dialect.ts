@@ -49,6 +49,18 @@ export interface SqlDialect {
   scalarFunction(fn: FunctionHead, body: string): string;
   /** A function returning rows: a DuckDB table macro, a PostgreSQL STABLE set-returning function. */
   tableFunction(fn: FunctionHead, columns: string, body: string): string;
+  /**
+   * The schema of the visitor hash key (`{{ private_schema }}`, quoted): `<schema>_private` beside
+   * the destination's schema (src/load/hash-key.ts), where no grant on the data's schema reaches.
+   * A PostgreSQL schema other than the default renders with pgDialectFor(schema).
+   */
+  readonly privateSchema: string;
+  /**
+   * Creates a schema when missing. PostgreSQL's CREATE SCHEMA IF NOT EXISTS asks for CREATE on the
+   * database even when the schema exists (a writer given its schemas by a DBA has no such right):
+   * there, migrate.ts creates them before the migrations, and this says so.
+   */
+  createSchema(name: string): string;
 }
 
 /** `name(arg type, ...) RETURNS type`, as a block's head says it. */

@@ -29,6 +29,17 @@ const INLINE: Readonly<Record<string, { readonly arity: number; readonly text: I
   email_pattern: { arity: 0, text: () => sqlString(EMAIL_PATTERN) },
   /** What replaces them: '[email]'. */
   email_token: { arity: 0, text: () => sqlString(EMAIL_TOKEN) },
+  /**
+   * The text with readers' e-mail addresses shown as [email]: redact_emails' body, written out
+   * where a function would otherwise call another of the tool's functions. Such a call inside a
+   * function body resolves by the caller's search_path on PostgreSQL (a BI login's has no
+   * `mintlify`), while built-ins always resolve.
+   */
+  mask_emails: {
+    arity: 1,
+    text: (_, [x]) =>
+      `regexp_replace(${x as string}, ${sqlString(EMAIL_PATTERN)}, ${sqlString(EMAIL_TOKEN)}, 'g')`,
+  },
   /** What separates the words of a question (src/util/question-key.ts), for question_key. */
   question_separators: { arity: 0, text: () => sqlString(questionSeparators()) },
   lower_all: { arity: 1, text: (d, [x]) => d.lowerAll(x as string) },
@@ -38,6 +49,8 @@ const INLINE: Readonly<Record<string, { readonly arity: number; readonly text: I
   sources_column: { arity: 1, text: (d, [n]) => d.sourcesColumn(n as string) },
   each_source: { arity: 1, text: (d, [l]) => d.eachSource(l as string) },
   source_url: { arity: 1, text: (d, [e]) => d.sourceUrl(e as string) },
+  private_schema: { arity: 0, text: (d) => d.privateSchema },
+  create_schema: { arity: 1, text: (d, [n]) => d.createSchema(n as string) },
   json_column: { arity: 1, text: (d, [n]) => d.jsonColumn(n as string) },
   unique_index: {
     arity: 3,
@@ -62,7 +75,8 @@ const BLOCK: Readonly<Record<string, (d: SqlDialect, head: string, body: string,
 };
 
 const BLOCK_RE = /\{\{#\s*([a-z_]+)\s+([\s\S]*?)\}\}\n?([\s\S]*?)\{\{\/\s*\1\s*\}\}/g;
-const INLINE_RE = /\{\{\s*([a-z_]+)\s*(?:\(([\s\S]*?)\))?\s*\}\}/g;
+// A fragment whose arguments hold no other fragment: nested ones are filled in innermost first.
+const INLINE_RE = /\{\{\s*([a-z_]+)\s*(?:\(((?:(?!\{\{)[\s\S])*?)\))?\s*\}\}/g;
 
 /**
  * The SQL of a file for one destination, every partial included and every fragment filled in.
@@ -87,6 +101,15 @@ export function renderSql(
 }
 
 function renderInline(sql: string, file: string, dialect: SqlDialect): string {
+  let text = sql;
+  for (let before = ''; before !== text;) {
+    before = text;
+    text = renderInnermost(text, file, dialect);
+  }
+  return text;
+}
+
+function renderInnermost(sql: string, file: string, dialect: SqlDialect): string {
   return sql.replace(INLINE_RE, (_, name: string, args: string | undefined) => {
     const fragment = INLINE[name];
     if (fragment === undefined) throw unknown(file, name);

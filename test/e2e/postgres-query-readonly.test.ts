@@ -91,7 +91,11 @@ describe.skipIf(!hasPostgres())('query on PostgreSQL stays read-only and within 
     const sql = "DO $$BEGIN EXECUTE 'SE' || 'T TRANSACTION READ WRITE'; DELETE FROM site_daily; END$$";
     const r = await runCli(['query', '--db', server.url, sql]);
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/transaction read-write mode must be set before any query/);
+    // query refuses a DO block's EXECUTE before anything runs (it could also build the name of the
+    // visitor hash key, src/load/hash-key-guard.ts); the server's refusal stays behind it.
+    expect(r.stderr).toMatch(
+      /transaction read-write mode must be set before any query|a DO block with EXECUTE is refused before anything ran/,
+    );
     expect(await count()).toBe(ROWS);
   });
 

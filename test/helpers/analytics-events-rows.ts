@@ -41,11 +41,16 @@ export function insertEventsSql(rows: readonly EventFixtureRow[]): string {
     VALUES ${tuples.join(',\n')}`;
 }
 
-/** The ledger row and the hash key a load leaves beside the events. */
-export const LEDGER_SQL = [
-  `INSERT INTO event_objects VALUES ('docs-a', 's3://bucket/events/', 'events/2026/obj-1.jsonl', 'etag-1', 100, 5, 5, 5, 0, 0, 'run-1', TIMESTAMPTZ '2026-04-01 00:00:00+00')`,
-  `INSERT INTO event_hash_key VALUES (1, '${HASH_KEY}', TIMESTAMPTZ '2026-04-01 00:00:00+00')`,
-];
+/** The ledger row and the hash key a load leaves beside the events (the key in its own schema). */
+export function ledgerSql(privateSchema = 'main_private'): string[] {
+  return [
+    `INSERT INTO event_objects VALUES ('docs-a', 's3://bucket/events/', 'events/2026/obj-1.jsonl', 'etag-1', 100, 5, 5, 5, 0, 0, 'run-1', TIMESTAMPTZ '2026-04-01 00:00:00+00')`,
+    `INSERT INTO ${privateSchema}.event_hash_key VALUES (1, '${HASH_KEY}', TIMESTAMPTZ '2026-04-01 00:00:00+00')`,
+  ];
+}
+
+/** ledgerSql of a DuckDB file (its key schema: main_private). */
+export const LEDGER_SQL = ledgerSql();
 
 const view = (
   id: string,

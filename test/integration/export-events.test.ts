@@ -13,6 +13,7 @@ import { exportFromPostgres } from '../../src/load/postgres/export.js';
 import {
   HASH_KEY,
   LEDGER_SQL,
+  ledgerSql,
   insertEventsSql,
   type EventFixtureRow,
 } from '../helpers/analytics-events-rows.js';
@@ -279,7 +280,7 @@ describe('export of analytics_events from DuckDB', () => {
 });
 
 describe.skipIf(!hasPostgres())('export of analytics_events from PostgreSQL', () => {
-  const pgClient = pgSchemaWith('ev', [insertEventsSql(EVENTS), ...LEDGER_SQL]);
+  const pgClient = pgSchemaWith('ev', [insertEventsSql(EVENTS), ...ledgerSql('ev_private')]);
   let client: pg.Client;
   let dir: string;
 

@@ -111,6 +111,13 @@ describe.skipIf(!hasPostgres())('migrating a PostgreSQL schema', () => {
     await admin.query('CREATE ROLE etl_writer LOGIN');
     await admin.query('CREATE SCHEMA granted AUTHORIZATION etl_writer');
     const writer = await connect('etl_writer');
+    // The key's schema beside it is the DBA's to make too; until then nothing is created.
+    await expect(migratePostgres(writer, { schema: 'granted' })).rejects.toThrow(
+      'as an administrator, run CREATE SCHEMA "granted_private" AUTHORIZATION etl_writer; then sync again (nothing was changed)',
+    );
+    const none = await admin.query("SELECT 1 FROM pg_tables WHERE schemaname = 'granted'");
+    expect(none.rowCount).toBe(0);
+    await admin.query('CREATE SCHEMA granted_private AUTHORIZATION etl_writer');
     await migratePostgres(writer, { schema: 'granted' });
     const n = await writer.query<{ n: string }>('SELECT count(*) AS n FROM granted.sync_windows');
     expect(Number(n.rows[0]?.n)).toBe(0);

@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InternalError } from '../../src/errors.js';
 import { DUCKDB_DIALECT } from '../../src/load/duckdb/dialect.js';
-import { POSTGRES_DIALECT } from '../../src/load/postgres/dialect.js';
+import { pgDialectFor, POSTGRES_DIALECT } from '../../src/load/postgres/dialect.js';
 import { renderSql, splitArgs } from '../../src/load/sql-render.js';
 import type { PartialSource } from '../../src/load/sql-partials.js';
 import { sqlDir } from '../../src/paths.js';
@@ -29,6 +29,17 @@ describe('the SQL renderer', () => {
     expect(renderSql(sql, 'f.sql', DUCKDB_DIALECT)).toBe('SELECT (v.day - w.p_start) // (7), lower(trim(q))');
     expect(renderSql(sql, 'f.sql', POSTGRES_DIALECT)).toBe(
       'SELECT (v.day - w.p_start) / (7), (lower((trim(q)) COLLATE "und-x-icu") COLLATE "default")',
+    );
+  });
+
+  it('fills a fragment inside another fragment’s arguments, the inner one first', () => {
+    const sql =
+      "SELECT {{ lower_all(replace({{ int_div(a, 2) }}, 'x', 'y')) }}, {{ create_schema({{ private_schema }}) }}";
+    expect(renderSql(sql, 'f.sql', DUCKDB_DIALECT)).toBe(
+      `SELECT lower(replace((a) // (2), 'x', 'y')), CREATE SCHEMA IF NOT EXISTS "main_private";`,
+    );
+    expect(renderSql(sql, 'f.sql', pgDialectFor('acme'))).toContain(
+      `(lower((replace((a) / (2), 'x', 'y')) COLLATE "und-x-icu") COLLATE "default"), -- schema "acme_private"`,
     );
   });
 

@@ -1,3 +1,4 @@
+import { privateSchemaName } from '../hash-key-schema.js';
 import type { FunctionHead, SqlDialect } from '../sql-dialect.js';
 
 /** DuckDB's spelling of the fragments the SQL files and the readers name (see ../sql-dialect.ts). */
@@ -17,6 +18,8 @@ export const DUCKDB_DIALECT: SqlDialect = {
   uniqueIndex: (name) => `-- ${name}: no index on DuckDB (the loader's anti-join keeps the key unique)`,
   rowIndex: (name) => `-- ${name}: no index on DuckDB (it skips row groups by their min/max)`,
   renamePrimaryKey: () => '-- (DuckDB does not name primary keys)',
+  createSchema: (name) => `CREATE SCHEMA IF NOT EXISTS ${name};`,
+  privateSchema: `"${privateSchemaName('main')}"`,
   scalarFunction: (fn, body) => `CREATE OR REPLACE MACRO ${fn.name}(${names(fn)}) AS\n${body};`,
   tableFunction: (fn, _columns, body) =>
     `CREATE OR REPLACE MACRO ${fn.name}(${names(fn)}) AS TABLE\n${body};`,

@@ -16,7 +16,7 @@ import {
   NULL_PARTITION,
   monthRange,
   exportedColumns,
-  fileColumns,
+  fileSelectList,
   partitionDepth,
   NEVER_EXPORTED,
   monthChunks,
@@ -163,7 +163,7 @@ async function stageTable(
   const t: ChunkTarget = {
     spec,
     day,
-    columns: fileColumns(spec, opts.includePersonalData ?? false).join(', '),
+    columns: fileSelectList(spec, opts.includePersonalData ?? false),
     stagedDir,
     format: opts.format === 'csv' ? 'FORMAT csv, HEADER true' : 'FORMAT parquet',
     ext: opts.format === 'csv' ? 'csv' : 'parquet',
@@ -202,7 +202,7 @@ interface ChunkTarget {
   readonly spec: TableSpec;
   /** The column (or expression) whose UTC month partitions the rows. */
   readonly day: string;
-  /** The exported columns, comma-separated. */
+  /** The select list of the exported columns (masked ones as their expression AS the column). */
   readonly columns: string;
   readonly stagedDir: string;
   readonly format: string;

@@ -1,5 +1,6 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { SqlError } from '../../errors.js';
+import { refuseHashKey } from '../hash-key-guard.js';
 import type { Column, JsonValue, QueryStream } from '../query-result.js';
 import { isNumericType, isWholeType, toJsonValue } from './query-values.js';
 
@@ -31,6 +32,7 @@ function toSqlError(e: unknown): SqlError {
 
 /** Runs the user's SQL (several statements allowed: the last one's rows are returned). */
 export async function streamQuery(conn: DuckDBConnection, sql: string): Promise<QueryStream> {
+  refuseHashKey(sql);
   let result: Awaited<ReturnType<DuckDBConnection['stream']>>;
   try {
     result = await conn.stream(sql);

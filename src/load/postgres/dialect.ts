@@ -1,4 +1,6 @@
+import { privateSchemaName } from '../hash-key-schema.js';
 import type { FunctionHead, SqlDialect } from '../sql-dialect.js';
+import { DEFAULT_PG_SCHEMA } from '../target.js';
 
 /** PostgreSQL's spelling of the fragments the SQL files and the readers name (see ../sql-dialect.ts). */
 export const POSTGRES_DIALECT: SqlDialect = {
@@ -19,6 +21,8 @@ export const POSTGRES_DIALECT: SqlDialect = {
   uniqueIndex: (name, table, columns) => `CREATE UNIQUE INDEX IF NOT EXISTS ${name} ON ${table} ${columns};`,
   rowIndex: (name, table, columns) => `CREATE INDEX IF NOT EXISTS ${name} ON ${table} ${columns};`,
   renamePrimaryKey: (table, from, to) => `ALTER TABLE ${table} RENAME CONSTRAINT ${from} TO ${to};`,
+  createSchema: (name) => `-- schema ${name}: created by migrate.ts when missing (private-schema.ts)`,
+  privateSchema: quoted(privateSchemaName(DEFAULT_PG_SCHEMA)),
   scalarFunction: (fn, body) =>
     `CREATE OR REPLACE FUNCTION ${fn.name}(${typed(fn)}) RETURNS ${fn.returns}\nLANGUAGE sql IMMUTABLE\nAS $$\n  SELECT ${body.trim()}\n$$;`,
   // DROP first: CREATE OR REPLACE cannot change the columns a function returns. The body resolves
@@ -28,6 +32,15 @@ export const POSTGRES_DIALECT: SqlDialect = {
     `DROP FUNCTION IF EXISTS ${fn.name}(${fn.params.map((p) => p.type).join(', ')});\n\n` +
     `CREATE FUNCTION ${fn.name}(${typed(fn)})\nRETURNS TABLE (\n  ${columns}\n)\nLANGUAGE sql STABLE\nSET search_path FROM CURRENT\nAS $$\n${body}\n$$;`,
 };
+
+/** The dialect for the migrations of one schema: its hash key's schema named after it. */
+export function pgDialectFor(schema: string): SqlDialect {
+  return { ...POSTGRES_DIALECT, privateSchema: quoted(privateSchemaName(schema)) };
+}
+
+function quoted(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
 
 function typed(fn: FunctionHead): string {
   return fn.params.map((p) => `${p.name} ${p.type}`).join(', ');

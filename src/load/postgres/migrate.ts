@@ -12,7 +12,8 @@ import {
   TABLE_MARK,
   type ContractNames,
 } from './ownership.js';
-import { POSTGRES_DIALECT } from './dialect.js';
+import { pgDialectFor, POSTGRES_DIALECT } from './dialect.js';
+import { checkPrivateSchema, createPrivateSchema, sealPrivateSchema } from './private-schema.js';
 import { inPgTransaction } from './session.js';
 
 /** A double-quoted identifier: any schema name a user picks is safe in SQL. */
@@ -66,9 +67,12 @@ export async function migratePostgres(
   await takeMigrateLock(client, schema, label);
   try {
     const { legacy } = await checkOwnership(client, schema, label, names);
+    await checkPrivateSchema(client, schema, label);
+    await createPrivateSchema(client, schema);
     if (legacy) await markOwnObjects(client, schema, names);
     await applyMigrations(client, { schema, dir, label, names });
-    return { notes: await applyViews(client, { schema, dir, label, names }) };
+    const sealed = await sealPrivateSchema(client, schema);
+    return { notes: [...sealed, ...(await applyViews(client, { schema, dir, label, names }))] };
   } finally {
     await client.query("SELECT pg_advisory_unlock(hashtext('mintlify-etl migrate ' || $1))", [schema]);
   }
@@ -125,8 +129,10 @@ async function applyMigrations(client: pg.ClientBase, w: Where): Promise<void> {
     await inTransaction(client, w, f, async (sql) => {
       await client.query(`SET LOCAL lock_timeout = '${DDL_LOCK_TIMEOUT_MS}ms'`);
       await client.query(sql);
-      // In the transaction that created them: a table of ours never exists without its marker.
+      // In the transaction that created them: a table of ours never exists without its marker,
+      // and the key's schema never holds a grant (a default privilege gives one) once committed.
       await markOwnObjects(client, schema, w.names);
+      await sealPrivateSchema(client, schema);
       await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, now())', [
         f.version,
       ]);
@@ -280,7 +286,7 @@ async function inTransaction(
   f: SqlFile,
   fn: (sql: string) => Promise<void>,
 ): Promise<void> {
-  const sql = await renderFile(f, POSTGRES_DIALECT);
+  const sql = await renderFile(f, pgDialectFor(w.schema));
   try {
     await inPgTransaction(client, () => fn(sql));
   } catch (e) {

@@ -36,7 +36,10 @@ export interface ContractNames {
   readonly functions: readonly string[];
 }
 
-const CREATE_TABLE = /CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([A-Za-z_][A-Za-z0-9_]*)/gi;
+// Tables of the destination's schema only: not IF of `IF NOT EXISTS "x_private".t` (the key's
+// schema, hash-key-schema.ts), nor a schema-qualified name.
+const CREATE_TABLE =
+  /CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(?!IF\s)([A-Za-z_][A-Za-z0-9_]*)(?![.A-Za-z0-9_])/gi;
 const CREATE_VIEW = /CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+([A-Za-z_][A-Za-z0-9_]*)/gi;
 const CREATE_INDEX = /CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?([A-Za-z_][A-Za-z0-9_]*)/gi;
 const CREATE_FUNCTION = /CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+([A-Za-z_][A-Za-z0-9_]*)/gi;

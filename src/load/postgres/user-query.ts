@@ -10,6 +10,7 @@ import { SqlError } from '../../errors.js';
 import type { Column, JsonValue } from '../query-result.js';
 import { pgColumns, pgJsonValue, RAW_TEXT } from './query-values.js';
 import { QueryDeadline, timeoutError } from './query-deadline.js';
+import { refuseHashKey } from '../hash-key-guard.js';
 import { refuseLeavingReadOnly } from './query-guard.js';
 import { isCursorQuery, type Statement } from './statements.js';
 import type { QueryStream } from '../query-result.js';
@@ -142,6 +143,7 @@ export async function withPostgresQuery<T>(
   consume: (stream: QueryStream) => Promise<T>,
 ): Promise<T> {
   const statements = refuseLeavingReadOnly(sql);
+  refuseHashKey(sql);
   return runReadOnly(client, statements, opts, consume);
 }
 
