@@ -276,7 +276,7 @@ describe('openDatabase (read-write)', () => {
     db.close();
     const err = await openDatabase(path).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UsageError);
-    expect((err as Error).message).toMatch(/schema version 999, newer than this mintlify-etl knows \(10\)/);
+    expect((err as Error).message).toMatch(/schema version 999, newer than this mintlify-etl knows \(11\)/);
   });
 
   it('lets go of the file on close, so another process can open it at once', async () => {
