@@ -62,7 +62,9 @@ function eventsExitCode(events: EventsSummary): number {
 /** The run record's error: the first failed object, and why the phase stopped early. */
 function eventsError(events: EventsSummary): string | null {
   const parts = [
-    events.failed > 0 ? `${events.failed} event object(s) could not be read, first ${events.error ?? ''}` : '',
+    events.failed > 0
+      ? `${events.failed} event object(s) could not be read, first ${events.error ?? ''}`
+      : '',
     events.stopReason === 'interrupted'
       ? `events: interrupted after ${events.loaded} object(s) loaded; the next run reads the rest`
       : '',

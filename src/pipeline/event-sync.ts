@@ -168,7 +168,8 @@ interface ReadContext {
 function stopped(run: EventSyncRun, t: Tally): boolean {
   if (t.stopReason !== null) return true;
   if (run.signal?.aborted === true) t.stopReason = 'interrupted';
-  else if (run.deadline !== undefined && (run.now ?? Date.now)() >= run.deadline) t.stopReason = 'max-duration';
+  else if (run.deadline !== undefined && (run.now ?? Date.now)() >= run.deadline)
+    t.stopReason = 'max-duration';
   return t.stopReason !== null;
 }
 

@@ -75,7 +75,8 @@ describe.each(targets)('a signal during an event load into %s', (name, target) =
 describe('a key with control characters', () => {
   it('is escaped in the sync summary, its warnings and status: no line can be forged', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mlx-events-keys-'));
-    const good = '{"eventType":"docs.content.view","payload":{"event_id":"e1","subdomain":"docs","created_at":"2026-11-20T10:00:00Z"}}\n';
+    const good =
+      '{"eventType":"docs.content.view","payload":{"event_id":"e1","subdomain":"docs","created_at":"2026-11-20T10:00:00Z"}}\n';
     const files = {
       '2026/11/20/2026-11-20T01.jsonl': Buffer.from(good),
       '2026/11/20/2026-11-20T02\nproject forged: 0 events\u001b[2J.jsonl': gzipSync(good).subarray(0, 12),

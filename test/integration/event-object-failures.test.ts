@@ -276,11 +276,18 @@ describe.each(targets)('event objects that cannot be read, into %s', (name, targ
     proxy.faults.set(`${PREFIX}/${slow}`, { kind: 'trickle', ms: 40 });
     const t0 = Date.now();
     const s = await runSync(
-      options(place, bucket, {}, { skip: [K.archived, K.trailing], bounds: { minBytesPerSecond: 20_000, baseMs: 300 } }),
+      options(
+        place,
+        bucket,
+        {},
+        { skip: [K.archived, K.trailing], bounds: { minBytesPerSecond: 20_000, baseMs: 300 } },
+      ),
     );
     // The object is ~30 KB: a byte every 40 ms would take 20 minutes.
     expect(Date.now() - t0).toBeLessThan(15_000);
-    expect(s.events?.failedObjects).toEqual([expect.objectContaining({ key: slow, code: 'E_EVENT_OBJECT_SLOW' })]);
+    expect(s.events?.failedObjects).toEqual([
+      expect.objectContaining({ key: slow, code: 'E_EVENT_OBJECT_SLOW' }),
+    ]);
     expect(await storedIds(place)).toContain('n-0');
     proxy.faults.delete(`${PREFIX}/${slow}`);
   }, 30_000);

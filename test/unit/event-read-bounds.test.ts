@@ -10,7 +10,11 @@ import { readDeadlineMs } from '../../src/sources/events/read-bounds.js';
  * AND past 1 GiB: refused as damaged). The floors are options, so the tests use small ones.
  */
 
-async function drain(body: Readable, opts: LineReaderOptions, perBatch?: () => Promise<void>): Promise<number> {
+async function drain(
+  body: Readable,
+  opts: LineReaderOptions,
+  perBatch?: () => Promise<void>,
+): Promise<number> {
   let lines = 0;
   for await (const b of readLines(body, opts)) {
     lines += b.lines.length;

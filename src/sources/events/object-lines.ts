@@ -49,7 +49,11 @@ const GZIP_MAGIC = [0x1f, 0x8b] as const;
 const LF = 0x0a;
 
 /** The body's chunks, counted and paced, with gzip's bytes inflated within the expansion bound. */
-async function* decoded(body: Readable, count: (n: number) => number, o: LineReaderOptions): AsyncGenerator<Buffer> {
+async function* decoded(
+  body: Readable,
+  count: (n: number) => number,
+  o: LineReaderOptions,
+): AsyncGenerator<Buffer> {
   const pace =
     o.objectSize === undefined
       ? undefined

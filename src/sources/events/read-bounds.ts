@@ -59,11 +59,14 @@ export class ReadPace {
     const left = this.#allowedMs - this.#waited;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const e = this.#tooSlow();
-        this.stop(e);
-        reject(e);
-      }, Math.max(0, left));
+      timer = setTimeout(
+        () => {
+          const e = this.#tooSlow();
+          this.stop(e);
+          reject(e);
+        },
+        Math.max(0, left),
+      );
     });
     try {
       return await Promise.race([next, late]);
