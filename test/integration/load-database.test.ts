@@ -61,6 +61,7 @@ describe('openDatabase (read-write)', () => {
       'assistant_threads',
       'assistant_turns',
       'event_hash_key',
+      'event_object_failures',
       'event_objects',
       'feedback',
       'feedback_page_daily',
