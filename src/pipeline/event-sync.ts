@@ -132,24 +132,39 @@ export async function syncEvents(run: EventSyncRun, checked: CheckedEvents): Pro
     t.failedObjects = failures.failed;
     const bounds = settings.readBounds;
     const ctx: ReadContext = { dest, run, source, projects, hashKey, classes, t, failures, bounds };
-    for await (const { obj, wanting } of listAgainstLedger(source, loaded, checked, run.refresh)) {
-      if (stopped(run, t)) break;
-      t.listed++;
-      const want = failures.wanting(obj, wanting);
-      if (want.length === 0) {
-        t.skipped++;
-        // Loaded by every project (a run killed before it cleared the row): nothing left failing.
-        if (wanting.length === 0) await failures.loaded(obj.key, projects.targets);
-        continue;
-      }
-      await readObject(ctx, obj, want);
-    }
+    await readListed(ctx, listAgainstLedger(source, loaded, checked, run.refresh));
     await retryFailed(ctx, loaded);
   } finally {
     source.close();
     await dest.close();
   }
   return t.summary();
+}
+
+/** The listing's objects, each read when some project wants it; a signal ends it quietly. */
+async function readListed(
+  ctx: ReadContext,
+  listing: AsyncIterable<{ readonly obj: EventObject; readonly wanting: readonly string[] }>,
+): Promise<void> {
+  const { run, t, failures } = ctx;
+  try {
+    for await (const { obj, wanting } of listing) {
+      if (stopped(run, t)) break;
+      t.listed++;
+      const want = failures.wanting(obj, wanting);
+      if (want.length === 0) {
+        t.skipped++;
+        // Loaded by every project (a run killed before it cleared the row): nothing left failing.
+        if (wanting.length === 0) await failures.loaded(obj.key, ctx.projects.targets);
+        continue;
+      }
+      await readObject(ctx, obj, want);
+    }
+  } catch (e) {
+    // A listing request the signal aborted: the run stops here, as between two objects.
+    if (run.signal?.aborted !== true) throw e;
+    t.stopReason ??= 'interrupted';
+  }
 }
 
 interface ReadContext {
@@ -220,7 +235,8 @@ async function retryFailed(ctx: ReadContext, loaded: LoadedObjects): Promise<voi
     try {
       obj = await ctx.source.stat(key);
     } catch (e) {
-      if (isWholeSourceFailure(e) || stopped(ctx.run, ctx.t)) throw e;
+      if (stopped(ctx.run, ctx.t)) return;
+      if (isWholeSourceFailure(e)) throw e;
       await recordFailure(ctx, ctx.failures.known(key), targets, e);
       continue;
     }
