@@ -21,7 +21,7 @@ import { startS3Server, type S3Server } from '../helpers/s3-server.js';
 
 const PROJECT = 'proj_stop';
 const env = { MINTLIFY_PROJECT_ID: PROJECT };
-const stream = generateEventStream({ seed: 37, days: 10, endDay: '2026-11-20', scale: 3, objectsPerDay: 4 });
+const stream = generateEventStream({ seed: 37, days: 8, endDay: '2026-11-20', objectsPerDay: 4 });
 let folder: string;
 const { targets, stop } = eventTargets();
 
