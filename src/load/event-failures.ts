@@ -91,8 +91,8 @@ export interface FailureWrite {
 }
 
 /**
- * Records a failed read for each project: attempts go up by one while the ETag stays the same (a
- * new ETag is a new object: 1 again). `cause` is stored as one safe line.
+ * Records a failed read for each project: attempts go up by one while the ETag stays the same, a
+ * skip in between included (a new ETag is a new object: 1 again). `cause` is stored as one safe line.
  */
 export async function recordObjectFailure(
   session: SqlSession,
@@ -104,7 +104,7 @@ export async function recordObjectFailure(
   await session.transaction(async () => {
     for (const project of w.projects) {
       const was = known?.get(project);
-      const same = was !== undefined && was.etag === w.etag && was.status === 'failing';
+      const same = was !== undefined && was.etag === w.etag;
       const n = same ? was.attempts + 1 : 1;
       attempts = Math.max(attempts, n);
       await put(session, w, project, {
