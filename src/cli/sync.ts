@@ -47,6 +47,8 @@ interface SyncFlags {
   events?: string;
   eventsProject?: string;
   trafficClasses?: string;
+  eventsSkip?: string[];
+  eventsRead?: string[];
   maxPages?: string[];
   from?: string;
   to?: string;
@@ -102,6 +104,16 @@ export function registerSync(
     .option(
       '--events-project <SUBDOMAIN=PROJECT,...>',
       "which project each docs subdomain's events load into, when the run has several projects",
+    )
+    .option(
+      '--events-skip <KEY>',
+      'record the event object KEY (its key as status lists it) as skipped on purpose: no run reads it until its ETag changes or --events-read names it (repeatable)',
+      collect,
+    )
+    .option(
+      '--events-read <KEY>',
+      'read the event object KEY in this run, whether it failed or was skipped before (repeatable)',
+      collect,
     )
     .option(
       '--traffic-classes <file>',
@@ -193,7 +205,7 @@ rest), 5 database in use, 130 interrupted.`,
 async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   // Every check that can fail on input happens before the lock or the database file exists.
   const projects = projectIds(flags.project);
-  const { streams, events } = syncSelection(flags);
+  const { streams, events } = withObjectRequests(syncSelection(flags), flags);
   checkStreamFlags(flags, streams);
   const from = flags.from !== undefined ? parseDay(flags.from, '--from') : undefined;
   const to = flags.to !== undefined ? parseDay(flags.to, '--to') : undefined;
@@ -304,6 +316,24 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
     summaryLog.info(describe(summary, created));
   }
   return { exitCode: summary.exitCode, ...(json ? { json: summary } : {}) };
+}
+
+/** --events-skip / --events-read name objects of the event stream: refused without one. */
+function withObjectRequests(
+  sel: ReturnType<typeof syncSelection>,
+  flags: SyncFlags,
+): ReturnType<typeof syncSelection> {
+  const skip = flags.eventsSkip ?? [];
+  const read = flags.eventsRead ?? [];
+  if (skip.length === 0 && read.length === 0) return sel;
+  if (sel.events === undefined)
+    throw new UsageError(
+      `${skip.length > 0 ? '--events-skip' : '--events-read'} names an object of the event stream, and this run loads none: give --events too`,
+    );
+  const both = skip.filter((k) => read.includes(k));
+  if (both.length > 0)
+    throw new UsageError(`--events-skip and --events-read both name ${both[0] ?? ''}: give one of them`);
+  return { ...sel, events: { ...sel.events, skipObjects: skip, readObjects: read } };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { EXIT, isEtlError } from '../errors.js';
+import { escapeControl } from '../util/safe-text.js';
 import { openEventSource, type EventObject, type EventSource } from '../sources/events/index.js';
 import { sizeText } from '../util/size-text.js';
 import { maskUserinfo } from '../util/url-text.js';
@@ -40,7 +41,7 @@ export async function checkEventSource(spec: string): Promise<EventSourceCheck> 
     const detail =
       first === undefined
         ? 'listed: no object under it yet'
-        : `listed: the first object is ${first.key} (${sizeText(first.size)})`;
+        : `listed: the first object is ${escapeControl(first.key)} (${sizeText(first.size)})`;
     return {
       source: source.label,
       ok: true,

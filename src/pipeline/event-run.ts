@@ -3,6 +3,7 @@ import type { Place } from '../load/destination.js';
 import { finishRun } from '../load/runs.js';
 import { syncEvents, type CheckedEvents, type EventsSummary } from './event-sync.js';
 import type { SyncOptions } from './sync-options.js';
+import type { StopReason } from './limits.js';
 import type { SyncStatus, SyncSummary } from './sync-summary.js';
 
 /**
@@ -16,6 +17,7 @@ export async function runEventPhase(
   events: CheckedEvents,
   place: Place,
   runId: string,
+  started: number,
 ): Promise<EventsSummary> {
   try {
     return await syncEvents(
@@ -26,6 +28,9 @@ export async function runEventPhase(
         refresh: opts.refresh === true,
         logger: opts.logger,
         signal: opts.signal,
+        // --max-duration bounds the whole run, this phase included: no object starts past it.
+        deadline: opts.maxDurationMs === undefined ? undefined : started + opts.maxDurationMs,
+        now: opts.now,
       },
       events,
     );
@@ -42,20 +47,48 @@ export async function endEventsOnlyRun(
   place: Place,
   runId: string,
   events: EventsSummary,
-): Promise<{ status: SyncStatus; exitCode: number }> {
-  const status = events.failed > 0 ? 'incomplete' : 'succeeded';
-  await endRun(opts, place, runId, { status, error: events.error, rowsLoaded: events.newEvents });
-  return { status, exitCode: events.failed > 0 ? EXIT.windowsFailed : EXIT.ok };
+): Promise<{ status: SyncStatus; exitCode: number; stopReason: StopReason | null }> {
+  const status = events.failed > 0 || events.stopReason !== null ? 'incomplete' : 'succeeded';
+  await endRun(opts, place, runId, { status, error: eventsError(events), rowsLoaded: events.newEvents });
+  return { status, exitCode: eventsExitCode(events), stopReason: events.stopReason };
 }
 
-/** An object that failed to load makes the run's exit 4, as a failed window does. */
+/** Interrupted: 130, as the API path; a failed object: 4; stopped by --max-duration: 0 (said in the summary). */
+function eventsExitCode(events: EventsSummary): number {
+  if (events.stopReason === 'interrupted') return EXIT.interrupted;
+  return events.failed > 0 ? EXIT.windowsFailed : EXIT.ok;
+}
+
+/** The run record's error: the first failed object, and why the phase stopped early. */
+function eventsError(events: EventsSummary): string | null {
+  const parts = [
+    events.failed > 0
+      ? `${events.failed} event object(s) could not be read, first ${events.error ?? ''}`
+      : '',
+    events.stopReason === 'interrupted'
+      ? `events: interrupted after ${events.loaded} object(s) loaded; the next run reads the rest`
+      : '',
+    events.stopReason === 'max-duration'
+      ? `events: --max-duration reached after ${events.loaded} object(s) loaded; the next run reads the rest`
+      : '',
+  ].filter((p) => p !== '');
+  return parts.length > 0 ? parts.join('; ') : null;
+}
+
+/**
+ * An object that failed to load makes the run's exit 4, as a failed window does; a signal during
+ * the event phase makes it 130 and the run incomplete, whatever the API streams did after it.
+ */
 export function withEvents(summary: SyncSummary, events: EventsSummary): SyncSummary {
-  const failed = events.failed > 0 && summary.exitCode === EXIT.ok;
-  return {
-    ...summary,
-    events,
-    ...(failed ? { exitCode: EXIT.windowsFailed, status: 'incomplete' as const } : {}),
-  };
+  const over: Partial<SyncSummary> = {};
+  if (events.stopReason === 'interrupted') {
+    Object.assign(over, { exitCode: EXIT.interrupted, status: 'incomplete', stopReason: 'interrupted' });
+  } else if (events.failed > 0 && summary.exitCode === EXIT.ok) {
+    Object.assign(over, { exitCode: EXIT.windowsFailed, status: 'incomplete' });
+  } else if (events.stopReason === 'max-duration' && summary.status === 'succeeded') {
+    Object.assign(over, { status: 'incomplete', stopReason: 'max-duration' });
+  }
+  return { ...summary, events, ...over };
 }
 
 async function endRun(

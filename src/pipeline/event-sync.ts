@@ -12,10 +12,13 @@ import {
 import { openEventSource, type EventSource } from '../sources/events/event-source.js';
 import { listStart } from '../sources/events/list-start.js';
 import { readLines } from '../sources/events/object-lines.js';
+import type { ReadBoundsOptions } from '../sources/events/read-bounds.js';
 import { parseEventLine } from '../sources/events/parse-line.js';
 import { loadTrafficClasses, type TrafficLists } from '../sources/events/traffic-class.js';
 import type { EventObject } from '../sources/events/types.js';
 import type { Logger } from '../util/log.js';
+import { escapeControl } from '../util/safe-text.js';
+import { FailedObjects, type FailedObject } from './event-failed-objects.js';
 import { eventProjects, type EventProjects } from './event-projects.js';
 
 /** What `sync --events` is asked to load (the CLI's flags, or a test's). */
@@ -30,7 +33,16 @@ export interface EventSyncSettings {
   readonly lookbackMs?: number;
   /** Tests: the source to read (default: what `source` names). */
   readonly openSource?: (spec: string) => Promise<EventSource>;
+  /** --events-skip: keys recorded as skipped on purpose (not read until their ETag changes). */
+  readonly skipObjects?: readonly string[] | undefined;
+  /** --events-read: keys read in this run whatever the failure ledger says. */
+  readonly readObjects?: readonly string[] | undefined;
+  /** The bounds of each object's read (read-bounds.ts defaults; small values in tests). */
+  readonly readBounds?: ReadBoundsOptions | undefined;
 }
+
+/** Why the event phase stopped before the end of its work (the rest is left for the next run). */
+export type EventsStopReason = 'interrupted' | 'max-duration';
 
 /** The event stream's part of a run's summary. */
 export interface EventsSummary {
@@ -41,8 +53,14 @@ export interface EventsSummary {
   readonly loaded: number;
   /** Objects listed that every project had loaded already (not read). */
   readonly skipped: number;
-  /** Objects whose read failed (rolled back; the next run reads them again). */
+  /** Objects whose read failed (rolled back, recorded; the next runs read them again). */
   readonly failed: number;
+  /** Those objects: key, cause, attempts at this ETag. */
+  readonly failedObjects: readonly FailedObject[];
+  /** Recorded failures of earlier runs read again by key (the listing did not give them). */
+  readonly retried: number;
+  /** Set when the phase stopped early: a signal, or --max-duration (between objects). */
+  readonly stopReason: EventsStopReason | null;
   readonly lines: number;
   readonly events: number;
   readonly newEvents: number;
@@ -60,6 +78,9 @@ export interface EventSyncRun {
   readonly refresh: boolean;
   readonly logger: Logger;
   readonly signal?: AbortSignal | undefined;
+  /** Epoch ms (by `now`) after which no object starts: --max-duration. */
+  readonly deadline?: number | undefined;
+  readonly now?: (() => number) | undefined;
 }
 
 /** The settings with what they name resolved: the project of each subdomain, the class lists. */
@@ -84,12 +105,13 @@ export function checkEventSettings(settings: EventSyncSettings, projects: readon
 /**
  * Loads the objects of the event stream that the destination lacks, in key order (= time order),
  * each in its own transaction with its ledger rows. Spends no API request. A whole-source failure
- * (credentials, a missing bucket) is thrown; an object that fails to read stops the listing there
- * (the next run starts again from it).
+ * (credentials, a missing bucket) is thrown; an object that fails to read is recorded in the
+ * failure ledger and the run goes on; after the listing, the failures recorded by earlier runs are
+ * read again by key. A signal or --max-duration stops it between objects.
  */
 export async function syncEvents(run: EventSyncRun, checked: CheckedEvents): Promise<EventsSummary> {
-  const { projects, classes } = checked;
-  const source = await openSource(checked.settings, run.signal);
+  const { projects, classes, settings } = checked;
+  const source = await openSource(settings, run.signal);
   // As the writer: DuckDB's memory_limit capped (DEFAULT_WRITER_MEMORY_LIMIT). Uncapped, DuckDB kept
   // the table's blocks and a big object's stage cached: 466 MiB peak for a 116 MB object, 303 capped
   // (BENCHMARKS.md, benchmark 12); its joins and aggregates spill to disk past the cap.
@@ -101,31 +123,143 @@ export async function syncEvents(run: EventSyncRun, checked: CheckedEvents): Pro
   try {
     const hashKey = await eventHashKey(dest.session);
     const loaded = await loadedEventObjects(dest.session, source.label, projects.targets);
-    for await (const { obj, wanting } of listAgainstLedger(source, loaded, checked, run.refresh)) {
-      if (run.signal?.aborted) break;
-      t.listed++;
-      if (wanting.length === 0) {
-        t.skipped++;
-        continue;
-      }
-      try {
-        await loadOne(dest, { run, source, obj, wanting, projects, hashKey, classes, t });
-        t.loaded++;
-      } catch (e) {
-        if (isWholeSourceFailure(e)) throw e;
-        t.failed++;
-        t.error = `${obj.key}: ${(e as Error).message.split('\n', 1)[0] ?? ''}`;
-        run.logger.warn(
-          `events: ${source.label}${obj.key} was not loaded (${t.error}); the next run reads it again`,
-        );
-        break;
-      }
-    }
+    const failures = await FailedObjects.open(
+      dest.session,
+      source,
+      { projects: projects.targets, runId: run.runId, now: run.now ?? Date.now, logger: run.logger },
+      { skip: settings.skipObjects, read: settings.readObjects },
+    );
+    t.failedObjects = failures.failed;
+    const bounds = settings.readBounds;
+    const ctx: ReadContext = { dest, run, source, projects, hashKey, classes, t, failures, bounds };
+    await readListed(ctx, listAgainstLedger(source, loaded, checked, run.refresh));
+    await retryFailed(ctx, loaded);
   } finally {
     source.close();
     await dest.close();
   }
   return t.summary();
+}
+
+/** The listing's objects, each read when some project wants it; a signal ends it quietly. */
+async function readListed(
+  ctx: ReadContext,
+  listing: AsyncIterable<{ readonly obj: EventObject; readonly wanting: readonly string[] }>,
+): Promise<void> {
+  const { run, t, failures } = ctx;
+  try {
+    for await (const { obj, wanting } of listing) {
+      if (stopped(run, t)) break;
+      t.listed++;
+      const want = failures.wanting(obj, wanting);
+      if (want.length === 0) {
+        t.skipped++;
+        // Loaded by every project (a run killed before it cleared the row): nothing left failing.
+        if (wanting.length === 0) await failures.loaded(obj.key, ctx.projects.targets);
+        continue;
+      }
+      await readObject(ctx, obj, want);
+    }
+  } catch (e) {
+    // A listing request the signal aborted: the run stops here, as between two objects.
+    if (run.signal?.aborted !== true) throw e;
+    t.stopReason ??= 'interrupted';
+  }
+}
+
+interface ReadContext {
+  readonly dest: Destination;
+  readonly run: EventSyncRun;
+  readonly source: EventSource;
+  readonly projects: EventProjects;
+  readonly hashKey: Buffer;
+  readonly classes: TrafficLists;
+  readonly t: Tally;
+  readonly failures: FailedObjects;
+  readonly bounds: ReadBoundsOptions | undefined;
+}
+
+/** Stops between objects: on a signal, or once --max-duration is reached. */
+function stopped(run: EventSyncRun, t: Tally): boolean {
+  if (t.stopReason !== null) return true;
+  if (run.signal?.aborted === true) t.stopReason = 'interrupted';
+  else if (run.deadline !== undefined && (run.now ?? Date.now)() >= run.deadline)
+    t.stopReason = 'max-duration';
+  return t.stopReason !== null;
+}
+
+/** Loads one object for `wanting`; a failure of the object alone is recorded, and the run goes on. */
+async function readObject(ctx: ReadContext, obj: EventObject, wanting: readonly string[]): Promise<void> {
+  const { run, t } = ctx;
+  try {
+    await loadOne(ctx.dest, { ...ctx, obj, wanting });
+    t.loaded++;
+    await ctx.failures.loaded(obj.key, wanting);
+  } catch (e) {
+    if (isWholeSourceFailure(e)) throw e;
+    // Rolled back by the signal, not failed: the next run reads it as any other.
+    if (stopped(run, t)) return;
+    await recordFailure(ctx, obj, wanting, e);
+  }
+}
+
+async function recordFailure(
+  ctx: ReadContext,
+  obj: EventObject,
+  wanting: readonly string[],
+  e: unknown,
+): Promise<void> {
+  ctx.t.failed++;
+  let f: FailedObject;
+  try {
+    f = await ctx.failures.failedToRead(obj, wanting, e);
+  } catch {
+    // The destination refuses even the failure's row: that is the run's failure, not the object's.
+    throw e;
+  }
+  ctx.t.error ??= `${escapeControl(obj.key)}: ${f.cause}`;
+  ctx.run.logger.warn(
+    `events: ${ctx.source.label}${obj.key} was not loaded (${f.cause}); failed ${f.attempts} time(s) at this ETag: the next run reads it again (sync --events-skip KEY skips it on purpose)`,
+  );
+}
+
+/**
+ * The failures recorded by earlier runs that the listing did not give (it starts after the loaded
+ * keys), and the keys of --events-read: each looked up by key (its ETag now) and read again.
+ */
+async function retryFailed(ctx: ReadContext, loaded: LoadedObjects): Promise<void> {
+  const targets = ctx.projects.targets;
+  for (const key of ctx.failures.toRetry()) {
+    if (stopped(ctx.run, ctx.t)) return;
+    let obj: EventObject | undefined;
+    try {
+      obj = await ctx.source.stat(key);
+    } catch (e) {
+      if (stopped(ctx.run, ctx.t)) return;
+      if (isWholeSourceFailure(e)) throw e;
+      await recordFailure(ctx, ctx.failures.known(key), targets, e);
+      continue;
+    }
+    if (obj === undefined) {
+      await ctx.failures.gone(key);
+      ctx.run.logger.warn(
+        `events: ${ctx.source.label}${key} is no longer in the source: its failure is forgotten, nothing to read`,
+      );
+      continue;
+    }
+    const found = obj;
+    const lacking = targets.filter((p) => loaded.get(key)?.get(p) !== found.etag);
+    // Loaded at this ETag by every project (a run killed before it cleared the row): nothing failing.
+    if (lacking.length === 0) {
+      await ctx.failures.loaded(key, targets);
+      continue;
+    }
+    // Skipped on purpose, and still the same bytes: left alone.
+    const wanting = ctx.failures.wanting(found, lacking);
+    if (wanting.length === 0) continue;
+    ctx.t.retried++;
+    await readObject(ctx, found, wanting);
+  }
 }
 
 /** What sync --dry-run says of the event stream: the objects a run would read now. */
@@ -217,6 +351,7 @@ interface ObjectJob {
   readonly hashKey: Buffer;
   readonly classes: TrafficLists;
   readonly t: Tally;
+  readonly bounds?: ReadBoundsOptions | undefined;
 }
 
 async function loadOne(dest: Destination, job: ObjectJob): Promise<void> {
@@ -225,7 +360,8 @@ async function loadOne(dest: Destination, job: ObjectJob): Promise<void> {
   const wanting = new Set(job.wanting);
   async function* batches(): AsyncGenerator<readonly EventRow[]> {
     const body = await job.source.open(obj);
-    for await (const batch of readLines(body)) {
+    const bounds = job.bounds === undefined ? {} : { bounds: job.bounds };
+    for await (const batch of readLines(body, { objectSize: obj.size, ...bounds })) {
       if (run.signal?.aborted) throw new Error('interrupted before the object was read whole');
       const rows: EventRow[] = [];
       counts.lines += batch.tooLong;
@@ -271,6 +407,9 @@ class Tally {
   loaded = 0;
   skipped = 0;
   failed = 0;
+  retried = 0;
+  failedObjects: readonly FailedObject[] = [];
+  stopReason: EventsStopReason | null = null;
   error: string | null = null;
   #lines = 0;
   #events = 0;
@@ -292,6 +431,9 @@ class Tally {
       loaded: this.loaded,
       skipped: this.skipped,
       failed: this.failed,
+      failedObjects: this.failedObjects,
+      retried: this.retried,
+      stopReason: this.stopReason,
       lines: this.#lines,
       events: this.#events,
       newEvents: this.#newEvents,

@@ -2,7 +2,14 @@ import { formatTable } from '../query/format.js';
 import { type Column, type JsonValue } from '../load/query-result.js';
 import { formatDuration } from '../util/duration.js';
 import { windowsAreNotDays } from '../streams/index.js';
-import type { BudgetStatus, ProjectStatus, StatusReport, StreamStatus } from './status.js';
+import { escapeControl } from '../util/safe-text.js';
+import type {
+  BudgetStatus,
+  FailingObjectStatus,
+  ProjectStatus,
+  StatusReport,
+  StreamStatus,
+} from './status.js';
 
 /** Days listed in full up to this many; longer lists show the first ones and a count. */
 const MAX_LISTED_DAYS = 10;
@@ -137,6 +144,19 @@ function describeStreams(streams: readonly StreamStatus[]): string[] {
   return lines;
 }
 
+/** Objects that failed (retried by every sync) or were skipped on purpose: one line each, keys escaped. */
+function describeFailing(objects: readonly FailingObjectStatus[]): string[] {
+  return objects.map((f, i) => {
+    const label = (i === 0 ? 'failing' : '').padEnd(9);
+    const when = f.lastFailedAt.slice(0, 16).replace('T', ' ');
+    const what =
+      f.status === 'skipped'
+        ? 'skipped on purpose (--events-read KEY reads it again)'
+        : `${plural(f.attempts, 'attempt')}, last ${when} (every sync retries it; --events-skip KEY skips it)`;
+    return `  ${label} ${escapeControl(f.key)}: ${f.cause}; ${what}`;
+  });
+}
+
 function describeProject(p: ProjectStatus, maxWidth: number): string[] {
   const lines = [`project ${p.projectId}`, ...describeStreams(p.streams)];
   const t = p.threads;
@@ -151,8 +171,9 @@ function describeProject(p: ProjectStatus, maxWidth: number): string[] {
     const days = e.firstDay !== null ? ` from ${e.firstDay} to ${e.lastDay}` : '';
     const rejected = e.rejectedLines > 0 ? `, ${plural(e.rejectedLines, 'rejected line')}` : '';
     lines.push(
-      `  events    ${plural(e.events, 'event')}${days} from ${plural(e.objects, 'object')}${rejected}; newest ${e.newestKey ?? '?'}, loaded ${(e.lastLoadedAt ?? '').slice(0, 16).replace('T', ' ')}`,
+      `  events    ${plural(e.events, 'event')}${days} from ${plural(e.objects, 'object')}${rejected}; newest ${e.newestKey === null ? '?' : escapeControl(e.newestKey)}, loaded ${(e.lastLoadedAt ?? '').slice(0, 16).replace('T', ' ')}`,
     );
+    lines.push(...describeFailing(e.failingObjects));
   }
   if (p.runs.length === 0) {
     lines.push('  runs      none yet');

@@ -1,5 +1,6 @@
 import { RequestBudget } from '../api/budget.js';
 import type { Destination } from '../load/destination.js';
+import { projectObjectFailures } from '../load/event-failures.js';
 import type { Row, SqlParam, SqlSession } from '../load/session.js';
 import { ANALYTICS_ENDPOINTS, STREAMS } from '../streams/index.js';
 import {
@@ -88,6 +89,20 @@ export interface EventStreamStatus {
   /** The newest object loaded (its key under the source) and when. */
   readonly newestKey: string | null;
   readonly lastLoadedAt: string | null;
+  /** Objects whose read failed (retried by every sync) or that were skipped on purpose. */
+  readonly failingObjects: readonly FailingObjectStatus[];
+}
+
+export interface FailingObjectStatus {
+  /** The key under the source, as --events-skip and --events-read take it. */
+  readonly key: string;
+  readonly source: string;
+  readonly status: 'failing' | 'skipped';
+  readonly code: string;
+  readonly cause: string;
+  readonly attempts: number;
+  readonly firstFailedAt: string;
+  readonly lastFailedAt: string;
 }
 
 export interface ThreadStatus {
@@ -362,7 +377,8 @@ async function eventStreamStatus(src: StatusSource, projectId: string): Promise<
     [projectId],
   );
   const objects = Number(o?.['objects'] ?? 0);
-  if (objects === 0) return null;
+  const failing = await failingObjects(src, projectId);
+  if (objects === 0 && failing.length === 0) return null;
   const [e] = await read(
     src,
     'SELECT count(*) AS n, min(day) AS first_day, max(day) AS last_day FROM analytics_events WHERE project_id = $1::VARCHAR',
@@ -376,7 +392,22 @@ async function eventStreamStatus(src: StatusSource, projectId: string): Promise<
     lastDay: (e?.['last_day'] as Day | null) ?? null,
     newestKey: (o?.['newest'] as string | null) ?? null,
     lastLoadedAt: (o?.['last_loaded_at'] as string | null) ?? null,
+    failingObjects: failing,
   };
+}
+
+async function failingObjects(src: StatusSource, projectId: string): Promise<FailingObjectStatus[]> {
+  const rows = await projectObjectFailures(src.session, projectId);
+  return rows.map((r) => ({
+    key: r.key,
+    source: r.source,
+    status: r.status,
+    code: r.code,
+    cause: r.cause,
+    attempts: r.attempts,
+    firstFailedAt: r.firstFailedAt,
+    lastFailedAt: r.lastFailedAt,
+  }));
 }
 
 async function threadStatus(src: StatusSource, projectId: string): Promise<ThreadStatus | null> {

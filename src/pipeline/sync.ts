@@ -110,7 +110,8 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
       await dest.close();
     }
     // The event stream first: it spends no request, so the budget's waits never hold it up.
-    const loaded = events === undefined ? undefined : await runEventPhase(opts, events, place, runId);
+    const loaded =
+      events === undefined ? undefined : await runEventPhase(opts, events, place, runId, started);
     if (eventsOnly && loaded !== undefined) {
       const end = await endEventsOnlyRun(opts, place, runId, loaded);
       const now = (opts.now ?? Date.now)();

@@ -823,7 +823,7 @@ describe('EXPORT_TABLES', () => {
           db.connection,
           `SELECT table_name, list(column_name ORDER BY column_index) AS columns FROM duckdb_columns()
            WHERE NOT internal AND table_name IN (SELECT table_name FROM duckdb_tables())
-             AND table_name NOT IN ('sync_windows', 'api_requests', 'agent_jobs', 'agent_job_gaps', 'alerts_sent', 'event_objects') GROUP BY table_name
+             AND table_name NOT IN ('sync_windows', 'api_requests', 'agent_jobs', 'agent_job_gaps', 'alerts_sent', 'event_objects', 'event_object_failures') GROUP BY table_name
            HAVING list_contains(columns, 'project_id')`,
         ),
       true,

@@ -50,10 +50,11 @@ async function holdsData(path: string): Promise<boolean> {
   try {
     const db = await openDatabase(path, { readOnly: true });
     try {
-      // Any stream's loaded window counts, not only visitors'.
+      // Any stream's loaded window counts, not only visitors', and so does an event object.
       const rows = await queryRows(
         db.connection,
-        "SELECT count(*) AS n FROM sync_windows WHERE status = 'loaded'",
+        `SELECT (SELECT count(*) FROM sync_windows WHERE status = 'loaded')
+           + (SELECT count(*) FROM event_objects) AS n`,
       );
       return Number(rows[0]?.['n'] ?? 0) > 0;
     } finally {

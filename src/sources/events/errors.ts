@@ -45,3 +45,26 @@ export class EventSourceFailedError extends EtlError {
   readonly code = 'E_EVENTS_S3';
   readonly exitCode = EXIT.windowsFailed;
 }
+
+/**
+ * S3 refused to read one object (AccessDenied on GetObject, HTTP 403) while it let the bucket be
+ * listed: a policy or a KMS key that leaves this object out. The object's failure, not the
+ * source's: the run goes on past it. Exit 4.
+ */
+export class EventObjectForbiddenError extends EtlError {
+  readonly code = 'E_EVENT_OBJECT_FORBIDDEN';
+  readonly exitCode = EXIT.windowsFailed;
+}
+
+/** The object is in an archive storage class (Glacier, Deep Archive): it must be restored to be read. Exit 4. */
+export class EventObjectArchivedError extends EtlError {
+  readonly code = 'E_EVENT_OBJECT_ARCHIVED';
+  readonly exitCode = EXIT.windowsFailed;
+}
+
+/** The object's bytes came slower than the floor its listed size allows (see read-bounds.ts). Exit 4. */
+export class EventObjectTooSlowError extends EtlError {
+  readonly code = 'E_EVENT_OBJECT_SLOW';
+  readonly exitCode = EXIT.windowsFailed;
+  readonly retryable = true;
+}

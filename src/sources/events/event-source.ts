@@ -18,6 +18,11 @@ export interface EventSource {
   readonly label: string;
   /** The objects under the source whose key is after `startAfter`, in UTF-8 byte order. */
   list(startAfter?: string): AsyncIterable<EventObject>;
+  /**
+   * The object under `key` as a listing would give it now (its size and ETag), or undefined when
+   * there is none: how a run reads again an object that failed, wherever the listing starts.
+   */
+  stat(key: string): Promise<EventObject | undefined>;
   /** The object's bytes as stored (gzip or not; see object-lines.ts). */
   open(obj: EventObject, signal?: AbortSignal): Promise<Readable>;
   readonly stats: EventSourceStats;

@@ -103,6 +103,18 @@ class FolderSource implements EventSource {
     return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
   }
 
+  async stat(key: string): Promise<EventObject | undefined> {
+    const path = resolve(this.root, ...key.split('/'));
+    try {
+      const real = await realpath(path);
+      const s = await stat(real);
+      if (!s.isFile() || !this.inside(real)) return undefined;
+      return { key, size: s.size, etag: `${s.size}-${s.mtimeMs}` };
+    } catch {
+      return undefined;
+    }
+  }
+
   async open(obj: EventObject): Promise<Readable> {
     this.counts.getRequests++;
     const path = resolve(this.root, ...obj.key.split('/'));

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { EventObjectDamagedError } from './errors.js';
+import { ExpansionBound, ReadPace, type ReadBoundsOptions } from './read-bounds.js';
 
 /**
  * The lines of one object of the stream, read as a byte stream and never held whole: a 256 MiB
@@ -22,6 +23,14 @@ export interface LineReaderOptions {
    * (BENCHMARKS.md, benchmark 12).
    */
   readonly batchLines?: number;
+  /**
+   * The object's listed size (as stored): bounds the time its read may spend waiting on the store
+   * and how far gzip may expand it (read-bounds.ts). Without it, only the expansion is bounded
+   * (by the bytes read so far).
+   */
+  readonly objectSize?: number;
+  /** The bounds' floors and limits (defaults in read-bounds.ts; small values in tests). */
+  readonly bounds?: ReadBoundsOptions;
 }
 
 export interface LineBatch {
@@ -39,10 +48,22 @@ export interface LineReader extends AsyncIterable<LineBatch> {
 const GZIP_MAGIC = [0x1f, 0x8b] as const;
 const LF = 0x0a;
 
-/** The body's chunks, counted, with gzip's bytes inflated. */
-async function* decoded(body: Readable, count: (n: number) => void): AsyncGenerator<Buffer> {
+/** The body's chunks, counted and paced, with gzip's bytes inflated within the expansion bound. */
+async function* decoded(
+  body: Readable,
+  count: (n: number) => number,
+  o: LineReaderOptions,
+): AsyncGenerator<Buffer> {
+  const pace =
+    o.objectSize === undefined
+      ? undefined
+      : new ReadPace(o.objectSize, o.bounds ?? {}, (e) => body.destroy(e));
   const raw = (async function* () {
-    for await (const chunk of body as AsyncIterable<Buffer | string>) {
+    const it = (body as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]();
+    for (;;) {
+      const next = pace === undefined ? await it.next() : await pace.wait(it.next());
+      if (next.done === true) return;
+      const chunk = next.value;
       const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       count(b.length);
       yield b;
@@ -60,10 +81,15 @@ async function* decoded(body: Readable, count: (n: number) => void): AsyncGenera
     yield* raw;
     return;
   }
-  yield* gunzipped(head, raw);
+  const compressed = (): number => Math.max(o.objectSize ?? 0, count(0));
+  yield* gunzipped(head, raw, new ExpansionBound(compressed, o.bounds ?? {}));
 }
 
-async function* gunzipped(head: Buffer, rest: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+async function* gunzipped(
+  head: Buffer,
+  rest: AsyncIterable<Buffer>,
+  bound: ExpansionBound,
+): AsyncGenerator<Buffer> {
   const gunzip = createGunzip();
   const source = (async function* () {
     yield head;
@@ -71,7 +97,10 @@ async function* gunzipped(head: Buffer, rest: AsyncIterable<Buffer>): AsyncGener
   })();
   pipeline(source, gunzip, () => {});
   try {
-    for await (const chunk of gunzip as AsyncIterable<Buffer>) yield chunk;
+    for await (const chunk of gunzip as AsyncIterable<Buffer>) {
+      bound.add(chunk.length);
+      yield chunk;
+    }
   } catch (e) {
     if ((e as { code?: string }).code?.startsWith('Z_')) {
       throw new EventObjectDamagedError(
@@ -81,6 +110,8 @@ async function* gunzipped(head: Buffer, rest: AsyncIterable<Buffer>): AsyncGener
       );
     }
     throw e;
+  } finally {
+    gunzip.destroy();
   }
 }
 
@@ -98,7 +129,7 @@ export function readLines(body: Readable, opts: LineReaderOptions = {}): LineRea
     },
     [Symbol.asyncIterator]: () =>
       batches(
-        decoded(body, (n) => (bytesRead += n)),
+        decoded(body, (n) => (bytesRead += n), opts),
         body,
         o,
       ),

@@ -1,5 +1,7 @@
 import { maskUserinfo } from '../../util/url-text.js';
 import {
+  EventObjectArchivedError,
+  EventObjectForbiddenError,
   EventObjectGoneError,
   EventSourceAuthError,
   EventSourceUnreachableError,
@@ -29,6 +31,12 @@ const AUTH_NAMES = new Set([
   'AllAccessDisabled',
   'AccountProblem',
 ]);
+/**
+ * Names that say the credentials themselves are wrong, whatever is read with them: a failure of
+ * the whole source even on one object. AccessDenied (and a bare 403) on one object while the
+ * listing was allowed is that object's failure instead.
+ */
+const CREDENTIAL_NAMES = new Set([...AUTH_NAMES].filter((n) => n !== 'AccessDenied'));
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -68,6 +76,8 @@ export function s3Error(e: unknown, where: S3Where): unknown {
       opts,
     );
   }
+  const objectFailure = objectError(err, name, status, where, context, opts);
+  if (objectFailure !== undefined) return objectFailure;
   if (AUTH_NAMES.has(name) || status === 403) {
     return new EventSourceAuthError(
       `${object}: the bucket refused the credentials (${name}${status ? `, HTTP ${status}` : ''}): ${CREDENTIALS_HELP}`,
@@ -105,4 +115,36 @@ export function s3Error(e: unknown, where: S3Where): unknown {
     context,
     opts,
   );
+}
+
+/**
+ * A failure of one object (read by key) that says nothing of the others: archived
+ * (InvalidObjectState) or refused (AccessDenied, a HEAD's bare 403).
+ */
+function objectError(
+  err: SdkError & { StorageClass?: string },
+  name: string,
+  status: number | undefined,
+  where: S3Where,
+  context: Record<string, unknown>,
+  opts: { cause: unknown },
+): Error | undefined {
+  if (where.key === undefined) return undefined;
+  const object = `${where.label}${where.key}`;
+  if (name === 'InvalidObjectState') {
+    const cls = err.StorageClass === undefined ? '' : ` ${err.StorageClass}`;
+    return new EventObjectArchivedError(
+      `${object} is archived (InvalidObjectState: storage class${cls}): restore it (aws s3api restore-object) for the next run to read it, or skip it (sync --events-skip KEY)`,
+      context,
+      opts,
+    );
+  }
+  if (!CREDENTIAL_NAMES.has(name) && (name === 'AccessDenied' || status === 403)) {
+    return new EventObjectForbiddenError(
+      `${object}: reading this object was refused (${name}${status ? `, HTTP ${status}` : ''}) while listing the bucket was allowed: a bucket policy or the object's KMS key leaves it out of s3:GetObject (or kms:Decrypt) for these credentials`,
+      context,
+      opts,
+    );
+  }
+  return undefined;
 }

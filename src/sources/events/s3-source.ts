@@ -1,4 +1,4 @@
-import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { PassThrough, type Readable } from 'node:stream';
 import { maskUserinfo } from '../../util/url-text.js';
 import { EventSourceUsageError } from './errors.js';
@@ -135,6 +135,21 @@ class S3Source implements EventSource {
       }
       token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
     } while (token !== undefined);
+  }
+
+  async stat(key: string): Promise<EventObject | undefined> {
+    this.counts.getRequests++;
+    const command = new HeadObjectCommand({ Bucket: this.spec.bucket, Key: this.spec.prefix + key });
+    try {
+      const out = await this.client.send(command, this.sendOptions());
+      const etag = out.ETag === undefined ? null : out.ETag.replaceAll('"', '');
+      return { key, size: out.ContentLength ?? 0, etag };
+    } catch (e) {
+      const status = (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (status === 404 || (e as Error).name === 'NotFound' || (e as Error).name === 'NoSuchKey')
+        return undefined;
+      throw s3Error(e, this.where(key));
+    }
   }
 
   async open(obj: EventObject, signal?: AbortSignal): Promise<Readable> {
