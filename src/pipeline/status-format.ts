@@ -174,6 +174,27 @@ function describeProject(p: ProjectStatus, maxWidth: number): string[] {
   return lines;
 }
 
+/** A subdomain as sent, its control characters escaped: an event's text never forges a line. */
+function shown(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(
+    /[\u0000-\u001f\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** The event stream's events that no mapping named, per subdomain: waiting for a mapping. */
+function describeUnmapped(rows: NonNullable<StatusReport['unmappedEvents']>): string[] {
+  const lines = [
+    'unmapped events (no --events-project mapping named their subdomain: not stored; map it and the next sync reads those objects again):',
+  ];
+  for (const r of rows)
+    lines.push(
+      `  ${shown(r.subdomain)}: ${plural(r.events, 'event')} in ${plural(r.objects, 'object')} of ${shown(r.source)}`,
+    );
+  return lines;
+}
+
 /** The status for a terminal: the budget first (it is shared by every project), then each project. */
 export function formatStatus(s: StatusReport, opts: { maxWidth?: number } = {}): string {
   const maxWidth = opts.maxWidth ?? 120;
@@ -183,5 +204,6 @@ export function formatStatus(s: StatusReport, opts: { maxWidth?: number } = {}):
     lines.push('', 'no project has been synced yet: run `mintlify-etl sync`');
   }
   for (const p of s.projects) lines.push('', ...describeProject(p, maxWidth));
+  if (s.unmappedEvents !== undefined) lines.push('', ...describeUnmapped(s.unmappedEvents));
   return `${lines.join('\n')}\n`;
 }

@@ -4,6 +4,9 @@ import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Place } from '../../src/load/destination.js';
 import { checkEventSettings, syncEvents, type EventsSummary } from '../../src/pipeline/event-sync.js';
+import { gatherStatus } from '../../src/pipeline/status.js';
+import { formatStatus } from '../../src/pipeline/status-format.js';
+import { parseRateLimit } from '../../src/util/duration.js';
 import type { Logger } from '../../src/util/log.js';
 import { eventTargets, reading } from '../helpers/event-checks.js';
 
@@ -75,6 +78,15 @@ FROM analytics_events GROUP BY 1, 2 ORDER BY 1, 2`,
   );
 }
 
+async function statusText(place: Place): Promise<string> {
+  const dest = await place.open('read');
+  try {
+    return formatStatus(await gatherStatus(dest, { rateLimit: parseRateLimit('100/1h'), now: NOW }));
+  } finally {
+    await dest.close();
+  }
+}
+
 async function waiting(place: Place): Promise<Record<string, unknown>[]> {
   return reading(place, (s) =>
     s.rows(
@@ -92,11 +104,13 @@ describe.each(targets)('a mapping that left events unmapped, into %s', (_db, tar
     expect(typo.s).toMatchObject({ loaded: 3, newEvents: 9, unmapped: 15 });
     expect(typo.warnings.join('\n')).toMatch(/--events-project names acm, .*acme \(12 events in 3 objects\)/);
     expect(await waiting(place)).toEqual([{ subdomain: 'acme', objects: 3, events: 12 }]);
+    expect(await statusText(place)).toContain(`\n  acme: 12 events in 3 objects of file://${src}/\n`);
 
     const fixed = await run(place, src, projects, { acme: 'proj_demo', beta: 'proj_b' });
     expect(fixed.s).toMatchObject({ loaded: 3, newEvents: 12, unmapped: 3 });
     expect(fixed.warnings).toEqual([]);
     expect(await waiting(place)).toEqual([]);
+    expect(await statusText(place)).not.toContain('unmapped events');
     expect(await stored(place)).toEqual([
       { project_id: 'proj_b', subdomain: 'beta', n: 9, ids: 9 },
       { project_id: 'proj_demo', subdomain: 'acme', n: 12, ids: 12 },
