@@ -10,6 +10,7 @@ import type { EventSource } from '../sources/events/event-source.js';
 import { compareKeys, listStart } from '../sources/events/list-start.js';
 import type { EventObject } from '../sources/events/types.js';
 import type { Logger } from '../util/log.js';
+import { untrusted } from '../util/safe-text.js';
 import type { EventProjects } from './event-projects.js';
 
 /**
@@ -185,9 +186,11 @@ async function warnMapping(ledger: EventLedger, projects: EventProjects): Promis
   const unknown = projects.named.filter((s) => !seen.has(s));
   if (unknown.length === 0) return;
   const list = waiting
-    .map((w) => `${w.subdomain} (${w.events.toLocaleString('en-US')} events in ${w.objects} objects)`)
+    .map(
+      (w) => `${untrusted(w.subdomain)} (${w.events.toLocaleString('en-US')} events in ${w.objects} objects)`,
+    )
     .join(', ');
   logger.warn(
-    `events: --events-project names ${unknown.join(', ')}, but no event read has that subdomain; events of subdomains no mapping names are waiting: ${list}. Map them (--events-project SUBDOMAIN=PROJECT_ID): the next run reads those objects again for them`,
+    `events: --events-project names ${unknown.map(untrusted).join(', ')}, but no event read has that subdomain; events of subdomains no mapping names are waiting: ${list}. Map them (--events-project SUBDOMAIN=PROJECT_ID): the next run reads those objects again for them`,
   );
 }

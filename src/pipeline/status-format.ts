@@ -1,6 +1,7 @@
 import { formatTable } from '../query/format.js';
 import { type Column, type JsonValue } from '../load/query-result.js';
 import { formatDuration } from '../util/duration.js';
+import { untrusted } from '../util/safe-text.js';
 import { windowsAreNotDays } from '../streams/index.js';
 import type { BudgetStatus, ProjectStatus, StatusReport, StreamStatus } from './status.js';
 
@@ -174,15 +175,6 @@ function describeProject(p: ProjectStatus, maxWidth: number): string[] {
   return lines;
 }
 
-/** A subdomain as sent, its control characters escaped: an event's text never forges a line. */
-function shown(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(
-    /[\u0000-\u001f\u007f-\u009f]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-}
-
 /** The event stream's events that no mapping named, per subdomain: waiting for a mapping. */
 function describeUnmapped(rows: NonNullable<StatusReport['unmappedEvents']>): string[] {
   const lines = [
@@ -190,7 +182,7 @@ function describeUnmapped(rows: NonNullable<StatusReport['unmappedEvents']>): st
   ];
   for (const r of rows)
     lines.push(
-      `  ${shown(r.subdomain)}: ${plural(r.events, 'event')} in ${plural(r.objects, 'object')} of ${shown(r.source)}`,
+      `  ${untrusted(r.subdomain)}: ${plural(r.events, 'event')} in ${plural(r.objects, 'object')} of ${untrusted(r.source)}`,
     );
   return lines;
 }
