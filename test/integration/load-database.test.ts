@@ -45,7 +45,7 @@ describe('openDatabase (read-write)', () => {
     const path = join(dir, 'nested', 'deeper', 'a.duckdb');
     const db = await openTracked(path);
     const first = await queryRows(db.connection, 'SELECT version, applied_at FROM schema_migrations');
-    expect(first.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(first.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12]);
     const tables = await queryRows(
       db.connection,
       'SELECT table_name FROM duckdb_tables() ORDER BY table_name',
@@ -61,6 +61,7 @@ describe('openDatabase (read-write)', () => {
       'assistant_threads',
       'assistant_turns',
       'event_hash_key',
+      'event_object_unmapped',
       'event_objects',
       'feedback',
       'feedback_page_daily',
@@ -135,7 +136,7 @@ describe('openDatabase (read-write)', () => {
 
     const db = await openTracked(path, { readOnly: true });
     const versions = await queryRows(db.connection, 'SELECT version FROM schema_migrations ORDER BY version');
-    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 100]);
+    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 100]);
     expect(await queryRows(db.connection, 'SELECT a FROM extra')).toEqual([{ a: 7 }]);
     const halfDone = await queryRows(
       db.connection,
@@ -226,7 +227,7 @@ describe('openDatabase (read-write)', () => {
 
     const db = await openTracked(path);
     const versions = await queryRows(db.connection, 'SELECT version FROM schema_migrations ORDER BY version');
-    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12]);
     expect(
       await queryRows(
         db.connection,
@@ -276,7 +277,7 @@ describe('openDatabase (read-write)', () => {
     db.close();
     const err = await openDatabase(path).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UsageError);
-    expect((err as Error).message).toMatch(/schema version 999, newer than this mintlify-etl knows \(10\)/);
+    expect((err as Error).message).toMatch(/schema version 999, newer than this mintlify-etl knows \(12\)/);
   });
 
   it('lets go of the file on close, so another process can open it at once', async () => {
