@@ -58,6 +58,13 @@ export async function writeUnmapped(
   w: UnmappedWrite,
   found: ReadonlyMap<string, number>,
 ): Promise<void> {
+  const drop = (): Promise<number> =>
+    session.run('DELETE FROM event_object_unmapped WHERE source = $1 AND object_key = $2', [w.source, w.key]);
+  // Every event mapped (the usual run): nothing to record, one statement.
+  if (found.size === 0) {
+    await drop();
+    return;
+  }
   const params = [w.source, w.key, w.etag];
   const same = 'source = $1 AND object_key = $2 AND etag IS NOT DISTINCT FROM $3';
   const readBefore = await session.rows(
@@ -69,10 +76,7 @@ export async function writeUnmapped(
       String(r['subdomain']),
     ),
   );
-  await session.run('DELETE FROM event_object_unmapped WHERE source = $1 AND object_key = $2', [
-    w.source,
-    w.key,
-  ]);
+  await drop();
   const at = isoTime(Date.now());
   for (const [subdomain, events] of found) {
     if (readBefore.length > 0 && !prior.has(subdomain)) continue;
