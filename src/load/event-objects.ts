@@ -1,6 +1,7 @@
 import type { Destination } from './destination.js';
 import type { EventRow } from './event-rows.js';
 import { EVENT_STAGE, type EventStage } from './event-stage.js';
+import { writeUnmapped } from './event-unmapped.js';
 import { hasRelations } from './relations.js';
 import { isoTime, type SqlSession } from './session.js';
 
@@ -60,6 +61,8 @@ export interface EventObjectCounts {
   readonly events: number;
   readonly rejected: number;
   readonly unmapped: number;
+  /** The unmapped events per subdomain (lower case), recorded for a later mapping (event-unmapped.ts). */
+  readonly unmappedBySubdomain?: ReadonlyMap<string, number>;
 }
 
 /** Hands the object's rows over batch by batch; the load reads them inside the transaction. */
@@ -114,6 +117,8 @@ async function writeLedger(
   added: ReadonlyMap<string, number>,
 ): Promise<void> {
   const at = isoTime(Date.now());
+  // Before the ledger rows change: whether the object was read before at this ETag counts.
+  await writeUnmapped(session, load, counts.unmappedBySubdomain ?? new Map<string, number>());
   for (const project of load.projects) {
     await session.run('DELETE FROM event_objects WHERE project_id = $1 AND source = $2 AND object_key = $3', [
       project,

@@ -3,7 +3,8 @@ import { UsageError } from '../errors.js';
 /**
  * Which project an event loads into. One project: every event. Several deployments in one bucket:
  * `--events-project SUBDOMAIN=PROJECT_ID,...` maps them, and an event of a subdomain it does not
- * name is counted `unmapped` and not stored. Several projects and no mapping: refused before
+ * name is counted `unmapped` and not stored (recorded per subdomain: a later mapping that names it
+ * reads those objects again, src/load/event-unmapped.ts). Several projects and no mapping: refused before
  * anything is read (a guess would put one site's readers in another's tables).
  */
 export interface EventProjects {
@@ -11,6 +12,8 @@ export interface EventProjects {
   readonly targets: readonly string[];
   /** The project of an event's subdomain, or undefined for one no mapping names. */
   projectOf(subdomain: string | null): string | undefined;
+  /** The subdomains --events-project names (lower case); empty without a mapping (one project takes all). */
+  readonly named: readonly string[];
 }
 
 export function parseEventProjectMap(text: string, flag = '--events-project'): Map<string, string> {
@@ -44,7 +47,7 @@ export function eventProjects(
         `the event stream cannot tell which of ${projects.length} projects (${projects.join(', ')}) an event belongs to: map subdomains to projects with --events-project SUBDOMAIN=PROJECT_ID,... (nothing was read)`,
       );
     }
-    return { targets: [only], projectOf: () => only };
+    return { targets: [only], projectOf: () => only, named: [] };
   }
   const known = new Set(projects);
   for (const [sub, project] of map) {
@@ -57,5 +60,6 @@ export function eventProjects(
   return {
     targets: [...new Set(map.values())],
     projectOf: (subdomain) => (subdomain === null ? undefined : map.get(subdomain.toLowerCase())),
+    named: [...map.keys()],
   };
 }

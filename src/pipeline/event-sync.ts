@@ -5,12 +5,10 @@ import {
   eventHashKey,
   hasEventLedger,
   loadEventObject,
-  loadedEventObjects,
   type EventObjectCounts,
   type LoadedObjects,
 } from '../load/event-objects.js';
 import { openEventSource, type EventSource } from '../sources/events/event-source.js';
-import { listStart } from '../sources/events/list-start.js';
 import { readLines } from '../sources/events/object-lines.js';
 import type { ReadBoundsOptions } from '../sources/events/read-bounds.js';
 import { parseEventLine } from '../sources/events/parse-line.js';
@@ -19,6 +17,7 @@ import type { EventObject } from '../sources/events/types.js';
 import type { Logger } from '../util/log.js';
 import { escapeControl } from '../util/safe-text.js';
 import { FailedObjects, type FailedObject } from './event-failed-objects.js';
+import { emptyEventLedger, listAgainstLedger, readEventLedger } from './event-listing.js';
 import { eventProjects, type EventProjects } from './event-projects.js';
 
 /** What `sync --events` is asked to load (the CLI's flags, or a test's). */
@@ -31,6 +30,8 @@ export interface EventSyncSettings {
   readonly trafficClassesFile?: string | undefined;
   /** How far before the newest loaded object a late one may be named (default 2 days). */
   readonly lookbackMs?: number;
+  /** The clock a key's time is compared with (a key named beyond it moves no listing start). */
+  readonly now?: () => number;
   /** Tests: the source to read (default: what `source` names). */
   readonly openSource?: (spec: string) => Promise<EventSource>;
   /** --events-skip: keys recorded as skipped on purpose (not read until their ETag changes). */
@@ -122,7 +123,7 @@ export async function syncEvents(run: EventSyncRun, checked: CheckedEvents): Pro
   const t = new Tally(source);
   try {
     const hashKey = await eventHashKey(dest.session);
-    const loaded = await loadedEventObjects(dest.session, source.label, projects.targets);
+    const ledger = await readEventLedger(dest.session, source.label, projects.targets, run.logger);
     const failures = await FailedObjects.open(
       dest.session,
       source,
@@ -132,8 +133,8 @@ export async function syncEvents(run: EventSyncRun, checked: CheckedEvents): Pro
     t.failedObjects = failures.failed;
     const bounds = settings.readBounds;
     const ctx: ReadContext = { dest, run, source, projects, hashKey, classes, t, failures, bounds };
-    await readListed(ctx, listAgainstLedger(source, loaded, checked, run.refresh));
-    await retryFailed(ctx, loaded);
+    await readListed(ctx, listAgainstLedger(source, ledger, checked, run.refresh));
+    await retryFailed(ctx, ledger.loaded);
   } finally {
     source.close();
     await dest.close();
@@ -287,14 +288,14 @@ export async function planEvents(
 ): Promise<EventsPlan> {
   const source = await openSource(checked.settings, signal);
   try {
-    const loaded: LoadedObjects =
+    const ledger =
       dest === undefined || !(await hasEventLedger(dest.session))
-        ? new Map<string, Map<string, string | null>>()
-        : await loadedEventObjects(dest.session, source.label, checked.projects.targets);
+        ? emptyEventLedger()
+        : await readEventLedger(dest.session, source.label, checked.projects.targets);
     let listed = 0;
     let toRead = 0;
     let bytes = 0;
-    for await (const { obj, wanting } of listAgainstLedger(source, loaded, checked, refresh)) {
+    for await (const { obj, wanting } of listAgainstLedger(source, ledger, checked, refresh)) {
       listed++;
       if (wanting.length > 0) {
         toRead++;
@@ -313,33 +314,9 @@ function openSource(settings: EventSyncSettings, signal: AbortSignal | undefined
   return open(settings.source);
 }
 
-/**
- * The source's objects as a run lists them (from after the ledger's start; everything with
- * `refresh`), each with the projects that lack it: a project lacks an object unless its ledger
- * holds it at this ETag (null alike).
- */
-async function* listAgainstLedger(
-  source: EventSource,
-  loaded: LoadedObjects,
-  checked: CheckedEvents,
-  refresh: boolean,
-): AsyncGenerator<{ readonly obj: EventObject; readonly wanting: readonly string[] }> {
-  const targets = checked.projects.targets;
-  const start = refresh
-    ? undefined
-    : listStart(keysLoadedByAll(loaded, targets), checked.settings.lookbackMs);
-  for await (const obj of source.list(start)) {
-    yield { obj, wanting: targets.filter((p) => loaded.get(obj.key)?.get(p) !== obj.etag) };
-  }
-}
-
 /** Credentials refused, a bucket that does not exist: no other object would fare better. */
 function isWholeSourceFailure(e: unknown): boolean {
   return e instanceof EtlError && (e.exitCode === EXIT.auth || e.exitCode === EXIT.usage);
-}
-
-function keysLoadedByAll(loaded: LoadedObjects, projects: readonly string[]): string[] {
-  return [...loaded].filter(([, byProject]) => projects.every((p) => byProject.has(p))).map(([k]) => k);
 }
 
 interface ObjectJob {
@@ -356,7 +333,13 @@ interface ObjectJob {
 
 async function loadOne(dest: Destination, job: ObjectJob): Promise<void> {
   const { obj, run } = job;
-  const counts = { lines: 0, events: 0, rejected: 0, unmapped: 0 };
+  const counts = {
+    lines: 0,
+    events: 0,
+    rejected: 0,
+    unmapped: 0,
+    unmappedBySubdomain: new Map<string, number>(),
+  };
   const wanting = new Set(job.wanting);
   async function* batches(): AsyncGenerator<readonly EventRow[]> {
     const body = await job.source.open(obj);
@@ -376,7 +359,7 @@ async function loadOne(dest: Destination, job: ObjectJob): Promise<void> {
         }
         counts.events++;
         const project = job.projects.projectOf(r.event.subdomain);
-        if (project === undefined) counts.unmapped++;
+        if (project === undefined) countUnmapped(counts, r.event.subdomain);
         else if (wanting.has(project)) rows.push({ ...r.event, project_id: project, object_key: obj.key });
       }
       yield rows;
@@ -400,6 +383,17 @@ async function loadOne(dest: Destination, job: ObjectJob): Promise<void> {
   run.logger.debug(
     `events: loaded ${obj.key}: ${n} new of ${counts.events} event(s), ${counts.rejected} rejected line(s)`,
   );
+}
+
+/** An event no mapping names: counted, and per subdomain recorded (event-unmapped.ts) for a later mapping. */
+function countUnmapped(
+  counts: { unmapped: number; unmappedBySubdomain: Map<string, number> },
+  subdomain: string | null,
+): void {
+  counts.unmapped++;
+  if (subdomain === null || subdomain === '') return;
+  const sub = subdomain.toLowerCase();
+  counts.unmappedBySubdomain.set(sub, (counts.unmappedBySubdomain.get(sub) ?? 0) + 1);
 }
 
 class Tally {

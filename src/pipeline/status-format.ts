@@ -1,6 +1,7 @@
 import { formatTable } from '../query/format.js';
 import { type Column, type JsonValue } from '../load/query-result.js';
 import { formatDuration } from '../util/duration.js';
+import { untrusted } from '../util/safe-text.js';
 import { windowsAreNotDays } from '../streams/index.js';
 import { escapeControl } from '../util/safe-text.js';
 import type {
@@ -195,6 +196,18 @@ function describeProject(p: ProjectStatus, maxWidth: number): string[] {
   return lines;
 }
 
+/** The event stream's events that no mapping named, per subdomain: waiting for a mapping. */
+function describeUnmapped(rows: NonNullable<StatusReport['unmappedEvents']>): string[] {
+  const lines = [
+    'unmapped events (no --events-project mapping named their subdomain: not stored; map it and the next sync reads those objects again):',
+  ];
+  for (const r of rows)
+    lines.push(
+      `  ${untrusted(r.subdomain)}: ${plural(r.events, 'event')} in ${plural(r.objects, 'object')} of ${untrusted(r.source)}`,
+    );
+  return lines;
+}
+
 /** The status for a terminal: the budget first (it is shared by every project), then each project. */
 export function formatStatus(s: StatusReport, opts: { maxWidth?: number } = {}): string {
   const maxWidth = opts.maxWidth ?? 120;
@@ -204,5 +217,6 @@ export function formatStatus(s: StatusReport, opts: { maxWidth?: number } = {}):
     lines.push('', 'no project has been synced yet: run `mintlify-etl sync`');
   }
   for (const p of s.projects) lines.push('', ...describeProject(p, maxWidth));
+  if (s.unmappedEvents !== undefined) lines.push('', ...describeUnmapped(s.unmappedEvents));
   return `${lines.join('\n')}\n`;
 }

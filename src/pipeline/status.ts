@@ -1,3 +1,4 @@
+import { unmappedSubdomains, type UnmappedSubdomain } from '../load/event-unmapped.js';
 import { RequestBudget } from '../api/budget.js';
 import type { Destination } from '../load/destination.js';
 import { projectObjectFailures } from '../load/event-failures.js';
@@ -140,6 +141,11 @@ export interface StatusReport {
   readonly now: string;
   readonly budget: BudgetStatus;
   readonly projects: ProjectStatus[];
+  /**
+   * Events of the event stream no --events-project mapping named, per source and subdomain (not
+   * stored; a mapping that names the subdomain reads their objects again). Absent when none.
+   */
+  readonly unmappedEvents?: UnmappedSubdomain[];
 }
 
 export interface StatusOptions {
@@ -480,10 +486,12 @@ export async function gatherStatus(
       .map((r) => summarizeRun(r, now));
     projects.push(await projectStatus(src, projectId, coverage.get(projectId), recent));
   }
+  const unmapped = await unmappedSubdomains(src.session);
   return {
     db: src.label,
     now: new Date(now).toISOString(),
     budget: await budgetStatus(src, opts.rateLimit, opts.limitSource ?? 'flag', now, opts.budgetScope),
     projects,
+    ...(unmapped.length > 0 ? { unmappedEvents: unmapped } : {}),
   };
 }

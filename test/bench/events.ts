@@ -1,3 +1,4 @@
+import { LISTING_NOTES } from './event-listing-notes.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { postgresBinDir, startPostgres, type PostgresServer } from '../helpers/postgres.js';
@@ -271,6 +272,7 @@ function markdown(m: Measured): string {
     `- Target: under ${RSS_TARGET_MIB} MiB: ${verdict(peaks.every((p) => p < RSS_TARGET_MIB))} (worst ${fixed(Math.max(...peaks), 0)} MiB).`,
     ...NOTES,
     '- S3 requests: not a benchmark; test/e2e/events-s3.test.ts proves against a real S3 server (moto) that a run lists at most ceil(new keys / 1000) + 1 pages and reads each new object with one GET (and a re-run none).',
+    ...LISTING_NOTES,
     '',
     reproduce(
       'events',

@@ -128,12 +128,14 @@ describe.each(targets)('sync --events from a folder into %s', (_name, target) =>
   });
 });
 
-describe('two deployments streaming into one bucket', () => {
-  it('loads each subdomain into its project by --events-project, and counts the others unmapped', async () => {
+describe.each(targets)('two deployments streaming into one bucket, into %s', (_name, target) => {
+  it('loads each subdomain into its project by --events-project, counts the others unmapped, and keeps the ledger per project', async () => {
     const two = generateEventStream({ seed: 5, days: 5, endDay: '2026-11-20', subdomains: ['acme', 'beta'] });
+    // The last objects arrive after the first run: the second run loads them for both projects at once.
+    const parts = holdBack(two, 2);
     const folder = mkdtempSync(join(tmpdir(), 'mlx-events-two-'));
-    await writeEventStream(folder, two);
-    const t = await targets[0]![1]();
+    await writeEventStream(folder, parts.first);
+    const t = await target();
     const run = (map: string, projects: string): Promise<{ code: number | null; stdout: string }> =>
       runCli(
         ['sync', '--streams', 'events', '--events', folder, '--events-project', map, ...t.args, '--json'],
@@ -146,14 +148,32 @@ describe('two deployments streaming into one bucket', () => {
     expect(first.code).toBe(0);
     const e = (JSON.parse(first.stdout) as { events: EventsJson }).events;
     expect(e.unmapped).toBeGreaterThan(0);
-    expect(e.newEvents).toBe(two.truth.events.filter((x) => x.subdomain === 'acme').length);
-    // Then beta's project as well: the objects are read again for it alone.
+    expect(e.newEvents).toBe(parts.first.truth.events.filter((x) => x.subdomain === 'acme').length);
+    // Then beta's project as well: the objects are read again for it alone, the new ones for both.
+    await writeEventStream(folder, parts.held);
     const second = await run('acme=pa,beta=pb', 'pa,pb');
     expect(second.code).toBe(0);
     expect((JSON.parse(second.stdout) as { events: EventsJson }).events.loaded).toBe(two.objects.length);
     await reading(t.place, async (s) => {
       await expectEventsExact(s, two, 'pa', '', 'acme');
       await expectEventsExact(s, two, 'pb', '', 'beta');
+      // Each object's new rows counted for the project they went to (an INSERT that lost its
+      // project filter would give them all to the first project).
+      for (const [project, sub] of [
+        ['pa', 'acme'],
+        ['pb', 'beta'],
+      ] as const) {
+        const rows = await s.rows(
+          'SELECT object_key, new_events FROM event_objects WHERE project_id = $1 ORDER BY object_key',
+          [project],
+        );
+        const want = Object.fromEntries(two.truth.keys.map((k) => [k, 0]));
+        for (const ev of two.truth.events) if (ev.subdomain === sub) want[ev.object_key]! += 1;
+        expect(
+          Object.fromEntries(rows.map((r) => [r['object_key'], Number(r['new_events'])])),
+          project,
+        ).toEqual(want);
+      }
     });
   });
 });

@@ -45,7 +45,7 @@ describe('openDatabase (read-write)', () => {
     const path = join(dir, 'nested', 'deeper', 'a.duckdb');
     const db = await openTracked(path);
     const first = await queryRows(db.connection, 'SELECT version, applied_at FROM schema_migrations');
-    expect(first.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13]);
+    expect(first.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
     const tables = await queryRows(
       db.connection,
       'SELECT table_name FROM duckdb_tables() ORDER BY table_name',
@@ -62,6 +62,7 @@ describe('openDatabase (read-write)', () => {
       'assistant_turns',
       'event_hash_key',
       'event_object_failures',
+      'event_object_unmapped',
       'event_objects',
       'feedback',
       'feedback_page_daily',
@@ -136,7 +137,7 @@ describe('openDatabase (read-write)', () => {
 
     const db = await openTracked(path, { readOnly: true });
     const versions = await queryRows(db.connection, 'SELECT version FROM schema_migrations ORDER BY version');
-    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 100]);
+    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 100]);
     expect(await queryRows(db.connection, 'SELECT a FROM extra')).toEqual([{ a: 7 }]);
     const halfDone = await queryRows(
       db.connection,
@@ -227,7 +228,7 @@ describe('openDatabase (read-write)', () => {
 
     const db = await openTracked(path);
     const versions = await queryRows(db.connection, 'SELECT version FROM schema_migrations ORDER BY version');
-    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13]);
+    expect(versions.map((r) => r['version'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
     expect(
       await queryRows(
         db.connection,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { keyTime, listStart } from '../../src/sources/events/list-start.js';
+import { groupOf, groupStarts } from '../../src/pipeline/event-listing.js';
 
 const t = (iso: string): number => Date.parse(iso);
 
@@ -78,5 +79,58 @@ describe('listStart', () => {
       '2026-11-10T00:00:00Z.jsonl',
     ];
     expect(listStart(keys)).toBe('2026-11-01T00:00:00Z/\u{1F600}.jsonl');
+  });
+});
+
+describe('a key named far in the future (a sender clock gone wrong)', () => {
+  const keys = [
+    '2026/11/18/a.jsonl',
+    '2026/11/19/a.jsonl',
+    '2026/11/21/a.jsonl',
+    '2026/11/21/21991231T000000Z-x.jsonl',
+  ];
+  it('moves no start: the threshold follows the newest key named in time', () => {
+    expect(listStart(keys, undefined, t('2026-11-22T00:00:00Z'))).toBe('2026/11/18/a.jsonl');
+  });
+  it('is timed again within a day of the clock', () => {
+    expect(listStart(keys, undefined, t('2199-12-30T12:00:00Z'))).toBe('2026/11/21/a.jsonl');
+  });
+});
+
+describe('groupStarts: one start per sub-prefix', () => {
+  const loaded = [
+    'docs/2026/11/10/a.jsonl',
+    'docs/2026/11/20/a.jsonl',
+    'help/2026/11/10/a.jsonl',
+    'help/2026/11/25/a.jsonl',
+    '2026-11-10T00:00:00Z.jsonl',
+    '2026-11-25T00:00:00Z.jsonl',
+  ];
+  const now = t('2026-11-26T00:00:00Z');
+  it('starts each group from its own newest key minus the lookback; the keys right under the source are a group', () => {
+    expect(groupStarts(loaded, [], { now })).toEqual(
+      new Map([
+        ['docs/', 'docs/2026/11/10/a.jsonl'],
+        ['help/', 'help/2026/11/10/a.jsonl'],
+        ['', '2026-11-10T00:00:00Z.jsonl'],
+      ]),
+    );
+    expect(groupOf('docs/2026/x.jsonl')).toBe('docs/');
+    expect(groupOf('x.jsonl')).toBe('');
+  });
+  it('moves a start back before a key that must be read again, to the largest loaded key before it', () => {
+    const many = [
+      'docs/2026/11/01/a.jsonl',
+      'docs/2026/11/05/a.jsonl',
+      'docs/2026/11/10/a.jsonl',
+      'docs/2026/11/20/a.jsonl',
+    ];
+    expect(groupStarts(many, ['docs/2026/11/05/a.jsonl'], { now }).get('docs/')).toBe(
+      'docs/2026/11/01/a.jsonl',
+    );
+    expect(groupStarts(many, ['docs/2026/11/01/a.jsonl'], { now }).get('docs/')).toBeUndefined();
+    expect(groupStarts(many, ['help/2026/11/01/a.jsonl'], { now }).get('docs/')).toBe(
+      'docs/2026/11/10/a.jsonl',
+    );
   });
 });

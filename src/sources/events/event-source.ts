@@ -13,11 +13,22 @@ export interface EventSourceStats {
   readonly getRequests: number;
 }
 
+/** An entry of the level right under the source: an object there, or a sub-prefix (`docs/`). */
+export type TopEntry = { readonly object: EventObject } | { readonly prefix: string };
+
 export interface EventSource {
   /** `s3://bucket/prefix/` or `file:///abs/path/`: never a credential. */
   readonly label: string;
-  /** The objects under the source whose key is after `startAfter`, in UTF-8 byte order. */
-  list(startAfter?: string): AsyncIterable<EventObject>;
+  /**
+   * The objects under the source (or under its sub-prefix `under`, `docs/`) whose key is after
+   * `startAfter`, in UTF-8 byte order. Keys are relative to the source, `under` included.
+   */
+  list(startAfter?: string, under?: string): AsyncIterable<EventObject>;
+  /**
+   * The level right under the source, in UTF-8 byte order: its objects and its sub-prefixes (each
+   * once, `docs/`) after `startAfter` (S3: one listing with Delimiter '/').
+   */
+  listTop(startAfter?: string): AsyncIterable<TopEntry>;
   /**
    * The object under `key` as a listing would give it now (its size and ETag), or undefined when
    * there is none: how a run reads again an object that failed, wherever the listing starts.

@@ -4,7 +4,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { EventObjectGoneError, EventSourceUsageError } from './errors.js';
-import type { EventSource, EventSourceStats } from './event-source.js';
+import type { EventSource, EventSourceStats, TopEntry } from './event-source.js';
 import { compareKeys } from './list-start.js';
 import type { EventObject } from './types.js';
 
@@ -56,16 +56,49 @@ class FolderSource implements EventSource {
     return { ...this.counts };
   }
 
-  async *list(startAfter?: string): AsyncIterable<EventObject> {
+  async *list(startAfter?: string, under = ''): AsyncIterable<EventObject> {
     this.counts.listRequests++;
     const keys: string[] = [];
-    await this.walk('', startAfter, keys);
+    const dir = under.replace(/\/$/, '');
+    if (dir === '' || (await this.isFolder(dir))) await this.walk(dir, startAfter, keys);
     keys.sort(compareKeys);
     for (const key of keys) {
-      const s = await stat(join(this.root, key)).catch(() => undefined);
-      if (s === undefined || !s.isFile()) continue; // gone since the walk
-      yield { key, size: s.size, etag: `${s.size}-${s.mtimeMs}` };
+      const obj = await this.object(key);
+      if (obj !== undefined) yield obj;
     }
+  }
+
+  async *listTop(startAfter?: string): AsyncIterable<TopEntry> {
+    this.counts.listRequests++;
+    const entries: { key: string; folder: boolean }[] = [];
+    for (const e of await readdir(this.root, { withFileTypes: true })) {
+      if (SKIPPED(e.name)) continue;
+      if (e.isDirectory()) entries.push({ key: `${e.name}/`, folder: true });
+      else if (e.isFile() || (e.isSymbolicLink() && (await this.linkInside(e.name))))
+        entries.push({ key: e.name, folder: false });
+    }
+    entries.sort((a, b) => compareKeys(a.key, b.key));
+    for (const { key, folder } of entries) {
+      if (startAfter !== undefined && compareKeys(key, startAfter) <= 0) continue;
+      if (folder) yield { prefix: key };
+      else {
+        const object = await this.object(key);
+        if (object !== undefined) yield { object };
+      }
+    }
+  }
+
+  /** The listed object of a key; undefined when it is gone since the walk. */
+  private async object(key: string): Promise<EventObject | undefined> {
+    const s = await stat(join(this.root, key)).catch(() => undefined);
+    if (s === undefined || !s.isFile()) return undefined;
+    return { key, size: s.size, etag: `${s.size}-${s.mtimeMs}` };
+  }
+
+  /** A real folder (not a link) under the root: a sub-prefix the ledger knows may be gone. */
+  private async isFolder(dir: string): Promise<boolean> {
+    const s = await lstat(join(this.root, dir)).catch(() => undefined);
+    return s !== undefined && s.isDirectory();
   }
 
   /** Collects the keys under `dir` (relative, '' for the root) after `startAfter`. */

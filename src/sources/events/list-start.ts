@@ -1,11 +1,18 @@
 /**
- * Where a run's listing starts. Objects of the stream are named from UTC timestamps, so keys sort
- * in time; a run lists from the newest loaded key minus a lookback, so an object delivered late
- * (named up to the lookback before the newest loaded one) is still listed, and the ledger tells
- * which listed keys are new.
+ * Where the listing of one group of keys starts (a group: the keys under one sub-prefix of the
+ * source; src/pipeline/event-listing.ts makes the groups). Within a group, objects are named from
+ * UTC timestamps, so keys sort in time; a run lists the group from its newest loaded key minus a
+ * lookback, so an object delivered late (named up to the lookback before the newest loaded one) is
+ * still listed, and the ledger tells which listed keys are new.
  */
 
 export const DEFAULT_LOOKBACK_MS = 2 * 86_400_000;
+
+/**
+ * A key named later than this after the run's clock is a sender's clock gone wrong: it moves no
+ * start (treated as untimed), or one key named in 2199 would hide every later key named in time.
+ */
+export const FUTURE_MARGIN_MS = 86_400_000;
 
 /**
  * `2026-11-27T08:15:00Z`, `...00.250Z`, `2026-11-27T08-15-00`, `20261127T081500Z` (date, a `T`,
@@ -51,14 +58,16 @@ export function compareKeys(a: string, b: string): number {
  * newest loaded key's time (strictly: a late key named exactly the lookback before the newest
  * may sort before a loaded key of the same time, and must still be listed). Undefined (list
  * everything) when nothing is loaded, no key has a time, or every timed key is within the lookback.
+ * A key named more than FUTURE_MARGIN_MS after `now` counts as untimed.
  */
 export function listStart(
   loadedKeys: readonly string[],
   lookbackMs = DEFAULT_LOOKBACK_MS,
+  now = Infinity,
 ): string | undefined {
   const timed = loadedKeys.flatMap((key) => {
     const ms = keyTime(key);
-    return ms === undefined ? [] : [{ key, ms }];
+    return ms === undefined || ms > now + FUTURE_MARGIN_MS ? [] : [{ key, ms }];
   });
   if (timed.length === 0) return undefined;
   const threshold = timed.reduce((max, k) => Math.max(max, k.ms), -Infinity) - lookbackMs;

@@ -1,8 +1,16 @@
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  S3Client,
+  type _Object,
+  type ListObjectsV2CommandOutput,
+} from '@aws-sdk/client-s3';
 import { PassThrough, type Readable } from 'node:stream';
 import { maskUserinfo } from '../../util/url-text.js';
 import { EventSourceUsageError } from './errors.js';
-import type { EventSource, EventSourceOptions, EventSourceStats } from './event-source.js';
+import type { EventSource, EventSourceOptions, EventSourceStats, TopEntry } from './event-source.js';
+import { compareKeys } from './list-start.js';
 import { s3Error, type S3Where } from './s3-errors.js';
 import type { EventObject } from './types.js';
 
@@ -110,29 +118,64 @@ class S3Source implements EventSource {
     return signal === undefined ? {} : { abortSignal: signal };
   }
 
-  async *list(startAfter?: string): AsyncIterable<EventObject> {
+  async *list(startAfter?: string, under = ''): AsyncIterable<EventObject> {
+    for await (const page of this.pages({ startAfter, under })) {
+      for (const o of page.Contents ?? []) {
+        const obj = this.object(o);
+        if (obj !== undefined) yield obj;
+      }
+    }
+  }
+
+  async *listTop(startAfter?: string): AsyncIterable<TopEntry> {
+    for await (const page of this.pages({ startAfter, under: '', delimiter: '/' })) {
+      const entries: { key: string; entry: TopEntry }[] = [];
+      for (const o of page.Contents ?? []) {
+        const object = this.object(o);
+        if (object !== undefined) entries.push({ key: object.key, entry: { object } });
+      }
+      for (const p of page.CommonPrefixes ?? []) {
+        const prefix = (p.Prefix ?? '').slice(this.spec.prefix.length);
+        if (prefix !== '') entries.push({ key: prefix, entry: { prefix } });
+      }
+      entries.sort((a, b) => compareKeys(a.key, b.key));
+      for (const e of entries) yield e.entry;
+    }
+  }
+
+  /** A listed object, relative to the source; undefined for a "folder" marker. */
+  private object(o: _Object): EventObject | undefined {
+    const key = (o.Key ?? '').slice(this.spec.prefix.length);
+    if (key === '' || key.endsWith('/')) return undefined;
+    return { key, size: o.Size ?? 0, etag: o.ETag === undefined ? null : o.ETag.replaceAll('"', '') };
+  }
+
+  /** The pages of one listing, one ListObjectsV2 request each. */
+  private async *pages(q: {
+    startAfter: string | undefined;
+    under: string;
+    delimiter?: string;
+  }): AsyncIterable<ListObjectsV2CommandOutput> {
     const { bucket, prefix } = this.spec;
+    const within = prefix + q.under;
     let token: string | undefined;
     do {
       this.counts.listRequests++;
       const command = new ListObjectsV2Command({
         Bucket: bucket,
-        ...(prefix === '' ? {} : { Prefix: prefix }),
-        ...(startAfter === undefined ? {} : { StartAfter: prefix + startAfter }),
+        ...(within === '' ? {} : { Prefix: within }),
+        ...(q.delimiter === undefined ? {} : { Delimiter: q.delimiter }),
+        ...(q.startAfter === undefined ? {} : { StartAfter: prefix + q.startAfter }),
         ...(token === undefined ? {} : { ContinuationToken: token }),
         MaxKeys: this.opts.maxKeys ?? 1000,
       });
-      let page;
+      let page: ListObjectsV2CommandOutput;
       try {
         page = await this.client.send(command, this.sendOptions());
       } catch (e) {
         throw s3Error(e, this.where());
       }
-      for (const o of page.Contents ?? []) {
-        const key = (o.Key ?? '').slice(prefix.length);
-        if (key === '' || key.endsWith('/')) continue; // a "folder" marker
-        yield { key, size: o.Size ?? 0, etag: o.ETag === undefined ? null : o.ETag.replaceAll('"', '') };
-      }
+      yield page;
       token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
     } while (token !== undefined);
   }
