@@ -58,7 +58,10 @@ const ATTACKS: [string, string][] = [
   ['lo_export in a DO block', "DO $$BEGIN PERFORM lo_export(1, '/tmp/x'); END$$"],
   ['lo_import in a DO block', "DO $d$ BEGIN PERFORM lo_import('/etc/passwd'); END $d$"],
   ['lo_import', "SELECT lo_import('/etc/passwd')"],
-  ['dblink_exec in a DO block', "DO $$BEGIN PERFORM dblink_exec('dbname=x', 'DELETE FROM site_daily'); END$$"],
+  [
+    'dblink_exec in a DO block',
+    "DO $$BEGIN PERFORM dblink_exec('dbname=x', 'DELETE FROM site_daily'); END$$",
+  ],
 ];
 
 describe('the read-only guard of query on PostgreSQL', () => {
