@@ -1,23 +1,44 @@
-import { BIGINT, VARCHAR, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import {
+  BIGINT,
+  DuckDBVarCharType,
+  VARCHAR,
+  type DuckDBConnection,
+  type DuckDBValue,
+} from '@duckdb/node-api';
 import type { EventRow } from '../event-rows.js';
 import { EVENT_STAGE, insertFromStage, STAGE_COLUMNS, type EventStage } from '../event-stage.js';
 import { appendColumns, withAppender } from './append.js';
-
-const TYPES = [BIGINT, ...STAGE_COLUMNS.map(() => VARCHAR)];
+import { largestValueBytes, memoryAfterObject, memoryBeforeObject, memoryForRows } from './event-memory.js';
 
 /**
- * DuckDB's stage: every column text (the merge casts created_at, day and properties), filled by
- * the appender a DataChunk at a time: no JSON text of the rows is ever made.
+ * properties is staged as DuckDB's JSON type (VARCHAR named JSON), so the insert into the table's
+ * JSON column casts nothing: the cast from VARCHAR parsed every text again, and its parser's arena
+ * (several times a vector's text) made 2 KB answers fail at 32 MB. The text is JSON.stringify's
+ * (parse-line.ts): valid JSON by construction.
+ */
+const JSON_TEXT = DuckDBVarCharType.create('JSON');
+const TYPES = [BIGINT, ...STAGE_COLUMNS.map((c) => (c === 'properties' ? JSON_TEXT : VARCHAR))];
+
+function* stagedValues(rows: readonly EventRow[]): Generator<unknown> {
+  for (const r of rows) for (const c of STAGE_COLUMNS) yield r[c];
+}
+
+/**
+ * DuckDB's stage: every column text but properties (JSON), the merge casting created_at and day,
+ * filled by the appender a DataChunk at a time: no JSON text of the rows is ever made. The
+ * writer's memory follows the rows' largest value (event-memory.ts).
  */
 export function duckEventStage(conn: DuckDBConnection): EventStage {
   return {
     async create() {
+      await memoryBeforeObject(conn, 'analytics_events');
       await conn.run(
-        `CREATE OR REPLACE TEMP TABLE ${EVENT_STAGE} (ord BIGINT, ${STAGE_COLUMNS.map((c) => `${c} VARCHAR`).join(', ')})`,
+        `CREATE OR REPLACE TEMP TABLE ${EVENT_STAGE} (ord BIGINT, ${STAGE_COLUMNS.map((c) => `${c} ${c === 'properties' ? 'JSON' : 'VARCHAR'}`).join(', ')})`,
       );
     },
     async append(rows: readonly EventRow[], firstOrd: number) {
       if (rows.length === 0) return;
+      await memoryForRows(conn, largestValueBytes(stagedValues(rows)));
       await withAppender(conn, EVENT_STAGE, (a) =>
         appendColumns(a, TYPES, rows.length, (start, end) => {
           const slice = rows.slice(start, end);
@@ -42,6 +63,9 @@ export function duckEventStage(conn: DuckDBConnection): EventStage {
     },
     async drop() {
       await conn.run(`DROP TABLE IF EXISTS ${EVENT_STAGE}`);
+    },
+    ended() {
+      return memoryAfterObject(conn, 'analytics_events');
     },
   };
 }
