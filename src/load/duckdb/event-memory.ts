@@ -2,8 +2,9 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 
 /*
  * DuckDB's writer memory for the event stream follows the work. The writer runs at a small
- * memory_limit (DEFAULT_WRITER_MEMORY_LIMIT): DuckDB caches written blocks up to it. One value of
- * many MB needs a block of its own size in the stage, in the table and at every checkpoint that
+ * memory_limit (DEFAULT_WRITER_MEMORY_LIMIT): DuckDB caches written blocks up to it. An object's
+ * long strings (over 8 KiB) stay pinned in the transaction until it commits, so the limit grows
+ * with their sum as the object's rows are staged. One value of many MB needs a block of its own size in the stage, in the table and at every checkpoint that
  * rewrites the table's open row group (the last one, still filling): a 16 MiB value loaded at 32 MB
  * and then failed the next commit's checkpoint ("FATAL Error: Failed to create checkpoint ...
  * could not allocate block of size 16.0 MiB"), which ends the database instance. So the limit is
@@ -29,16 +30,36 @@ export function memoryForValue(bytes: number): number {
 }
 
 /**
- * The largest value's bytes among `values` (UTF-8): the length of every string, the exact byte
- * count only of the long ones (a character is at most 3 bytes of UTF-8 per UTF-16 unit).
+ * Strings longer than this many bytes stay pinned in a transaction's local storage until it
+ * commits (DuckDB 1.5: 5,000 strings of 8 KiB committed at 32 MB, 2,500 of 16 KiB did not).
  */
-export function largestValueBytes(values: Iterable<unknown>): number {
-  let most = 0;
-  for (const v of values) {
-    if (typeof v !== 'string' || v.length * 3 <= most) continue;
-    most = Math.max(most, v.length * 3 <= ORDINARY_BYTES ? v.length * 3 : Buffer.byteLength(v));
+const PINNED_BYTES = 8 * 1024;
+
+/**
+ * What an object's values cost the writer: the largest one's bytes (UTF-8), and the bytes of all
+ * those over PINNED_BYTES. A string's exact byte count is taken only when it may matter (a UTF-16
+ * unit is at most 3 bytes of UTF-8).
+ */
+export class ValueBytes {
+  largest = 0;
+  pinned = 0;
+  add(values: Iterable<unknown>): void {
+    for (const v of values) {
+      if (typeof v !== 'string' || v.length * 3 <= PINNED_BYTES) continue;
+      const bytes = Buffer.byteLength(v);
+      if (bytes > this.largest) this.largest = bytes;
+      if (bytes > PINNED_BYTES) this.pinned += bytes;
+    }
   }
-  return most;
+  /**
+   * The memory_limit they need (0: the writer's own): the largest value's (memoryForValue), or the
+   * pinned strings' (measured: 25 MB of 64 KiB strings failed at 32 MB and loaded at 64 MB, 80 MB
+   * of 16 KiB strings loaded at 96 MB), whichever is more.
+   */
+  need(): number {
+    const pinned = this.pinned > 8 * MIB ? 32 * MIB + 1.25 * this.pinned : 0;
+    return Math.max(memoryForValue(this.largest), pinned);
+  }
 }
 
 /** The largest string (bytes) of the table's open row group, from DuckDB's segment statistics. */
@@ -85,9 +106,9 @@ export async function memoryBeforeObject(conn: DuckDBConnection, table: string):
   if (need > 0) await raiseTo(conn, need);
 }
 
-/** Before rows are staged: raised for their largest value when it needs more. */
-export async function memoryForRows(conn: DuckDBConnection, largestBytes: number): Promise<void> {
-  const need = memoryForValue(largestBytes);
+/** Before rows are staged: raised for what the object's values need so far, when it is more. */
+export async function memoryForRows(conn: DuckDBConnection, values: ValueBytes): Promise<void> {
+  const need = values.need();
   if (need > 0) await raiseTo(conn, need);
 }
 

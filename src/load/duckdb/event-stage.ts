@@ -8,7 +8,7 @@ import {
 import type { EventRow } from '../event-rows.js';
 import { EVENT_STAGE, insertFromStage, STAGE_COLUMNS, type EventStage } from '../event-stage.js';
 import { appendColumns, withAppender } from './append.js';
-import { largestValueBytes, memoryAfterObject, memoryBeforeObject, memoryForRows } from './event-memory.js';
+import { memoryAfterObject, memoryBeforeObject, memoryForRows, ValueBytes } from './event-memory.js';
 
 /**
  * properties is staged as DuckDB's JSON type (VARCHAR named JSON), so the insert into the table's
@@ -29,8 +29,10 @@ function* stagedValues(rows: readonly EventRow[]): Generator<unknown> {
  * writer's memory follows the rows' largest value (event-memory.ts).
  */
 export function duckEventStage(conn: DuckDBConnection): EventStage {
+  let values = new ValueBytes();
   return {
     async create() {
+      values = new ValueBytes();
       await memoryBeforeObject(conn, 'analytics_events');
       await conn.run(
         `CREATE OR REPLACE TEMP TABLE ${EVENT_STAGE} (ord BIGINT, ${STAGE_COLUMNS.map((c) => `${c} ${c === 'properties' ? 'JSON' : 'VARCHAR'}`).join(', ')})`,
@@ -38,7 +40,8 @@ export function duckEventStage(conn: DuckDBConnection): EventStage {
     },
     async append(rows: readonly EventRow[], firstOrd: number) {
       if (rows.length === 0) return;
-      await memoryForRows(conn, largestValueBytes(stagedValues(rows)));
+      values.add(stagedValues(rows));
+      await memoryForRows(conn, values);
       await withAppender(conn, EVENT_STAGE, (a) =>
         appendColumns(a, TYPES, rows.length, (start, end) => {
           const slice = rows.slice(start, end);
