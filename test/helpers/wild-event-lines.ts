@@ -24,7 +24,11 @@ export function wildText(n: number, salt = 0): string {
 }
 
 /** One line of the stream: an envelope around a payload with these properties (or payload fields). */
-export function eventLine(id: string | number, over: Record<string, unknown> = {}, type = 'docs.assistant.completed'): string {
+export function eventLine(
+  id: string | number,
+  over: Record<string, unknown> = {},
+  type = 'docs.assistant.completed',
+): string {
   return JSON.stringify({
     eventType: type,
     payload: {

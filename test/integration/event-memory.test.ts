@@ -54,7 +54,9 @@ describe.each(places)('wild assistant events on %s', (_name, makePlace) => {
     expect(first).toMatchObject({ loaded: 3, failed: 0, newEvents: ANSWERS + 4, rejected: 0 });
     // The next run opens the writer afresh, its memory as small as ever, over the table holding the
     // 16 MiB value: its object loads too.
-    writeObjects(dir, { '2026/11/20/20261120T130000Z-d.jsonl': [eventLine('small-d', { properties: { n: 3 } })] });
+    writeObjects(dir, {
+      '2026/11/20/20261120T130000Z-d.jsonl': [eventLine('small-d', { properties: { n: 3 } })],
+    });
     const next = await syncFolder(place, dir, 'run-2');
     expect(next.error).toBeNull();
     expect(next).toMatchObject({ loaded: 1, failed: 0, newEvents: 1 });
