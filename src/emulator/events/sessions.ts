@@ -213,11 +213,16 @@ function assistant(v: Visit): boolean {
   if (r() >= 0.75) return true;
   const long = v.ctx.longAnswerDue || r() < 0.01;
   v.ctx.longAnswerDue = false;
+  // Real answers run ~2 KB (300-4,000 characters here); a long one is 30,000, asked by a question
+  // of as many (a pasted log or file), odd unicode in both. The draws are those of the shorter
+  // answers of before, so the stream's events (and every count a test pins) stay the same.
   const response = long
     ? longText(30_000, v.ctx.dayIndex)
-    : longText(randomInt(r, 40, 600), randomInt(r, 0, 99));
+    : longText(randomInt(r, 300, 4_000), randomInt(r, 0, 99));
+  const question = long ? `${query}\n${longText(30_000 - query.length - 1, v.ctx.dayIndex + 3)}` : query;
   const sources = [nextPath(v), nextPath(v)];
-  if (!emit(v, 'docs.assistant.completed', { properties: { query, response, sources } })) return false;
+  if (!emit(v, 'docs.assistant.completed', { properties: { query: question, response, sources } }))
+    return false;
   if (r() >= 0.45) return true;
   return emit(v, 'docs.assistant.source_click', { properties: { source_path: sources[0] } });
 }
