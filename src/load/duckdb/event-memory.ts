@@ -88,7 +88,8 @@ async function raiseTo(conn: DuckDBConnection, bytes: number): Promise<void> {
   if (raised !== undefined && bytes <= raised.bytes) return;
   if (raised === undefined) {
     const read = await conn.runAndReadAll(`SELECT current_setting('memory_limit') AS m`);
-    raised = { before: String(read.getRowObjectsJson()[0]?.['m'] ?? ''), bytes: 0 };
+    const setting = read.getRowObjectsJson()[0]?.['m'];
+    raised = { before: typeof setting === 'string' ? setting : '', bytes: 0 };
     raisedOn.set(conn, raised);
   }
   raised.bytes = bytes;
