@@ -7,8 +7,8 @@ import { hasPostgres } from '../helpers/postgres.js';
 import { eventLine, syncFolder, wildPlaces, wildText, writeObjects } from '../helpers/wild-event-lines.js';
 
 /*
- * Issue 35, item 1: real assistant events (answers of 30,000 characters with odd unicode, a
- * property of 4 MiB, a line of 16 MiB) load on both destinations; DuckDB's writer memory follows
+ * Issue 35, item 1: real assistant events (400 properties of ~64 KiB: questions of 30,000
+ * characters and longer answers, odd unicode; a property of 4 MiB, a line of 16 MiB) load on both destinations; DuckDB's writer memory follows
  * the work instead of failing every run at its fixed 32 MB ("Out of Memory Error"), and the
  * objects loaded after a huge line, in the same run and the next, still load.
  */
@@ -25,10 +25,11 @@ function folder(): string {
   return d;
 }
 
-const ANSWERS = 300;
+// Properties of ~64 KiB each: a 30,000-character question (a pasted log) and a longer answer.
+const ANSWERS = 400;
 const answers = Array.from({ length: ANSWERS }, (_, i) =>
   eventLine(`ans-${i}`, {
-    properties: { query: wildText(2_000, i), response: wildText(30_000, i + 1), sources: ['/a', '/b'] },
+    properties: { query: wildText(30_000, i), response: wildText(35_000, i + 1), sources: ['/a', '/b'] },
   }),
 );
 
@@ -37,7 +38,7 @@ function parsed(v: unknown): Record<string, unknown> {
 }
 
 describe.each(places)('wild assistant events on %s', (_name, makePlace) => {
-  it('load 30,000-character answers, a 4 MiB and a 16 MiB property, and the objects after them, run after run', async () => {
+  it('load 400 properties of 64 KiB, a 4 MiB and a 16 MiB property, and the objects after them, run after run', async () => {
     const dir = folder();
     writeObjects(dir, {
       '2026/11/20/20261120T100000Z-a.jsonl': answers,
@@ -67,7 +68,7 @@ describe.each(places)('wild assistant events on %s', (_name, makePlace) => {
       const rows = await dest.session.rows(
         "SELECT event_id, properties FROM analytics_events WHERE event_id IN ('ans-17', 'big-16') ORDER BY event_id",
       );
-      expect(parsed(rows[0]?.['properties'])['response']).toBe(storableText(wildText(30_000, 18)));
+      expect(parsed(rows[0]?.['properties'])['response']).toBe(storableText(wildText(35_000, 18)));
       expect((parsed(rows[1]?.['properties'])['blob'] as string).length).toBe(16 * MIB);
     } finally {
       await dest.close();
