@@ -82,18 +82,27 @@ export async function loadEventObject(
 ): Promise<Map<string, number>> {
   const session = dest.session;
   const stage = dest.eventStage();
-  return session.transaction(async () => {
-    await stage.create();
-    let ord = 0;
-    for await (const rows of batches) {
-      await stage.append(rows, ord);
-      ord += rows.length;
-    }
-    const added = await mergeStage(session, stage, load.runId, load.projects);
-    await writeLedger(session, load, counts(), added);
-    await stage.drop();
-    return added;
-  });
+  let added: Map<string, number>;
+  try {
+    added = await session.transaction(async () => {
+      await stage.create();
+      let ord = 0;
+      for await (const rows of batches) {
+        await stage.append(rows, ord);
+        ord += rows.length;
+      }
+      const byProject = await mergeStage(session, stage, load.runId, load.projects);
+      await writeLedger(session, load, counts(), byProject);
+      await stage.drop();
+      return byProject;
+    });
+  } catch (e) {
+    // The load's own error is the one to report.
+    await stage.ended().catch(() => undefined);
+    throw e;
+  }
+  await stage.ended();
+  return added;
 }
 
 /** Drops the object's repeats (the first line of an event wins), then lets the stage insert what is new. */

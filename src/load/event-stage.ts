@@ -19,6 +19,8 @@ export interface EventStage {
    */
   insertNew(runId: string, projects: readonly string[], loadedAt: string): Promise<Map<string, number>>;
   drop(): Promise<void>;
+  /** After the object's transaction ended, committed or rolled back (DuckDB puts its memory back). */
+  ended(): Promise<void>;
 }
 
 /** The INSERT both stages end with: the stage's columns cast to the table's types, with the run. */

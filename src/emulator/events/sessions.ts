@@ -118,7 +118,7 @@ function emit(
   const payloadOmitted = !envelopeOmitted && r() < 0.03;
   const neither = r() < 0.002;
   ctx.out.push({
-    eventId: uuidFrom(r),
+    eventId: dayTagged(uuidFrom(r), ctx.startMicros),
     envelopeType: envelopeOmitted || neither ? null : name,
     payloadEvent: payloadOmitted || neither ? null : name,
     subdomain: v.person.subdomain,
@@ -138,6 +138,17 @@ function emit(
   });
   v.micros += randomInt(r, 2, 150) * 1_000_000 + Math.floor(r() * 1_000_000);
   return true;
+}
+
+/**
+ * The id with its first four hex digits the UTC day's number: ids come from 32-bit PRNG streams,
+ * and at millions of events two slices of different days drew the same id, which the real stream
+ * never does (a repeated event_id is the same event, on the same day: the loader's check of stored
+ * keys reads only an object's days). No extra draw: the stream's events stay the same.
+ */
+function dayTagged(uuid: string, micros: number): string {
+  const day = Math.floor(micros / 86_400_000_000) & 0xffff;
+  return `${day.toString(16).padStart(4, '0')}${uuid.slice(4)}`;
 }
 
 function pageProperties(r: Random, path: string): unknown {
@@ -213,11 +224,16 @@ function assistant(v: Visit): boolean {
   if (r() >= 0.75) return true;
   const long = v.ctx.longAnswerDue || r() < 0.01;
   v.ctx.longAnswerDue = false;
+  // Real answers run ~2 KB (300-4,000 characters here); a long one is 30,000, asked by a question
+  // of as many (a pasted log or file), odd unicode in both. The draws are those of the shorter
+  // answers of before, so the stream's events (and every count a test pins) stay the same.
   const response = long
     ? longText(30_000, v.ctx.dayIndex)
-    : longText(randomInt(r, 40, 600), randomInt(r, 0, 99));
+    : longText(randomInt(r, 300, 4_000), randomInt(r, 0, 99));
+  const question = long ? `${query}\n${longText(30_000 - query.length - 1, v.ctx.dayIndex + 3)}` : query;
   const sources = [nextPath(v), nextPath(v)];
-  if (!emit(v, 'docs.assistant.completed', { properties: { query, response, sources } })) return false;
+  if (!emit(v, 'docs.assistant.completed', { properties: { query: question, response, sources } }))
+    return false;
   if (r() >= 0.45) return true;
   return emit(v, 'docs.assistant.source_click', { properties: { source_path: sources[0] } });
 }

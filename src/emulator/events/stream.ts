@@ -87,8 +87,9 @@ export function* eventObjects(
   options: EventStreamOptions,
 ): Generator<EventStreamObject & { newEvents: number }> {
   // Every id seen, not only the object before's: the generator's ids come from 32-bit PRNG
-  // streams, and at millions of events two far-apart slices draw the same id (scale 700: 13,494
-  // events counted twice by adjacent objects alone, where the truth and a sync hold 2,016,130).
+  // streams, and at millions of events two slices may draw the same id (scale 700: 13,494 events
+  // counted twice by adjacent objects alone). Ids carry their day (sessions.ts), so a collision is
+  // within one day, where the loader's check of stored keys drops it as a repeat.
   const seen = new Set<string>();
   for (const m of objectModels(planOf(options))) {
     let fresh = 0;

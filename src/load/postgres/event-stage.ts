@@ -75,5 +75,8 @@ export function pgEventStage(client: pg.ClientBase): EventStage {
     async drop() {
       await client.query(`DROP TABLE IF EXISTS ${EVENT_STAGE}`);
     },
+    ended() {
+      return Promise.resolve();
+    },
   };
 }

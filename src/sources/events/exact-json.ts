@@ -36,12 +36,42 @@ function mayBeChanged(n: number): boolean {
   return significantDigits(String(n)) >= 16;
 }
 
-function holdsChangedNumber(v: unknown): boolean {
-  if (typeof v === 'number') return mayBeChanged(v);
-  if (v === null || typeof v !== 'object') return false;
-  if (Array.isArray(v)) return v.some(holdsChangedNumber);
-  for (const k in v) if (holdsChangedNumber((v as Record<string, unknown>)[k])) return true;
-  return false;
+/**
+ * The deepest nesting of arrays and objects a line may have. JSON.parse reads any depth, but
+ * JSON.stringify (and every walk of the value) runs out of stack between 1,000 and 5,000 levels
+ * ("Maximum call stack size exceeded" ended every run at a line 5,000 deep), and PostgreSQL's jsonb
+ * between 10,000 and 100,000. No event nests like that: deeper is refused, on both destinations.
+ */
+export const MAX_JSON_DEPTH = 1_000;
+
+/** What a walk of a parsed value found. */
+const PLAIN = 0;
+const CHANGED = 1;
+const TOO_DEEP = 2;
+
+/**
+ * Whether the value holds a number a double may have changed, or nests deeper than MAX_JSON_DEPTH
+ * (the walk stops there: its own recursion is bounded).
+ */
+function walk(v: unknown, depth: number): number {
+  if (typeof v === 'number') return mayBeChanged(v) ? CHANGED : PLAIN;
+  if (v === null || typeof v !== 'object') return PLAIN;
+  if (depth >= MAX_JSON_DEPTH) return TOO_DEEP;
+  let found = PLAIN;
+  if (Array.isArray(v)) {
+    for (const item of v as unknown[]) {
+      const f = walk(item, depth + 1);
+      if (f === TOO_DEEP) return f;
+      if (f > found) found = f;
+    }
+    return found;
+  }
+  for (const k in v) {
+    const f = walk((v as Record<string, unknown>)[k], depth + 1);
+    if (f === TOO_DEEP) return f;
+    if (f > found) found = f;
+  }
+  return found;
 }
 
 function numberOf(token: string): number | WrittenNumber {
@@ -51,6 +81,33 @@ function numberOf(token: string): number | WrittenNumber {
   // An exponent below a double's range reads as 0: a non-zero number stays as written.
   if (n === 0 && /[1-9]/.test(token.replace(/[eE].*$/, ''))) return new WrittenNumber(token);
   return n;
+}
+
+/** PostgreSQL's numeric: at most 131,072 digits before the decimal point and 16,383 after. */
+const NUMERIC_INTEGER_DIGITS = 131_072;
+const NUMERIC_SCALE = 16_383;
+/** Exponents past this are refused whatever the digits (0e999999999 included): no event sends one. */
+const MAX_EXPONENT = 1_000_000;
+const NUMBER_PARTS = /^-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+/**
+ * Whether PostgreSQL's jsonb can hold the JSON number `token` as written (numeric's limits:
+ * `1e131072` and `1e-16384` overflow it, "value overflows numeric format"); DuckDB keeps the
+ * JSON text, so the rule is this one for both. Measured on PostgreSQL 15.
+ */
+export function numericHolds(token: string): boolean {
+  const m = NUMBER_PARTS.exec(token);
+  if (m === null) return false;
+  const [, int = '', frac = '', exp = '0'] = m;
+  if (exp.replace(/^[+-]?0*/, '').length > String(MAX_EXPONENT).length) return false;
+  const e = Number(exp);
+  if (Math.abs(e) > MAX_EXPONENT) return false;
+  if (frac.length - e > NUMERIC_SCALE) return false;
+  const digits = (int + frac).replace(/^0+/, '');
+  if (digits === '') return true;
+  // Digits before the point once the exponent moved it: the leading zeros of int + frac left out.
+  const before = int.length - ((int + frac).length - digits.length) + e;
+  return before <= NUMERIC_INTEGER_DIGITS;
 }
 
 /** Reads JSON text that JSON.parse accepts (the caller checked), into JSON.parse's value but for numbers. */
@@ -151,6 +208,8 @@ function jsonKeepingNumbers(value: unknown): string {
  */
 export class JsonReading {
   private exact = false;
+  /** A text this reading parsed nests deeper than MAX_JSON_DEPTH (parse then gave undefined). */
+  tooDeep = false;
 
   parse(text: string): unknown {
     let value: unknown;
@@ -159,9 +218,23 @@ export class JsonReading {
     } catch {
       return undefined;
     }
-    if (!holdsChangedNumber(value)) return value;
+    const found = walk(value, 0);
+    if (found === PLAIN) return value;
+    if (found === TOO_DEEP) {
+      this.tooDeep = true;
+      return undefined;
+    }
     this.exact = true;
     return new Reader(text).value();
+  }
+
+  /** Whether `value` (of this reading) holds a number PostgreSQL's numeric cannot hold. */
+  holdsNumberOutOfRange(value: unknown): boolean {
+    if (!this.exact) return false;
+    if (value instanceof WrittenNumber) return !numericHolds(value.text);
+    if (value === null || typeof value !== 'object') return false;
+    const items: unknown[] = Array.isArray(value) ? value : Object.values(value as Record<string, unknown>);
+    return items.some((item) => this.holdsNumberOutOfRange(item));
   }
 
   /** The stored JSON text of a value this reading gave (storableJson's, numbers as written). */

@@ -45,14 +45,27 @@ function payloadOf(envelope: Json, reading: JsonReading): Json | undefined {
   return isObject(p) ? p : undefined;
 }
 
-/** properties as JSON text: an object as it is, a JSON string decoded, any other string as a JSON string. */
-function propertiesText(v: unknown, reading: JsonReading): string | null {
+/** propertiesText's answers for properties no destination can store. */
+const TOO_DEEP_TEXT = Symbol('too deep');
+const OUT_OF_RANGE_TEXT = Symbol('number out of range');
+
+/**
+ * properties as JSON text: an object as it is, a JSON string decoded, any other string as a JSON
+ * string; or why it cannot be stored.
+ */
+function propertiesText(
+  v: unknown,
+  reading: JsonReading,
+): string | null | typeof TOO_DEEP_TEXT | typeof OUT_OF_RANGE_TEXT {
   if (v === undefined || v === null) return null;
+  let value: unknown = v;
   if (typeof v === 'string') {
     const inner = reading.parse(v);
-    return reading.json(inner === undefined ? v : inner);
+    if (reading.tooDeep) return TOO_DEEP_TEXT;
+    if (inner !== undefined) value = inner;
   }
-  return reading.json(v);
+  if (reading.holdsNumberOutOfRange(value)) return OUT_OF_RANGE_TEXT;
+  return reading.json(value);
 }
 
 const WWW = /^www\./;
@@ -96,18 +109,32 @@ function eventId(v: unknown): string | undefined {
   return storableText(v);
 }
 
+/**
+ * The longest event_id stored: PostgreSQL's unique index on (project_id, event_id) refuses a row
+ * over 2,704 bytes ("index row size exceeds btree maximum"; a random id of ~2,900 characters did);
+ * 512 UTF-16 units are at most 1,536 bytes of UTF-8. Real ids are UUIDs (36). Longer is refused on
+ * both destinations.
+ */
+export const MAX_EVENT_ID_CHARS = 512;
+
 /** Reads one line (a CR at its end and a byte order mark at its start are dropped). */
 export function parseEventLine(line: string, hashKey: Buffer, lists: TrafficLists): LineResult {
   if (BLANK.test(line)) return BLANK_RESULT;
   const reading = new JsonReading();
   const envelope = reading.parse(line.charCodeAt(0) === 0xfeff ? line.slice(1) : line);
+  if (reading.tooDeep) return rejected('too-deep');
   if (!isObject(envelope)) return rejected('not-json');
   const p = payloadOf(envelope, reading);
+  if (reading.tooDeep) return rejected('too-deep');
   if (p === undefined) return rejected('payload-not-json');
   const id = eventId(p['event_id']);
   if (id === undefined) return rejected('no-event-id');
+  if (id.length > MAX_EVENT_ID_CHARS) return rejected('event-id-too-long');
   const at = typeof p['created_at'] === 'string' ? utcMicros(p['created_at']) : undefined;
   if (at === undefined) return rejected('bad-created-at');
+  const properties = propertiesText(p['properties'], reading);
+  if (properties === TOO_DEEP_TEXT || reading.tooDeep) return rejected('too-deep');
+  if (properties === OUT_OF_RANGE_TEXT) return rejected('number-out-of-range');
   const anon = text(p['anon_id']);
   const ua = text(p['user_agent']);
   const referrer = text(p['referrer']);
@@ -126,7 +153,7 @@ export function parseEventLine(line: string, hashKey: Buffer, lists: TrafficList
     session_id: text(p['session_id']),
     user_id: text(p['user_id']),
     user_agent: ua,
-    properties: propertiesText(p['properties'], reading),
+    properties,
   };
   return { kind: 'event', event };
 }
