@@ -9,6 +9,8 @@ import { clockFromEnv } from './clock.js';
 import { openToRead } from './open-readonly.js';
 import { addDbOptions, dbTargetOf } from './destination-flags.js';
 import type { CommandResult } from './result.js';
+import { projectIds } from './options.js';
+import { UsageError } from '../errors.js';
 
 /** The service's own limit, which status judges by unless told the limit the runs used. */
 const SERVICE_RATE_LIMIT = '100/1h';
@@ -19,6 +21,7 @@ interface StatusFlags {
   budgetScope?: string;
   json?: boolean;
   rateLimit?: string;
+  project?: string;
 }
 
 export function registerStatus(
@@ -43,6 +46,7 @@ export function registerStatus(
       '--rate-limit <N/DURATION>',
       `the budget to judge the request ledger against (as given to sync; default ${SERVICE_RATE_LIMIT})`,
     )
+    .option('-p, --project <id>', 'only this project (default: every project in the database)')
     .option('--json', 'print one JSON object on stdout')
     .addHelpText(
       'after',
@@ -77,8 +81,20 @@ async function statusCommand(flags: StatusFlags): Promise<CommandResult> {
   } finally {
     await db.close();
   }
+  if (flags.project !== undefined)
+    report = onlyProject(report, projectIds([flags.project])[0] ?? '', db.label);
   if (flags.json) return { exitCode: 0, json: report };
   const maxWidth = process.stdout.isTTY ? process.stdout.columns : 120;
   process.stdout.write(safeText(formatStatus(report, { maxWidth })));
   return { exitCode: 0 };
+}
+
+/** `--project`: that project alone; one the database does not hold is a usage error naming those it does. */
+function onlyProject(report: StatusReport, projectId: string, label: string): StatusReport {
+  const projects = report.projects.filter((p) => p.projectId === projectId);
+  if (projects.length === 0)
+    throw new UsageError(
+      `no data for project "${projectId}" in ${label}; it holds: ${report.projects.map((p) => p.projectId).join(', ') || 'none'}`,
+    );
+  return { ...report, projects };
 }

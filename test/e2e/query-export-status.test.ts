@@ -345,6 +345,20 @@ describe.concurrent('mintlify-etl status', () => {
     expect(s.budget).toMatchObject({ spent: 0, limit: 100, remaining: 100 });
   });
 
+  it('--project shows only that project, as report and gaps take it; an unknown one is exit 2 naming those held', async () => {
+    const r = await cli(['status', '--project', 'docs-b', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(
+      (JSON.parse(r.stdout) as { projects: { projectId: string }[] }).projects.map((p) => p.projectId),
+    ).toEqual(['docs-b']);
+    const text = await cli(['status', '-p', 'docs-a']);
+    expect(text.stdout).toContain('docs-a');
+    expect(text.stdout).not.toContain('docs-b');
+    const unknown = await cli(['status', '--project', 'docs-z']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no data for project "docs-z" in .*; it holds: docs-a, docs-b/);
+  });
+
   it('prints a readable summary', async () => {
     const r = await cli(['status', '--rate-limit', '40/10m']);
     expect(r.code).toBe(0);
