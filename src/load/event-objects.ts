@@ -155,3 +155,26 @@ VALUES ($1, $2, $3, $4, $5::BIGINT, $6::BIGINT, $7::BIGINT, $8::BIGINT, $9::BIGI
     );
   }
 }
+
+/** What each run loaded of the event stream for a project: objects, and the events they added. */
+export interface RunEvents {
+  readonly objects: number;
+  readonly newEvents: number;
+}
+
+export async function eventsByRun(
+  session: SqlSession,
+  projectId: string,
+  runIds: readonly string[],
+): Promise<Map<string, RunEvents>> {
+  const out = new Map<string, RunEvents>();
+  if (runIds.length === 0 || !(await hasEventLedger(session))) return out;
+  const rows = await session.rows(
+    `SELECT run_id, count(*)::BIGINT AS objects, sum(new_events)::BIGINT AS new_events FROM event_objects
+WHERE project_id = $1::VARCHAR AND run_id IN (SELECT unnest($2::VARCHAR[])) GROUP BY run_id`,
+    [projectId, [...runIds]],
+  );
+  for (const r of rows)
+    out.set(String(r['run_id']), { objects: Number(r['objects']), newEvents: Number(r['new_events'] ?? 0) });
+  return out;
+}

@@ -80,6 +80,9 @@ const RUN_COLUMNS: Column[] = [
   { name: 'error', key: 'error', numeric: false },
 ];
 
+/** An event-stream run's objects and the events they added (src/load/event-objects.ts eventsByRun). */
+const EVENTS_COLUMN: Column = { name: 'events', key: 'events', numeric: true };
+
 /** What a stream's window is called in the day lists: a day, or a window (a range listed by its start). */
 function unitOf(s: StreamStatus): string {
   return windowsAreNotDays(s.stream) ? 'window' : 'day';
@@ -181,6 +184,8 @@ function describeProject(p: ProjectStatus, maxWidth: number): string[] {
     return lines;
   }
   lines.push(p.runs.length === 1 ? '  last run:' : `  last ${p.runs.length} runs:`);
+  // The event stream's column only where a run loaded objects: an API-only history reads as before.
+  const withEvents = p.runs.some((r) => r.events !== undefined);
   const rows: JsonValue[][] = p.runs.map((r) => [
     `${r.startedAt.slice(0, 10)} ${r.startedAt.slice(11, 16)}`,
     r.status,
@@ -188,10 +193,20 @@ function describeProject(p: ProjectStatus, maxWidth: number): string[] {
     r.windows.failed,
     r.windows.deferred,
     r.requests,
+    ...(withEvents
+      ? [
+          r.events === undefined
+            ? ''
+            : `${r.events.objects} obj, ${r.events.newEvents.toLocaleString('en-US')} new`,
+        ]
+      : []),
     r.durationMs === null ? '' : formatDuration(r.durationMs),
     r.error ?? '',
   ]);
-  const table = formatTable(RUN_COLUMNS, rows, { maxWidth: Math.max(40, maxWidth - 4), footer: false });
+  const columns = withEvents
+    ? [...RUN_COLUMNS.slice(0, 6), EVENTS_COLUMN, ...RUN_COLUMNS.slice(6)]
+    : RUN_COLUMNS;
+  const table = formatTable(columns, rows, { maxWidth: Math.max(40, maxWidth - 4), footer: false });
   for (const line of table.trimEnd().split('\n')) lines.push(`    ${line}`);
   return lines;
 }

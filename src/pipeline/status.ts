@@ -1,6 +1,7 @@
 import { unmappedSubdomains, type UnmappedSubdomain } from '../load/event-unmapped.js';
 import { RequestBudget } from '../api/budget.js';
 import type { Destination } from '../load/destination.js';
+import { eventsByRun, type RunEvents } from '../load/event-objects.js';
 import { projectObjectFailures } from '../load/event-failures.js';
 import type { Row, SqlParam, SqlSession } from '../load/session.js';
 import { ANALYTICS_ENDPOINTS, STREAMS } from '../streams/index.js';
@@ -29,6 +30,8 @@ export interface RunSummary {
   readonly rows: number;
   readonly warnings: number;
   readonly error: string | null;
+  /** The event stream's objects the run loaded for the project, and the events they added (absent: none). */
+  readonly events?: RunEvents;
 }
 
 export interface Coverage {
@@ -161,6 +164,10 @@ export interface StatusOptions {
 
 /** Runs looked at when picking each project's last few: plenty for any realistic history. */
 const RUN_HISTORY = 500;
+
+function withEvents(s: RunSummary, events: RunEvents | undefined): RunSummary {
+  return events === undefined ? s : { ...s, events };
+}
 
 function summarizeRun(r: RunRecord, now: number): RunSummary {
   const started = Date.parse(r.startedAt);
@@ -480,10 +487,13 @@ export async function gatherStatus(
   }
   const projects: ProjectStatus[] = [];
   for (const projectId of await projectIds(src)) {
-    const recent = runs
-      .filter((r) => r.projectIds.includes(projectId))
-      .slice(0, perProject)
-      .map((r) => summarizeRun(r, now));
+    const mine = runs.filter((r) => r.projectIds.includes(projectId)).slice(0, perProject);
+    const events = await eventsByRun(
+      src.session,
+      projectId,
+      mine.map((r) => r.runId),
+    );
+    const recent = mine.map((r) => withEvents(summarizeRun(r, now), events.get(r.runId)));
     projects.push(await projectStatus(src, projectId, coverage.get(projectId), recent));
   }
   const unmapped = await unmappedSubdomains(src.session);

@@ -1,0 +1,64 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { generateEventStream, writeEventStream } from '../../src/emulator/events/index.js';
+import { openDatabase } from '../../src/load/duckdb/database.js';
+import { duckSession } from '../../src/load/duckdb/session.js';
+import { runSync } from '../../src/pipeline/sync.js';
+import { formatStatus } from '../../src/pipeline/status-format.js';
+import { gatherStatus, sessionStatusSource } from '../../src/pipeline/status.js';
+import { parseRateLimit } from '../../src/util/duration.js';
+import { silentLogger } from '../../src/util/log.js';
+import { tempDbPath } from '../helpers/db.js';
+
+/* An event-only run (sync --streams events) sends no request and loads no window: status shows its objects and events. */
+
+const PROJECT = 'proj_status_events';
+const stream = generateEventStream({ seed: 7, days: 2, endDay: '2026-11-20', objectsPerDay: 2 });
+let folder: string;
+
+beforeAll(async () => {
+  folder = mkdtempSync(join(tmpdir(), 'mlx-status-events-'));
+  await writeEventStream(folder, stream);
+});
+
+describe('status of an event-only run', () => {
+  it('shows the objects it loaded and the events they added, in the text and --json', async () => {
+    const db = tempDbPath();
+    const summary = await runSync({
+      projects: [PROJECT],
+      streams: [],
+      dbPath: db,
+      lookback: 3,
+      rateLimit: parseRateLimit('100/1h'),
+      maxWaitMs: 60_000,
+      concurrency: 1,
+      includeToday: false,
+      dryRun: false,
+      apiUrl: 'http://127.0.0.1:9',
+      logger: silentLogger,
+      events: { source: folder },
+    });
+    expect(summary.events?.loaded).toBeGreaterThan(0);
+    const file = await openDatabase(db, { readOnly: true });
+    try {
+      const report = await gatherStatus(
+        sessionStatusSource(duckSession(file.connection), db, () => Promise.resolve(false)),
+        {
+          rateLimit: parseRateLimit('100/1h'),
+        },
+      );
+      const run = report.projects.find((p) => p.projectId === PROJECT)?.runs[0];
+      expect(run?.events).toEqual({ objects: summary.events?.loaded, newEvents: summary.events?.newEvents });
+      const text = formatStatus(report);
+      expect(text).toMatch(
+        new RegExp(
+          `${summary.events?.loaded} obj, ${(summary.events?.newEvents ?? 0).toLocaleString('en-US')} new`,
+        ),
+      );
+    } finally {
+      file.close();
+    }
+  });
+});
