@@ -5,9 +5,11 @@
 -- Window W = [to_day - win_days, to_day), the previous window P = [to_day - 2 * win_days,
 -- to_day - win_days), days in UTC whatever the session's TimeZone. to_day NULL: the day after the
 -- project's last complete loaded day of the four streams the gaps read (assistant, searches,
--- feedback, views): per stream the latest window_end of a window loaded after it ended, and of
--- those the earliest, so that a stream loaded in whole months (feedback's [02-01, 03-01) after
--- `sync --to 02-16`) never moves the window past the days the daily streams hold; a stream whose
+-- feedback, views): per stream the latest end of the days its loaded windows hold whole (a
+-- window's end, or the UTC day it was fetched on when that came first: a month window fetched
+-- mid-month holds the days before that day), and of those the earliest, so that a stream loaded in
+-- whole months (feedback's [02-01, 03-01) after `sync --to 02-16`) never moves the window past the
+-- days the daily streams hold; a stream whose
 -- last end is a whole window before the newest holds nothing of the window and is left out (a
 -- stream no longer synced does not freeze the window). Never "today" nor a partial day (the rule
 -- of every view with a period), so a backfill of last year gives last year's gaps.
@@ -89,10 +91,9 @@
   fix_pr_link text
 ) }}
 WITH stream_ends AS (
-  SELECT project_id, stream, max(window_end) AS last_end
+  SELECT project_id, stream, max(least(window_end, (fetched_at AT TIME ZONE 'UTC')::date)) AS last_end
   FROM sync_windows
-  WHERE status = 'loaded' AND fetched_at >= (window_end::timestamp AT TIME ZONE 'UTC')
-    AND stream IN ('assistant', 'searches', 'feedback', 'views')
+  WHERE status = 'loaded' AND stream IN ('assistant', 'searches', 'feedback', 'views')
   GROUP BY project_id, stream
 ),
 ends AS (

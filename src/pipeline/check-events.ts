@@ -1,5 +1,6 @@
 import { EXIT, isEtlError } from '../errors.js';
 import { escapeControl } from '../util/safe-text.js';
+import { emptySourceHint } from '../sources/events/empty-source.js';
 import { openEventSource, type EventObject, type EventSource } from '../sources/events/index.js';
 import { sizeText } from '../util/size-text.js';
 import { maskUserinfo } from '../util/url-text.js';
@@ -38,10 +39,17 @@ export async function checkEventSource(spec: string): Promise<EventSourceCheck> 
       first = o;
       break;
     }
-    const detail =
-      first === undefined
-        ? 'listed: no object under it yet'
-        : `listed: the first object is ${escapeControl(first.key)} (${sizeText(first.size)})`;
+    if (first === undefined) {
+      const hint = await emptySourceHint(spec, CHECK_SOURCE);
+      return {
+        source: source.label,
+        ok: false,
+        detail: `${hint.text}: check the prefix in --events (or MINTLIFY_ETL_EVENTS)`,
+        exitCode: EXIT.usage,
+        listRequests: source.stats.listRequests + hint.listRequests,
+      };
+    }
+    const detail = `listed: the first object is ${escapeControl(first.key)} (${sizeText(first.size)})`;
     return {
       source: source.label,
       ok: true,

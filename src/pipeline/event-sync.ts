@@ -9,6 +9,8 @@ import {
   type LoadedObjects,
 } from '../load/event-objects.js';
 import { openEventSource, type EventSource } from '../sources/events/event-source.js';
+import { emptySourceHint } from '../sources/events/empty-source.js';
+import { EventSourceUsageError } from '../sources/events/errors.js';
 import { readLines } from '../sources/events/object-lines.js';
 import type { ReadBoundsOptions } from '../sources/events/read-bounds.js';
 import { parseEventLine } from '../sources/events/parse-line.js';
@@ -122,7 +124,9 @@ export async function syncEvents(run: EventSyncRun, checked: CheckedEvents): Pro
   });
   const t = new Tally(source);
   try {
-    const hashKey = await eventHashKey(dest.session);
+    // Made at the first object read, not before: a run that reads none (an empty source) writes nothing.
+    let made: Promise<Buffer> | undefined;
+    const hashKey = (): Promise<Buffer> => (made ??= eventHashKey(dest.session));
     const ledger = await readEventLedger(dest.session, source.label, projects.targets, run.logger);
     const failures = await FailedObjects.open(
       dest.session,
@@ -135,6 +139,8 @@ export async function syncEvents(run: EventSyncRun, checked: CheckedEvents): Pro
     const ctx: ReadContext = { dest, run, source, projects, hashKey, classes, t, failures, bounds };
     await readListed(ctx, listAgainstLedger(source, ledger, checked, run.refresh));
     await retryFailed(ctx, ledger.loaded);
+    if (t.listed === 0 && ledger.loaded.size === 0 && failures.failed.length === 0 && t.stopReason === null)
+      await refuseEmptySource(checked.settings.source);
   } finally {
     source.close();
     await dest.close();
@@ -173,7 +179,7 @@ interface ReadContext {
   readonly run: EventSyncRun;
   readonly source: EventSource;
   readonly projects: EventProjects;
-  readonly hashKey: Buffer;
+  readonly hashKey: () => Promise<Buffer>;
   readonly classes: TrafficLists;
   readonly t: Tally;
   readonly failures: FailedObjects;
@@ -325,13 +331,25 @@ interface ObjectJob {
   readonly obj: EventObject;
   readonly wanting: readonly string[];
   readonly projects: EventProjects;
-  readonly hashKey: Buffer;
+  readonly hashKey: () => Promise<Buffer>;
   readonly classes: TrafficLists;
   readonly t: Tally;
   readonly bounds?: ReadBoundsOptions | undefined;
 }
 
+/**
+ * A source that lists no object, into a destination that never loaded one from it: most often a
+ * mistyped prefix or folder. Exit 2, saying what the level above holds; nothing was written.
+ */
+async function refuseEmptySource(spec: string): Promise<void> {
+  const hint = await emptySourceHint(spec);
+  throw new EventSourceUsageError(`${hint.text}: check the prefix in --events (or MINTLIFY_ETL_EVENTS)`, {
+    source: spec,
+  });
+}
+
 async function loadOne(dest: Destination, job: ObjectJob): Promise<void> {
+  const hashKey = await job.hashKey();
   const { obj, run } = job;
   const counts = {
     lines: 0,
@@ -351,7 +369,7 @@ async function loadOne(dest: Destination, job: ObjectJob): Promise<void> {
       counts.rejected += batch.tooLong;
       for (const line of batch.lines) {
         counts.lines++;
-        const r = parseEventLine(line, job.hashKey, job.classes);
+        const r = parseEventLine(line, hashKey, job.classes);
         if (r.kind === 'blank') continue;
         if (r.kind === 'rejected') {
           counts.rejected++;

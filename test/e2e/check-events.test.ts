@@ -51,22 +51,34 @@ describe('check --streams events', () => {
     expect(existsSync(db)).toBe(false);
   });
 
-  it('says so when the prefix holds no object yet, and --json has the check as `events`', async () => {
-    const r = await runCli(
-      ['check', '--streams', 'events', '--events', `s3://${BUCKET}/nothing-here`, '--json'],
-      { ...noApi, ...s3.env },
-    );
-    expect(r.code).toBe(0);
+  it('fails a prefix with no object, saying what the level above holds (a typo), and --json has the check as `events`', async () => {
+    const r = await runCli(['check', '--streams', 'events', '--events', `s3://${BUCKET}/mintlfy`, '--json'], {
+      ...noApi,
+      ...s3.env,
+    });
+    expect(r.code).toBe(2);
     expect(JSON.parse(r.stdout)).toEqual({
-      exitCode: 0,
+      exitCode: 2,
       events: {
-        source: `s3://${BUCKET}/nothing-here/`,
-        ok: true,
-        detail: 'listed: no object under it yet',
-        exitCode: 0,
-        listRequests: 1,
+        source: `s3://${BUCKET}/mintlfy/`,
+        ok: false,
+        detail: `no object under mintlfy/; this bucket has mintlify/: check the prefix in --events (or MINTLIFY_ETL_EVENTS)`,
+        exitCode: 2,
+        listRequests: 2,
       },
     });
+  });
+
+  it('fails an empty folder the same way, naming what its parent holds', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'check-events-empty-'));
+    mkdirSync(join(dir, 'mirror'));
+    writeFileSync(join(dir, 'mirror', '2026-11-20T00:05:00.000Z.jsonl'), '\n');
+    mkdirSync(join(dir, 'mirrr'));
+    const r = await runCli(['check', '--streams', 'events', '--events', join(dir, 'mirrr')], noApi);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(
+      /^FAIL {2}events {2}.*no object under mirrr\/; its parent folder has mirror\/, mirrr\//m,
+    );
   });
 
   it('exits 2 for a bucket that does not exist, with the reason on its FAIL line', async () => {
@@ -125,5 +137,31 @@ describe('check with the API streams and MINTLIFY_ETL_EVENTS', () => {
     expect(lines[1]).toBe(`ok    events  s3://${BUCKET}/mintlify/  ${FIRST}`);
     expect(lines[2]).toMatch(/^1 request spent; budget 100\/1h: 99 left/);
     expect(await readRows(db, 'SELECT count(*)::INT AS n FROM api_requests')).toEqual([{ n: 1 }]);
+  });
+});
+
+describe('sync --events against a source with no object', () => {
+  it('is exit 2 on a first run, saying what the level above holds, and leaves no database', async () => {
+    const db = tempDbPath();
+    const r = await runCli(
+      [
+        'sync',
+        '--streams',
+        'events',
+        '--events',
+        `s3://${BUCKET}/mintlfy`,
+        '--project',
+        'proj_x',
+        '--db',
+        db,
+      ],
+      s3.env,
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(
+      /no object under mintlfy\/; this bucket has mintlify\/: check the prefix in --events/,
+    );
+    expect(existsSync(db)).toBe(false);
   });
 });
