@@ -28,6 +28,8 @@ export const ENVIRONMENT: Readonly<Record<string, string>> = {
     'for tests only: an ISO 8601 instant the clock of sync, status, report and check starts at',
   MINTLIFY_ETL_PG_DEAD_CLIENT_MS:
     'PostgreSQL: how soon (ms, default 120000) the server frees the locks of a run whose machine died',
+  MINTLIFY_ETL_PG_LOCK_TIMEOUT_MS:
+    "PostgreSQL: how long (ms, default 30000) a run waits for another session's lock on a table before it stops (exit 5)",
   MINTLIFY_ETL_WEBHOOK_URL:
     'alerts and digest: the webhook to POST to (a secret: never shown); or --webhook URL',
   PGPASSWORD: 'PostgreSQL: the password when the --db URL has none (else ~/.pgpass); never shown',

@@ -141,7 +141,9 @@ describe.skipIf(!hasPostgres())('a PostgreSQL schema holding objects mintlify-et
   });
 
   it('refuses a trigger another role added to its own table, and loads again once it is dropped', async () => {
+    // A DBA-made schema, and its key schema beside it (docs/warehouse.md: the writer may not create schemas).
     await admin.query('CREATE SCHEMA trig AUTHORIZATION etl');
+    await admin.query('CREATE SCHEMA trig_private AUTHORIZATION etl');
     const first = await sync('trig');
     expect(first.code, first.stderr).toBe(0);
     await admin.query('GRANT USAGE ON SCHEMA trig TO mallory');
@@ -168,6 +170,7 @@ describe.skipIf(!hasPostgres())('a PostgreSQL schema holding objects mintlify-et
 
   it('adopts a schema an earlier version made (no marks yet), and marks its tables and functions as its own', async () => {
     await admin.query('CREATE SCHEMA legacy AUTHORIZATION etl');
+    await admin.query('CREATE SCHEMA legacy_private AUTHORIZATION etl');
     expect((await sync('legacy')).code).toBe(0);
     await as('etl', async (c) => {
       const t = await c.query<{ r: string }>(
