@@ -7,8 +7,8 @@ import { gatherStatus, statusSourceOf } from '../../src/pipeline/status.js';
 import { formatStatus } from '../../src/pipeline/status-format.js';
 import type { ReadBoundsOptions } from '../../src/sources/events/read-bounds.js';
 import { parseRateLimit } from '../../src/util/duration.js';
-import { silentLogger } from '../../src/util/log.js';
 import { safeText } from '../../src/util/safe-text.js';
+import { eventOnlySyncOptions } from '../helpers/event-sync-options.js';
 import { eventTargets, reading } from '../helpers/event-checks.js';
 import { startS3FaultProxy, type S3FaultProxy } from '../helpers/s3-fault-proxy.js';
 import { startS3Server, type S3Server } from '../helpers/s3-server.js';
@@ -103,18 +103,8 @@ function options(
   over: Partial<SyncOptions> = {},
   events: { skip?: string[]; read?: string[]; bounds?: ReadBoundsOptions } = {},
 ): SyncOptions {
-  return {
-    projects: [PROJECT],
-    streams: [],
+  return eventOnlySyncOptions(PROJECT, {
     place,
-    lookback: 3,
-    rateLimit: parseRateLimit('100/1h'),
-    maxWaitMs: 60_000,
-    concurrency: 1,
-    includeToday: false,
-    dryRun: false,
-    apiUrl: 'http://127.0.0.1:9',
-    logger: silentLogger,
     events: {
       source: `s3://${bucket}/${PREFIX}`,
       skipObjects: events.skip,
@@ -122,7 +112,7 @@ function options(
       readBounds: events.bounds,
     },
     ...over,
-  };
+  });
 }
 
 interface FailureRow {

@@ -8,9 +8,8 @@ import { placeOf } from '../../src/load/places.js';
 import { parseDbTarget } from '../../src/load/target.js';
 import { runSync, type SyncOptions } from '../../src/pipeline/sync.js';
 import { openEventSource, type EventSource } from '../../src/sources/events/index.js';
-import { parseRateLimit } from '../../src/util/duration.js';
-import { silentLogger } from '../../src/util/log.js';
 import { tempDbPath } from '../helpers/db.js';
+import { eventOnlySyncOptions } from '../helpers/event-sync-options.js';
 import { expectEventsExact, reading } from '../helpers/event-checks.js';
 
 /*
@@ -47,22 +46,12 @@ function steppingClock(stepMs: number): { now: () => number; open: (spec: string
 }
 
 function options(db: string, over: Partial<SyncOptions> = {}, clock = steppingClock(1_000)): SyncOptions {
-  return {
-    projects: [PROJECT],
-    streams: [],
+  return eventOnlySyncOptions(PROJECT, {
     dbPath: db,
-    lookback: 3,
-    rateLimit: parseRateLimit('100/1h'),
-    maxWaitMs: 60_000,
-    concurrency: 1,
-    includeToday: false,
-    dryRun: false,
-    apiUrl: 'http://127.0.0.1:9',
-    logger: silentLogger,
     now: clock.now,
     events: { source: folder, openSource: clock.open },
     ...over,
-  };
+  });
 }
 
 describe('--max-duration and the event phase', () => {

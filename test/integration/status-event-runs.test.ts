@@ -9,8 +9,8 @@ import { runSync } from '../../src/pipeline/sync.js';
 import { formatStatus } from '../../src/pipeline/status-format.js';
 import { gatherStatus, sessionStatusSource } from '../../src/pipeline/status.js';
 import { parseRateLimit } from '../../src/util/duration.js';
-import { silentLogger } from '../../src/util/log.js';
 import { tempDbPath } from '../helpers/db.js';
+import { eventOnlySyncOptions } from '../helpers/event-sync-options.js';
 
 /* An event-only run (sync --streams events) sends no request and loads no window: status shows its objects and events. */
 
@@ -26,20 +26,7 @@ beforeAll(async () => {
 describe('status of an event-only run', () => {
   it('shows the objects it loaded and the events they added, in the text and --json', async () => {
     const db = tempDbPath();
-    const summary = await runSync({
-      projects: [PROJECT],
-      streams: [],
-      dbPath: db,
-      lookback: 3,
-      rateLimit: parseRateLimit('100/1h'),
-      maxWaitMs: 60_000,
-      concurrency: 1,
-      includeToday: false,
-      dryRun: false,
-      apiUrl: 'http://127.0.0.1:9',
-      logger: silentLogger,
-      events: { source: folder },
-    });
+    const summary = await runSync(eventOnlySyncOptions(PROJECT, { dbPath: db, events: { source: folder } }));
     expect(summary.events?.loaded).toBeGreaterThan(0);
     const file = await openDatabase(db, { readOnly: true });
     try {
