@@ -229,6 +229,8 @@ export class SyncRun {
     } finally {
       clearInterval(ticker);
       clearTimeout(hardStop);
+      // The bar's last state is the summary's counts, every load committed.
+      this.#progress.update(this.#p);
       this.#progress.stop();
       await this.#client.close();
       await this.#closeWriter();
@@ -495,6 +497,8 @@ export class SyncRun {
           this.#loaded++;
           this.#rows += n;
           this.#p.rows = this.#rows;
+          // Rows count as their load commits, after the window's fetch was shown: say so now.
+          this.#progress.update(this.#p);
         },
         async (e: unknown) => {
           const down = destinationDown(e, this.#place.label);

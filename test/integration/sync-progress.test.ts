@@ -34,6 +34,8 @@ describe("the run's progress", () => {
     // The weeks, and the three threads the assistant turns will ask for.
     expect(first?.windowsTotal).toBe(s.windows.planned);
     expect(last).toMatchObject({ windowsDone: s.windows.planned, windowsTotal: s.windows.planned });
+    // The bar's last word agrees with the summary: rows counted as their loads commit, requests too.
+    expect(last).toMatchObject({ rows: s.rows, requests: s.requests });
     expect(states.every((p) => p.windowsTotal === s.windows.planned)).toBe(true);
     expect(states.filter((p) => p.requests > 0).some((p) => p.etaMs !== undefined)).toBe(true);
   }, 30_000);
