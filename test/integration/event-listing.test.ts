@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Place } from '../../src/load/destination.js';
 import { checkEventSettings, syncEvents, type EventsSummary } from '../../src/pipeline/event-sync.js';
 import { openEventSource } from '../../src/sources/events/event-source.js';
-import type { Logger } from '../../src/util/log.js';
+import { warningsLogger } from '../helpers/warnings-logger.js';
 import { eventTargets, reading } from '../helpers/event-checks.js';
 import { startS3Server, type S3Server } from '../helpers/s3-server.js';
 
@@ -81,14 +81,7 @@ function line(id: string, subdomain = 'acme', at = '2026-11-20T10:00:00Z'): stri
 }
 const body = (...ids: string[]): string => ids.map((id) => line(id)).join('\n') + '\n';
 
-const warnings: string[] = [];
-const logger: Logger = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (m) => void warnings.push(m),
-  error: () => undefined,
-  warnOnce: (_k, m) => void warnings.push(m),
-};
+const { logger } = warningsLogger();
 
 interface Options {
   readonly projects?: readonly string[];

@@ -7,7 +7,7 @@ import { checkEventSettings, syncEvents, type EventsSummary } from '../../src/pi
 import { gatherStatus } from '../../src/pipeline/status.js';
 import { formatStatus } from '../../src/pipeline/status-format.js';
 import { parseRateLimit } from '../../src/util/duration.js';
-import type { Logger } from '../../src/util/log.js';
+import { warningsLogger } from '../helpers/warnings-logger.js';
 import { eventTargets, reading } from '../helpers/event-checks.js';
 
 /*
@@ -52,14 +52,7 @@ function run(
   projects: string[],
   map: Record<string, string>,
 ): Promise<{ s: EventsSummary; warnings: string[] }> {
-  const warnings: string[] = [];
-  const logger: Logger = {
-    debug: () => undefined,
-    info: () => undefined,
-    warn: (m) => void warnings.push(m),
-    error: () => undefined,
-    warnOnce: (_k, m) => void warnings.push(m),
-  };
+  const { logger, warnings } = warningsLogger();
   const checked = checkEventSettings(
     { source, projectBySubdomain: new Map(Object.entries(map)), now: () => NOW },
     projects,
