@@ -10,6 +10,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: DuckDB and the emulator both want CPU; more forks only thrash.
     maxWorkers: 2,
+    // The built CLI that tests run in their own process (test/helpers/cli-in-process.ts) loads
+    // through Node, untransformed, as the installed command does.
+    server: { deps: { external: [/\/dist\/src\//] } },
     projects: [
       {
         extends: true,

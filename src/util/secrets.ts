@@ -13,6 +13,7 @@
  * A server may also echo a secret in pieces ("mint_Super ... SecretKey_Q1w2E3r4T5y6"): no piece
  * of PIECE_LENGTH characters or more of a secret may show either (secret-pieces.ts).
  */
+import { onRunStart } from './run-state.js';
 import { emptyPieceIndex, indexPieces, redactPieces } from './secret-pieces.js';
 
 /** Shorter values would mask ordinary words; a URL's userinfo is masked by its own rule anyway. */
@@ -35,7 +36,13 @@ export interface RegisterOptions {
 
 export class SecretRegistry {
   #secrets: Secret[] = [];
-  readonly #pieces = emptyPieceIndex();
+  #pieces = emptyPieceIndex();
+
+  /** Forgets every secret: a new command run in the same process registers its own. */
+  clear(): void {
+    this.#secrets = [];
+    this.#pieces = emptyPieceIndex();
+  }
 
   /**
    * Adds a value to redact from now on, shown as `mask`. Returns false (and registers nothing)
@@ -64,6 +71,7 @@ export class SecretRegistry {
 
 /** The process-wide registry: every command registers its secrets here, every output redacts with it. */
 export const secrets = new SecretRegistry();
+onRunStart(() => secrets.clear());
 
 export function registerSecret(value: string, mask?: string, opts?: RegisterOptions): boolean {
   return secrets.register(value, mask, opts);

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCli, runCliProcess, type CliResult } from '../helpers/cli.js';
 import { readRows, tempDbPath } from '../helpers/db.js';
 
 // Three emulators: one whose jobs finish on the 3rd poll, one whose jobs never finish (timeout,
@@ -137,7 +137,7 @@ describe.concurrent('mintlify-etl agent as a process', () => {
     expect(created.code).toBe(0);
     const id = created.stdout.trim();
     expect(id).toBe(jobIdOf(created));
-    const run = runCli(['agent', 'wait', id, '--interval', '50ms', '--db', db], envOf(never));
+    const run = runCliProcess(['agent', 'wait', id, '--interval', '50ms', '--db', db], envOf(never));
     await new Promise<void>((resolve) => {
       let seen = '';
       run.child.stderr?.on('data', (d: string) => {

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/load/duckdb/database.js';
 import { AlertsFixture } from '../helpers/alerts-fixture.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 import { readRows } from '../helpers/db.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 
@@ -104,7 +104,7 @@ describe('alerts through a webhook, as processes', () => {
       const hook = await receiver();
       try {
         const env = { MINTLIFY_ETL_WEBHOOK_URL: hook.url };
-        const killed = runCli(['alerts', '--db', db, '--rules', rules], env);
+        const killed = runCliProcess(['alerts', '--db', db, '--rules', rules], env);
         const first = await hook.next();
         killed.child.kill('SIGKILL');
         expect((await killed).signal).toBe('SIGKILL');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateEventStream, writeEventStream } from '../../src/emulator/events/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 import { eventTargets, expectEventsExact, expectLedgerExact, reading } from '../helpers/event-checks.js';
 
 /*
@@ -32,7 +32,7 @@ const { targets, stop } = eventTargets();
  * next object's transaction or between two, wherever that instant falls.
  */
 async function killDuring(args: string[], objects: number, delayMs: number): Promise<void> {
-  const run = runCli(['sync', '--streams', 'events', '--events', folder, ...args, '--verbose'], env);
+  const run = runCliProcess(['sync', '--streams', 'events', '--events', folder, ...args, '--verbose'], env);
   let seen = 0;
   run.child.stderr?.on('data', (d: Buffer) => {
     seen += d

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateEventStream, writeEventStream } from '../../src/emulator/events/index.js';
 import { placeOf } from '../../src/load/places.js';
 import { parseDbTarget } from '../../src/load/target.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 import { tempDbPath } from '../helpers/db.js';
 import { eventTargets, expectEventsExact, reading } from '../helpers/event-checks.js';
 import { startS3Server, type S3Server } from '../helpers/s3-server.js';
@@ -45,7 +45,7 @@ describe.each(targets)('a signal during an event load into %s', (name, target) =
 
   it(`${signal}: exits 130, records the run incomplete, and the next run loads the rest exactly`, async () => {
     const t = await target();
-    const run = runCli(
+    const run = runCliProcess(
       ['sync', '--streams', 'events', '--events', folder, ...t.args, '--json', '--verbose'],
       env,
     );

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 import { tempDbPath } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -48,7 +48,7 @@ describe('the sync lock as a process sees it', () => {
     const silent = createServer((s) => held.push(s));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
-    const first = runCli(['sync', '--db', db], { ...env, MINTLIFY_API_URL: url });
+    const first = runCliProcess(['sync', '--db', db], { ...env, MINTLIFY_API_URL: url });
     try {
       await waitFor(() => held.length > 0, {
         what: 'the first sync to send its first request',

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { addDays, todayUtc } from '../../src/util/day.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCliProcess as runCli, type CliResult } from '../helpers/cli.js';
 import { pgWithEmulator } from '../helpers/pg-e2e.js';
 import { hasPostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';

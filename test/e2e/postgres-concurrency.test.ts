@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
 import { addDays, dayRange, todayUtc } from '../../src/util/day.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliProcess as runCli } from '../helpers/cli.js';
 import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { pgData, pgRows } from '../helpers/postgres-rows.js';
 import { fetchedDays } from '../helpers/postgres-truth.js';

@@ -1,7 +1,7 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { addDays, todayUtc } from '../../src/util/day.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 import { pgWithEmulator } from '../helpers/pg-e2e.js';
 import { hasPostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
@@ -71,7 +71,7 @@ describe.skipIf(!hasPostgres())('a sync whose machine dies without closing its c
       MINTLIFY_ETL_PG_DEAD_CLIENT_MS: '2000',
     };
     // Two requests a minute over 30 days: the run holds its lock, waiting on the budget, for long.
-    const run = runCli(
+    const run = runCliProcess(
       [
         'sync',
         '--db',

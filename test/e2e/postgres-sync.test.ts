@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { PENDING_SEQ_BASE } from '../../src/load/postgres/ledger.js';
 import { addDays, dayRange, todayUtc } from '../../src/util/day.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliProcess as runCli } from '../helpers/cli.js';
 import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { pgData, pgRows } from '../helpers/postgres-rows.js';
 import { expectedRows } from '../helpers/truth.js';

@@ -82,7 +82,7 @@ describe.skipIf(!hasPostgres())('PostgreSQL conditions of the user’s making', 
         '--from',
         addDays(todayUtc(), -30),
         '--rate-limit',
-        '3/1m',
+        '3/8s',
       ],
       env(),
     );

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { addDays, dayRange, todayUtc } from '../../src/util/day.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 import { readData, readRows, tempDbPath } from '../helpers/db.js';
 import { expectedRows, minimumRequests } from '../helpers/truth.js';
 import { minimum, sorted, tables, truth } from '../helpers/streams-truth.js';
@@ -68,7 +68,7 @@ describe('mintlify-etl sync as a process', () => {
       expect(ks.reduce((a, b) => a + b, 0) * 1.8).toBeLessThan(need);
       for (const k of ks) {
         const before = big.stats.requests;
-        const run = runCli(args, bigEnv);
+        const run = runCliProcess(args, bigEnv);
         let exited: string | undefined;
         void run.then((r) => (exited = `the run exited by itself (code ${r.code}, signal ${r.signal})`));
         await waitFor(() => big.stats.requests - before >= k, {
@@ -110,7 +110,7 @@ describe('every default stream across kills', () => {
       const args = ['sync', '--db', db, '--from', from, '--concurrency', '4', '--rate-limit', '100000/1h'];
       for (const k of [20, 60, 120]) {
         const before = big.stats.requests;
-        const run = runCli(args, allEnv);
+        const run = runCliProcess(args, allEnv);
         let exited: string | undefined;
         void run.then((r) => (exited = `the run exited by itself (code ${r.code}, signal ${r.signal})`));
         await waitFor(() => big.stats.requests - before >= k, {
@@ -152,7 +152,7 @@ describe('the request budget across a kill', () => {
     const db = tempDbPath();
     const from = addDays(today, -40);
     emu.resetStats();
-    const run = runCli(
+    const run = runCliProcess(
       ['sync', '--db', db, '--from', from, '--concurrency', '4', '--rate-limit', '1000/1h'],
       env(),
     );
@@ -194,7 +194,7 @@ describe('sharing the database while a sync waits on the budget', () => {
     const from = addDays(today, -12);
     const before = emu.stats.requests;
     // 12 days need 33 requests; 8 per 2 s makes the run wait on the budget four times.
-    const sync = runCli(
+    const sync = runCliProcess(
       ['sync', '--db', db, '--from', from, '--rate-limit', '8/2s', '--concurrency', '2'],
       env(),
     );
@@ -246,7 +246,7 @@ describe('interrupting a sync', () => {
     const db = tempDbPath();
     const from = addDays(today, -10);
     const before = emu.stats.requests;
-    const sync = runCli(['sync', '--db', db, '--from', from, '--rate-limit', '6/3s', '--json'], env());
+    const sync = runCliProcess(['sync', '--db', db, '--from', from, '--rate-limit', '6/3s', '--json'], env());
     // 27 requests are needed; once the first window's 6 arrived, the run waits on the budget.
     let exited: string | undefined;
     void sync.then((r) => (exited = `the sync exited (code ${r.code}) before SIGINT`));

@@ -5,7 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { addDays, dayRange, todayUtc } from '../../src/util/day.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 import { readData, readRows, tempDbPath } from '../helpers/db.js';
 import { expectedRows, minimumRequests } from '../helpers/truth.js';
 
@@ -283,7 +283,7 @@ describe('readers during a busy sync', () => {
     };
     // ~960 requests paced at 100 a second: the sync lasts at least 9 s by the budget's logic, and
     // its writer commits every 200 ms meanwhile, never idle long enough to close the file.
-    const sync = runCli(['sync', '--db', db, '--from', from, '--rate-limit', '100/1s'], bigEnv);
+    const sync = runCliProcess(['sync', '--db', db, '--from', from, '--rate-limit', '100/1s'], bigEnv);
     // The first days are committed once this many pages have arrived.
     while (big.stats.requests < 120) await new Promise((r) => setTimeout(r, 5));
     for (const args of [['status'], ['query', 'SELECT count(*) AS n FROM site_daily']]) {

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { openDatabase } from '../../src/load/duckdb/database.js';
 import { addDays } from '../../src/util/day.js';
-import { CLI, runCli, type CliResult } from '../helpers/cli.js';
+import { CLI, runCli, runCliProcess, type CliResult } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 
 let dir: string;
@@ -214,7 +214,7 @@ describe('emulator listen failures', () => {
   });
 
   it('--allow-remote binds every interface and prints the address it bound, not 127.0.0.1', async () => {
-    const emu = runCli(['emulator', '--port', '0', '--host', '0.0.0.0', '--allow-remote']);
+    const emu = runCliProcess(['emulator', '--port', '0', '--host', '0.0.0.0', '--allow-remote']);
     let banner = '';
     emu.child.stdout?.on('data', (d: Buffer) => (banner += d.toString()));
     await waitFor(() => banner.includes('\n'), {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { runCliInProcess, type InProcessOptions } from './cli-in-process.js';
 
 export const CLI = join(import.meta.dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
 
@@ -11,12 +12,27 @@ export interface CliResult {
 }
 
 /**
+ * Runs the built CLI in this test's process (test/helpers/cli-in-process.ts): for what a run
+ * prints and stores. A test about the process itself (a kill, a signal, two runs at once, the
+ * exit status as the shell sees it, a preload in NODE_OPTIONS) uses runCliProcess.
+ */
+export function runCli(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  opts: InProcessOptions = {},
+): Promise<CliResult> {
+  // A preload (NODE_OPTIONS=--import) changes a process from its start: only a process has one.
+  if (env['NODE_OPTIONS'] !== undefined) return runCliProcess(args, env, opts);
+  return runCliInProcess(args, env, opts);
+}
+
+/**
  * Runs the built CLI as a real process with only the environment given (plus PATH). The process
  * takes this test's clock (MINTLIFY_ETL_NOW, ticking from now): the emulators the tests start in
  * process and the CLI then agree on "today" under any clock, faked or not. A test pins its own
  * instant by giving MINTLIFY_ETL_NOW, or the system clock by giving it empty.
  */
-export function runCli(
+export function runCliProcess(
   args: readonly string[],
   env: Record<string, string> = {},
   opts: { cwd?: string } = {},

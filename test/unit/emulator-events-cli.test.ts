@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EVENTS_MARKER, generateEventStream } from '../../src/emulator/events/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 
 /** The CLI as a real process (dist/: `npm run build` first), its clock pinned so "today" is known. */
@@ -23,7 +23,7 @@ async function tmp(): Promise<string> {
 async function emulatorWithEvents(
   args: readonly string[],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const run = runCli(['emulator', '--port', '0', ...args], { MINTLIFY_ETL_NOW: NOW });
+  const run = runCliProcess(['emulator', '--port', '0', ...args], { MINTLIFY_ETL_NOW: NOW });
   let out = '';
   run.child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   await waitFor(() => out.split('\n').length > 2, {
@@ -87,7 +87,7 @@ describe("emulator --help's event stream example", () => {
     const cwd = await tmp();
     // As printed, but on a free port: the default one may be taken on a test machine.
     const writeArgs = (write as string).split(/\s+/).slice(1);
-    const emu = runCli([...writeArgs, '--port', '0'], { MINTLIFY_ETL_NOW: NOW }, { cwd });
+    const emu = runCliProcess([...writeArgs, '--port', '0'], { MINTLIFY_ETL_NOW: NOW }, { cwd });
     let out = '';
     emu.child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     await waitFor(() => out.includes('wrote '), { what: 'the events line' });

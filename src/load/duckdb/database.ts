@@ -10,6 +10,7 @@ import { numberedSqlFiles } from '../sql-source.js';
 import { inTransaction, queryRows, runSqlFile } from './sql.js';
 import { duckSession } from './session.js';
 import type { SqlSession } from '../session.js';
+import { onRunStart } from '../../util/run-state.js';
 
 export interface Database {
   readonly kind: 'duckdb';
@@ -183,6 +184,7 @@ async function migrate(conn: DuckDBConnection, path: string, dir: string): Promi
  * all again.
  */
 const viewsApplied = new Map<string, number>();
+onRunStart(() => viewsApplied.clear());
 
 async function viewCount(conn: DuckDBConnection): Promise<number> {
   const rows = await queryRows(

@@ -3,6 +3,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { DatabaseDamagedError } from '../../errors.js';
 import type { SqlSession } from '../session.js';
 import { queryRows } from './sql.js';
+import { onRunStart } from '../../util/run-state.js';
 
 /** A DuckDB file starts with three 4 KiB headers (the main one and two alternating database headers). */
 const DUCKDB_HEADER_BYTES = 3 * 4096;
@@ -51,6 +52,7 @@ export function reportingDamage(session: SqlSession, path: string): SqlSession {
 
 /** DuckDB files of this process found whole already: a reopen by the writer need not look again. */
 const verified = new Set<string>();
+onRunStart(() => verified.clear());
 
 /**
  * Refuses a file cut short (a copy that stopped, a full disk, a truncate): DuckDB opens it as long
