@@ -1,25 +1,19 @@
 import { spawn } from 'node:child_process';
-import {
-  chmodSync,
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { addDays } from '../../src/util/day.js';
-import { CLI, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import { startCliServer, type CliServer } from '../helpers/cli-server.js';
 import { extractRunnableBlocks, type RunnableBlock } from '../helpers/doc-blocks.js';
 
 /**
  * The docs cannot drift from the tool: every fenced block marked `<!-- runnable -->` in README.md
- * and docs/*.md runs against the emulator, as written, with `mintlify-etl` being the built CLI.
+ * and docs/*.md runs against the emulator, as written, with `mintlify-etl` being the built CLI
+ * (run in this process through test/helpers/cli-server.ts: the blocks run about 50 commands).
  */
 const ROOT = join(import.meta.dirname, '..', '..');
 const PAGES = [
@@ -39,7 +33,7 @@ const BLOCKS: RunnableBlock[] = PAGES.flatMap((page) =>
 const TODAY = '2026-11-23';
 const NOW = `${TODAY}T06:00:00.000Z`;
 let emu: Emulator;
-let bin: string;
+let cli: CliServer;
 let template: string;
 
 /**
@@ -84,15 +78,13 @@ async function syncTemplate(): Promise<void> {
 
 beforeAll(async () => {
   emu = await startEmulator({ seed: 5, days: 40, paths: 120, latencyMs: 0, today: TODAY });
-  bin = mkdtempSync(join(tmpdir(), 'mlx-docs-bin-'));
-  const shim = join(bin, 'mintlify-etl');
-  writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
-  chmodSync(shim, 0o755);
+  cli = await startCliServer();
   await syncTemplate();
 });
 
 afterAll(async () => {
   await emu?.close();
+  await cli?.close();
 });
 
 /** Each page gets its own folder, HOME and database: its blocks run in order and build on each other. */
@@ -113,7 +105,7 @@ function runBlock(block: RunnableBlock): Promise<{ code: number | null; output: 
   const child = spawn('bash', ['-eo', 'pipefail', '-c', block.script], {
     cwd: home,
     env: {
-      PATH: `${bin}:${process.env['PATH'] ?? ''}`,
+      PATH: `${cli.bin}:${process.env['PATH'] ?? ''}`,
       HOME: home,
       CI: '1',
       MINTLIFY_API_URL: emu.url,

@@ -36,20 +36,19 @@ interface Capture {
   text: string;
 }
 
-type Write = typeof process.stdout.write;
-
 /** Replaces a stream's write with one that appends to `capture`; returns the way back. */
 function captureWrites(stream: NodeJS.WriteStream, capture: Capture): () => void {
-  const original = stream.write;
+  const own = Object.getOwnPropertyDescriptor(stream, 'write');
   const write = (chunk: unknown, encoding?: unknown, cb?: unknown): boolean => {
     const done = typeof encoding === 'function' ? encoding : cb;
     capture.text += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
-    if (typeof done === 'function') process.nextTick(done as () => void);
+    if (typeof done === 'function') process.nextTick(() => (done as () => void)());
     return true;
   };
-  stream.write = write as Write;
+  Object.defineProperty(stream, 'write', { configurable: true, writable: true, value: write });
   return () => {
-    stream.write = original;
+    if (own) Object.defineProperty(stream, 'write', own);
+    else Reflect.deleteProperty(stream, 'write');
   };
 }
 
@@ -112,7 +111,12 @@ async function runAlone(
   const restoreErr = captureWrites(process.stderr, stderr);
   const restoreIn = replaceStdin(opts.stdin);
   const listeners = [process.stdout, process.stderr].map(keepListeners);
-  process.env = { PATH: saved.env['PATH'] ?? '', CI: '1', MINTLIFY_ETL_NOW: new Date().toISOString(), ...env };
+  process.env = {
+    PATH: saved.env['PATH'] ?? '',
+    CI: '1',
+    MINTLIFY_ETL_NOW: new Date().toISOString(),
+    ...env,
+  };
   try {
     if (opts.cwd !== undefined) process.chdir(opts.cwd);
     const code = await main(args);
