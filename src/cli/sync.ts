@@ -19,6 +19,7 @@ import { DEFAULT_MAX_THREADS } from '../streams/assistant-threads.js';
 import { FEEDBACK_LOOKBACK_DAYS } from '../streams/feedback.js';
 import { clockFromEnv } from './clock.js';
 import { createProgress } from './progress-bar.js';
+import { createEventProgress } from './event-progress-bar.js';
 import {
   DEFAULT_DB,
   apiUrl,
@@ -222,12 +223,19 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
   const now = clockFromEnv();
   const json = flags.json === true;
   const progress = json ? undefined : createProgress();
+  const eventProgress = json || events === undefined ? undefined : createEventProgress();
   const runId = randomUUID();
   const logOptions = {
     ...(process.stderr.isTTY ? {} : { stamp: { runId } }),
     // On a terminal a log line would land in the middle of the bar and be drawn over.
-    beforeWrite: () => progress?.suspend?.(),
-    afterWrite: () => progress?.resume?.(),
+    beforeWrite: () => {
+      progress?.suspend?.();
+      eventProgress?.suspend();
+    },
+    afterWrite: () => {
+      progress?.resume?.();
+      eventProgress?.resume();
+    },
   };
   const logger = createLogger({
     level: flags.verbose ? 'debug' : flags.quiet ? 'warn' : 'info',
@@ -250,6 +258,7 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
     // The bar goes first: its line cleared and the cursor shown, so the warning (or the shell
     // prompt after a second Ctrl-C) starts on a clean line.
     progress?.stop();
+    eventProgress?.stop();
     if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
     logger.warn(
       `${name}: stopping after the days already fetched; the next run continues (${name} again to quit now)`,
@@ -290,6 +299,7 @@ async function syncCommand(flags: SyncFlags): Promise<CommandResult> {
       apiKey,
       logger,
       ...(progress ? { progress } : {}),
+      eventProgress,
       ...(now ? { now } : {}),
     });
   } catch (e) {
