@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import { loadApiKey, type ApiKey } from '../api/key.js';
 import type { AgentJob } from '../api/schemas.js';
 import { singleProject } from '../agent/input.js';
@@ -10,63 +9,20 @@ import { formatDuration, parseDuration, parseRateLimit, type RateLimitSpec } fro
 import { createLogger, type Logger } from '../util/log.js';
 import { safeLine } from '../util/safe-text.js';
 import { shellWord } from '../util/shell-word.js';
-import { apiUrl, collect, projectIds } from './options.js';
+import { apiUrl, projectIds } from './options.js';
 import type { CommandResult } from './result.js';
-import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp, dbTargetOf, placeOf } from './destination-flags.js';
+import { DEFAULT_RATE_LIMIT, type CommonFlags, type WaitFlags } from './agent-flags.js';
+import { dbTargetOf, placeOf } from './destination-flags.js';
 import type { DbTarget } from '../load/target.js';
 
 /*
- * What every agent command shares: its flags, the session (key, API, recorder, Ctrl-C), and
- * following a job to its end. `agent fix` (agent-fix.ts) builds on it like create does.
+ * What every agent command shares when it runs (its flags are agent-flags.ts): the session (key,
+ * API, recorder, Ctrl-C), and following a job to its end. `agent fix` (agent-fix-action.ts) builds
+ * on it like create does.
  */
-
-export type Run = (fn: () => Promise<CommandResult>) => Promise<void>;
-
-export interface CommonFlags {
-  project?: string[];
-  apiKeyFile?: string;
-  apiUrl?: string;
-  db?: string;
-  schema?: string;
-  json?: boolean;
-  /** Only create and message send requests the budget counts. */
-  rateLimit?: string;
-}
-
-export interface WaitFlags {
-  interval: string;
-  timeout: string;
-}
 
 /** Polling faster than this is pointless against a remote service; tests use 20-50 ms. */
 const MIN_INTERVAL_MS = 10;
-
-/** The service allows 100 creates and messages per hour. */
-const DEFAULT_RATE_LIMIT = '100/1h';
-
-export function withCommon(cmd: Command): Command {
-  return cmd
-    .option('-p, --project <id>', 'project id (env MINTLIFY_PROJECT_ID); exactly one', collect)
-    .option(DB_FLAG, dbHelp())
-    .option(SCHEMA_FLAG, SCHEMA_HELP)
-    .option('--json', 'print the job object on stdout')
-    .option('--api-key-file <path>', 'read the admin API key from this file instead of MINTLIFY_API_KEY')
-    .option('--api-url <url>', 'API base URL (env MINTLIFY_API_URL; default https://api.mintlify.com)');
-}
-
-export function withBudget(cmd: Command): Command {
-  return cmd.option(
-    '--rate-limit <N/DURATION>',
-    'budget of create and message requests (the service allows 100/1h)',
-    DEFAULT_RATE_LIMIT,
-  );
-}
-
-export function withWait(cmd: Command): Command {
-  return cmd
-    .option('--interval <duration>', 'time between polls (grows x1.5 up to 4x while nothing changes)', '5s')
-    .option('--timeout <duration>', 'stop waiting after this long (the job keeps running)', '30m');
-}
 
 export interface Timing {
   intervalMs: number;

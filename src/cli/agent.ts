@@ -1,32 +1,22 @@
 import type { Command } from 'commander';
-import { validateJobId, validatePrompt } from '../agent/input.js';
-import { AGENT_EXIT, createJob, getJob, messageJob, type KnownJob } from '../agent/jobs.js';
 import { registerAgentFix } from './agent-fix.js';
 import {
-  finish,
-  follow,
-  parseTiming,
-  session,
-  settings,
-  started,
   withBudget,
   withCommon,
   withWait,
   type CommonFlags,
   type Run,
   type WaitFlags,
-} from './agent-session.js';
-import type { CommandResult } from './result.js';
-import { safeText } from '../util/safe-text.js';
+} from './agent-flags.js';
 
-interface CreateFlags extends CommonFlags, WaitFlags {
+export interface CreateFlags extends CommonFlags, WaitFlags {
   prompt: string;
   wait?: boolean;
 }
 
-type MessageFlags = CreateFlags;
+export type MessageFlags = CreateFlags;
 
-type WaitCmdFlags = CommonFlags & WaitFlags;
+export type WaitCmdFlags = CommonFlags & WaitFlags;
 
 export function registerAgent(program: Command, run: Run): void {
   const agent = program
@@ -71,10 +61,13 @@ Examples:
   $ mintlify-etl agent create --prompt "Document the new rate limits" --wait
   $ pr=$(mintlify-etl agent create --prompt "Fix broken links in /guides" --wait) && gh pr view "$pr"`,
     )
-    .action((flags: CreateFlags) => run(() => createCommand(flags)));
+    .action((flags: CreateFlags) =>
+      run(async () => (await import('./agent-action.js')).createCommand(flags)),
+    );
 
   withCommon(agent.command('get').summary("show a job's current state").argument('<id>', 'job id')).action(
-    (id: string, flags: CommonFlags) => run(() => getCommand(id, flags)),
+    (id: string, flags: CommonFlags) =>
+      run(async () => (await import('./agent-action.js')).getCommand(id, flags)),
   );
 
   withCommon(
@@ -84,7 +77,9 @@ Examples:
         .summary('poll a job until it completes, fails or is archived; print the pull-request URL')
         .argument('<id>', 'job id'),
     ),
-  ).action((id: string, flags: WaitCmdFlags) => run(() => waitCommand(id, flags)));
+  ).action((id: string, flags: WaitCmdFlags) =>
+    run(async () => (await import('./agent-action.js')).waitCommand(id, flags)),
+  );
 
   withCommon(
     withBudget(
@@ -97,65 +92,9 @@ Examples:
           .option('--wait', 'poll until the job completes, fails or is archived'),
       ),
     ),
-  ).action((id: string, flags: MessageFlags) => run(() => messageCommand(id, flags)));
+  ).action((id: string, flags: MessageFlags) =>
+    run(async () => (await import('./agent-action.js')).messageCommand(id, flags)),
+  );
 
   registerAgentFix(agent, run);
-}
-
-async function createCommand(flags: CreateFlags): Promise<CommandResult> {
-  const prompt = validatePrompt(flags.prompt);
-  const timing = parseTiming(flags);
-  const s = settings(flags);
-  return session(flags, s, async (sess) => {
-    const job = await createJob(sess.ctx, prompt);
-    sess.logger.info(
-      `job ${job.id} created in project ${sess.projectId} (${job.status ?? 'status unknown'})`,
-    );
-    if (!flags.wait) return started(sess, job, 'was created');
-    return follow(sess, job.id, timing, job, prompt);
-  });
-}
-
-async function messageCommand(rawId: string, flags: MessageFlags): Promise<CommandResult> {
-  const jobId = validateJobId(rawId);
-  const prompt = validatePrompt(flags.prompt);
-  const timing = parseTiming(flags);
-  const s = settings(flags);
-  return session(flags, s, async (sess) => {
-    const job = await messageJob(sess.ctx, jobId, prompt);
-    sess.logger.info(`job ${jobId}: message sent (${job.status ?? 'status unknown'})`);
-    if (!flags.wait) return started(sess, job, 'got the message');
-    return follow(sess, jobId, timing, job, prompt);
-  });
-}
-
-async function waitCommand(rawId: string, flags: WaitCmdFlags): Promise<CommandResult> {
-  const jobId = validateJobId(rawId);
-  const timing = parseTiming(flags);
-  const s = settings(flags);
-  return session(flags, s, (sess) => follow(sess, jobId, timing, undefined, undefined));
-}
-
-async function getCommand(rawId: string, flags: CommonFlags): Promise<CommandResult> {
-  const jobId = validateJobId(rawId);
-  const s = settings(flags);
-  return session(flags, s, async (sess) => {
-    const job = await getJob(sess.ctx, jobId);
-    if (!sess.json) process.stdout.write(safeText(describeJob(job)));
-    return finish(sess, AGENT_EXIT.ok, job);
-  });
-}
-
-export function describeJob(job: KnownJob): string {
-  const rows: [string, string | null | undefined][] = [
-    ['id', job.id],
-    ['status', job.status],
-    ['pr', job.prLink],
-    ['repository', job.source?.repository],
-    ['ref', job.source?.ref],
-    ['model', job.model],
-    ['created', job.createdAt],
-    ['archived', job.archivedAt],
-  ];
-  return rows.map(([k, v]) => `${k.padEnd(11)}${v ?? '-'}\n`).join('');
 }

@@ -1,13 +1,6 @@
 import type { Command } from 'commander';
-import { loadApiKey } from '../api/key.js';
-import { runCheck, type CheckResult } from '../pipeline/check.js';
-import { checkEventSource, type EventSourceCheck } from '../pipeline/check-events.js';
 
-import { parseRateLimit } from '../util/duration.js';
-import { safeText } from '../util/safe-text.js';
-import { clockFromEnv } from './clock.js';
-import { syncSelection } from './event-flags.js';
-import { apiUrl, collect, projectIds, PROJECTS_FLAG, PROJECTS_HELP } from './options.js';
+import { collect, PROJECTS_FLAG, PROJECTS_HELP } from './options.js';
 import type { CommandResult } from './result.js';
 import {
   BUDGET_SCOPE_FLAG,
@@ -16,12 +9,9 @@ import {
   SCHEMA_FLAG,
   SCHEMA_HELP,
   dbHelp,
-  dbTargetOf,
-  placeOf,
-} from './destination-flags.js';
-import { resolveBudgetScope } from '../api/budget-scope.js';
+} from './db-flags.js';
 
-interface CheckFlags {
+export interface CheckFlags {
   project?: string[];
   streams?: string;
   db?: string;
@@ -83,77 +73,5 @@ Exit codes: 0 every project answered (and the event source listed), 2 unknown pr
 (or the store) could not be reached, 5 a sync holds the database, 7 the request budget is spent
 (by the ledger, or the API answered 429): nothing was checked, "WAIT" lines say when it frees.`,
     )
-    .action((flags: CheckFlags) => run(() => checkCommand(flags)));
-}
-
-async function checkCommand(flags: CheckFlags): Promise<CommandResult> {
-  const { streams, events } = syncSelection({
-    ...(flags.streams !== undefined ? { streams: flags.streams } : {}),
-    ...(flags.events !== undefined ? { events: flags.events } : {}),
-  });
-  const target = dbTargetOf(flags);
-  const place = placeOf(target);
-  // Only the API side needs a project and a key: `--streams events` checks the bucket alone.
-  const api = streams.length === 0 ? undefined : await checkApi(flags, streams, place);
-  const source = events === undefined ? undefined : await checkEventSource(events.source);
-  const exitCode = Math.max(api?.exitCode ?? 0, source?.exitCode ?? 0);
-  if (flags.json) return { exitCode, json: { ...(api ?? {}), exitCode, events: source ?? null } };
-  process.stdout.write(safeText(describe(api, source, target.label)));
-  return { exitCode };
-}
-
-async function checkApi(
-  flags: CheckFlags,
-  streams: ReturnType<typeof syncSelection>['streams'],
-  place: ReturnType<typeof placeOf>,
-): Promise<CheckResult> {
-  place.check();
-  const projects = projectIds(flags.project);
-  const rateLimit = parseRateLimit(flags.rateLimit);
-  const url = apiUrl(flags.apiUrl);
-  const apiKey = await loadApiKey({ apiKeyFile: flags.apiKeyFile });
-  const budgetScope = resolveBudgetScope({ name: flags.budgetScope, apiKey });
-  const now = clockFromEnv();
-  return runCheck({
-    projects,
-    streams,
-    apiUrl: url,
-    apiKey,
-    place,
-    budgetScope,
-    rateLimit,
-    ...(now ? { now } : {}),
-  });
-}
-
-function describe(r: CheckResult | undefined, source: EventSourceCheck | undefined, db: string): string {
-  const lines = r === undefined ? [] : apiLines(r, db);
-  if (source !== undefined) {
-    lines.splice(
-      r === undefined ? 0 : r.projects.length,
-      0,
-      `${source.ok ? 'ok  ' : 'FAIL'}  events  ${source.source}  ${source.detail}`,
-    );
-    if (r === undefined)
-      lines.push(
-        `${source.listRequests} listing request${source.listRequests === 1 ? '' : 's'}, no API request`,
-      );
-  }
-  return `${lines.join('\n')}\n`;
-}
-
-function apiLines(r: CheckResult, db: string): string[] {
-  const width = Math.max(...r.projects.map((p) => p.projectId.length));
-  const sw = Math.max(...r.projects.map((p) => p.stream.length));
-  const lines = r.projects.map(
-    (p) =>
-      `${p.ok ? 'ok  ' : p.budgetSpent ? 'WAIT' : 'FAIL'}  ${p.projectId.padEnd(width)}  ${p.stream.padEnd(sw)}  ${p.detail}`,
-  );
-  const b = r.budget;
-  const frees = b.remaining === 0 && b.freesAt !== null ? `, the next frees at ${b.freesAt}` : '';
-  lines.push(
-    `${r.requests} request${r.requests === 1 ? '' : 's'} spent; budget ${b.rateLimit}: ${b.remaining} left by this database's ledger${frees} (other tools using the same organization's key are not counted)`,
-  );
-  if (r.createdDb) lines.push(`created ${db} to record them, so that the next sync counts them`);
-  return lines;
+    .action((flags: CheckFlags) => run(async () => (await import('./check-action.js')).checkCommand(flags)));
 }

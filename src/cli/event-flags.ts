@@ -1,8 +1,7 @@
 import { UsageError } from '../errors.js';
 import { parseEventProjectMap } from '../pipeline/event-projects.js';
 import type { EventSyncSettings } from '../pipeline/event-sync.js';
-import type { StreamDefinition } from '../streams/index.js';
-import { selectedStreams } from './options.js';
+import { DEFAULT_STREAMS, parseStreams, type StreamDefinition } from '../streams/index.js';
 
 export interface EventFlags {
   streams?: string;
@@ -68,4 +67,20 @@ export function syncSelection(
       ...(classes !== undefined ? { trafficClassesFile: classes } : {}),
     },
   };
+}
+
+/** --streams, else MINTLIFY_ETL_STREAMS (an empty variable counts as unset), else the default streams. */
+function selectedStreams(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): StreamDefinition[] {
+  const fromEnv = env['MINTLIFY_ETL_STREAMS'];
+  if (flag === undefined && fromEnv !== undefined && fromEnv.trim() !== '') {
+    try {
+      return parseStreams(fromEnv);
+    } catch (e) {
+      // The list came from the environment: the user must know where to fix it.
+      if (e instanceof UsageError)
+        throw new UsageError(`MINTLIFY_ETL_STREAMS: ${e.message}`, e.context, { cause: e });
+      throw e;
+    }
+  }
+  return parseStreams(flag ?? DEFAULT_STREAMS.join(','));
 }

@@ -1,6 +1,5 @@
 import { UsageError } from '../errors.js';
 import { maskUserinfo, registerUrlSecrets } from '../util/url-text.js';
-import { DEFAULT_STREAMS, parseStreams, type StreamDefinition } from '../streams/index.js';
 
 export const DEFAULT_API_URL = 'https://api.mintlify.com';
 export const DEFAULT_DB = 'data/analytics.duckdb';
@@ -105,23 +104,4 @@ export const PROJECTS_HELP = 'project id (repeatable, or comma-separated; env MI
 
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
-}
-
-/** --streams, else MINTLIFY_ETL_STREAMS (an empty variable counts as unset), else the default streams. */
-export function selectedStreams(
-  flag: string | undefined,
-  env: NodeJS.ProcessEnv = process.env,
-): StreamDefinition[] {
-  const fromEnv = env['MINTLIFY_ETL_STREAMS'];
-  if (flag === undefined && fromEnv !== undefined && fromEnv.trim() !== '') {
-    try {
-      return parseStreams(fromEnv);
-    } catch (e) {
-      // The list came from the environment: the user must know where to fix it.
-      if (e instanceof UsageError)
-        throw new UsageError(`MINTLIFY_ETL_STREAMS: ${e.message}`, e.context, { cause: e });
-      throw e;
-    }
-  }
-  return parseStreams(flag ?? DEFAULT_STREAMS.join(','));
 }

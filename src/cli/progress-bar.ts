@@ -42,7 +42,7 @@ function layouts(p: LineParts): string[][] {
   ];
 }
 
-function drawBar(done: number, total: number, width: number): string {
+export function drawBar(done: number, total: number, width: number): string {
   const fraction = total > 0 ? Math.min(1, Math.max(0, done / total)) : 1;
   const full = Math.round(fraction * width);
   return '█'.repeat(full) + '░'.repeat(width - full);

@@ -1,17 +1,9 @@
 import type { Command } from 'commander';
-import { UsageError } from '../errors.js';
-import { gatherReport, hasReportViews, listProjects } from '../report/data.js';
-import { hasReport, type ReportData } from '../report/model.js';
-import { eventProjects } from '../insights/event-stream.js';
-import { renderTerminal, shouldColor, terminalColumns } from '../report/terminal.js';
-import { clockFromEnv } from './clock.js';
-import { openToRead } from './open-readonly.js';
-import { intFlag, projectIds } from './options.js';
-import { outputFile } from './output-file.js';
+import { intFlag } from './options.js';
 import type { CommandResult } from './result.js';
-import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp, dbTargetOf, placeOf } from './destination-flags.js';
+import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp } from './db-flags.js';
 
-interface ReportFlags {
+export interface ReportFlags {
   db?: string;
   schema?: string;
   days: number;
@@ -90,67 +82,7 @@ Examples:
   $ mintlify-etl report --json | jq '.projects[0].searches.gaps'
   $ mintlify-etl report --include-personal-data --html private/feedback.html`,
     )
-    .action((flags: ReportFlags) => run(() => reportCommand(flags)));
-}
-
-async function reportCommand(flags: ReportFlags): Promise<CommandResult> {
-  const only = flags.project !== undefined ? projectIds([flags.project]) : undefined;
-  const target = dbTargetOf(flags);
-  const htmlFile =
-    flags.html !== undefined
-      ? outputFile({
-          flag: '--html',
-          given: flags.html,
-          db: placeOf(target).file,
-          force: flags.force === true,
-          what: 'the page',
-          example: 'report.html',
-        })
-      : undefined;
-  const db = await openToRead(target);
-  let data: ReportData;
-  try {
-    const session = db.session;
-    if (!(await hasReportViews(session))) {
-      throw new UsageError(
-        `${db.label} has no mintlify-etl views (is it a mintlify-etl database?): run \`mintlify-etl sync\` on it first`,
-        { path: db.label },
-      );
-    }
-    // A project with only the event stream loaded is known too: it gets its event section.
-    const withEvents = await eventProjects(session);
-    const known = [...new Set([...(await listProjects(session)), ...withEvents.map((e) => e.projectId)])];
-    const missing = (only ?? []).filter((p) => !known.includes(p));
-    if (missing.length > 0 && known.length > 0) {
-      throw new UsageError(
-        `no data for project ${missing.map((p) => `"${p}"`).join(', ')} in ${db.label}; it holds: ${known.join(', ')}`,
-        { missing, known },
-      );
-    }
-    const now = clockFromEnv();
-    data = await gatherReport(session, {
-      days: flags.days,
-      projects: only ?? known,
-      eventProjects: withEvents,
-      includePersonalData: flags.includePersonalData === true,
-      ...(now ? { now: new Date(now()) } : {}),
-    });
-  } finally {
-    await db.close();
-  }
-
-  if (htmlFile !== undefined) {
-    // Loaded only when asked for: Plot, d3 and jsdom take a noticeable time to import.
-    const { renderHtml } = await import('../report/html.js');
-    await htmlFile.write(renderHtml(data));
-  }
-  if (flags.json) {
-    if (!hasReport(data)) process.stderr.write('no data loaded yet: run `mintlify-etl sync` first\n');
-    return { exitCode: 0, json: data };
-  }
-  // An empty database is not an error: the text says so and how to fill it.
-  process.stdout.write(
-    renderTerminal(data, { color: shouldColor(process.stdout), width: terminalColumns(process.stdout) }),
-  );
-  return { exitCode: 0 };
+    .action((flags: ReportFlags) =>
+      run(async () => (await import('./report-action.js')).reportCommand(flags)),
+    );
 }

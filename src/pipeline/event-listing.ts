@@ -88,7 +88,6 @@ export async function* listAgainstLedger(
   };
   for await (const obj of groupedListing(source, starts, knownGroups(ledger)))
     yield { obj, wanting: wanting(obj) };
-  await warnMapping(ledger, checked.projects);
 }
 
 /**
@@ -172,9 +171,11 @@ function remappedObjects(unmapped: UnmappedObjects, projects: EventProjects): Ma
 
 /**
  * After a whole listing: a mapping that names a subdomain no event has (stored or unmapped) while
- * unmapped events wait is most likely a typo; say so, naming the subdomains that were seen.
+ * unmapped events wait is most likely a typo; say so, naming the subdomains that were seen. Called
+ * by the reader once it has read the listing to its end, not by the listing: a listing that runs
+ * ahead would query the destination in the middle of an object's transaction.
  */
-async function warnMapping(ledger: EventLedger, projects: EventProjects): Promise<void> {
+export async function warnMapping(ledger: EventLedger, projects: EventProjects): Promise<void> {
   const { session, logger } = ledger;
   if (session === undefined || logger === undefined || projects.named.length === 0) return;
   const waiting = await unmappedSubdomains(session);

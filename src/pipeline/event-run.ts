@@ -31,6 +31,7 @@ export async function runEventPhase(
         // --max-duration bounds the whole run, this phase included: no object starts past it.
         deadline: opts.maxDurationMs === undefined ? undefined : started + opts.maxDurationMs,
         now: opts.now,
+        progress: opts.eventProgress,
       },
       events,
     );

@@ -19,8 +19,24 @@ import type { EventObject } from '../sources/events/types.js';
 import type { Logger } from '../util/log.js';
 import { escapeControl } from '../util/safe-text.js';
 import { FailedObjects, type FailedObject } from './event-failed-objects.js';
-import { emptyEventLedger, listAgainstLedger, readEventLedger } from './event-listing.js';
+import {
+  emptyEventLedger,
+  listAgainstLedger,
+  readEventLedger,
+  warnMapping,
+  type ListedObject,
+} from './event-listing.js';
+import { EventProgress, type EventProgressSink } from './event-progress.js';
 import { eventProjects, type EventProjects } from './event-projects.js';
+import { listAhead } from './listing-ahead.js';
+
+/**
+ * How many listed objects may wait for their read: a year of hourly objects of one deployment
+ * (8,760) is listed whole at once, so the bar's totals are exact from the start; beyond it they
+ * are exact once the reads are within this many of the end. About 6 MiB held at most (20,000
+ * listed objects with 80-character keys measured 12.5 MiB of heap), however long the listing.
+ */
+const LISTED_AHEAD = 10_000;
 
 /** What `sync --events` is asked to load (the CLI's flags, or a test's). */
 export interface EventSyncSettings {
@@ -84,6 +100,8 @@ export interface EventSyncRun {
   /** Epoch ms (by `now`) after which no object starts: --max-duration. */
   readonly deadline?: number | undefined;
   readonly now?: (() => number) | undefined;
+  /** A display of the phase's counts (a terminal's bar). */
+  readonly progress?: EventProgressSink | undefined;
 }
 
 /** The settings with what they name resolved: the project of each subdomain, the class lists. */
@@ -123,6 +141,7 @@ export async function syncEvents(run: EventSyncRun, checked: CheckedEvents): Pro
     throw e;
   });
   const t = new Tally(source);
+  const progress = new EventProgress(run.progress);
   try {
     // Made at the first object read, not before: a run that reads none (an empty source) writes nothing.
     let made: Promise<Buffer> | undefined;
@@ -136,41 +155,58 @@ export async function syncEvents(run: EventSyncRun, checked: CheckedEvents): Pro
     );
     t.failedObjects = failures.failed;
     const bounds = settings.readBounds;
-    const ctx: ReadContext = { dest, run, source, projects, hashKey, classes, t, failures, bounds };
-    await readListed(ctx, listAgainstLedger(source, ledger, checked, run.refresh));
+    const ctx: ReadContext = { dest, run, source, projects, hashKey, classes, t, failures, bounds, progress };
+    progress.start();
+    const whole = await readListed(ctx, listAgainstLedger(source, ledger, checked, run.refresh));
+    if (whole) await warnMapping(ledger, projects);
     await retryFailed(ctx, ledger.loaded);
     if (t.listed === 0 && ledger.loaded.size === 0 && failures.failed.length === 0 && t.stopReason === null)
       await refuseEmptySource(checked.settings.source);
   } finally {
+    progress.stop();
     source.close();
     await dest.close();
   }
   return t.summary();
 }
 
-/** The listing's objects, each read when some project wants it; a signal ends it quietly. */
-async function readListed(
-  ctx: ReadContext,
-  listing: AsyncIterable<{ readonly obj: EventObject; readonly wanting: readonly string[] }>,
-): Promise<void> {
-  const { run, t, failures } = ctx;
+/**
+ * The listing's objects, each read when some project wants it; a signal ends it quietly. The
+ * listing runs ahead of the reads (listing-ahead.ts) so the display knows what is left. True when
+ * the listing was read to its end.
+ */
+async function readListed(ctx: ReadContext, listing: AsyncIterable<ListedObject>): Promise<boolean> {
+  const { run, t, failures, progress } = ctx;
+  // Which projects read it is settled as it is listed (the skips and --events-read of this run),
+  // so the bytes to read are known ahead; no read changes the answer for another key.
+  async function* wanted(): AsyncGenerator<ListedObject & { readonly want: readonly string[] }> {
+    for await (const item of listing) yield { ...item, want: failures.wanting(item.obj, item.wanting) };
+  }
+  const ahead = listAhead(wanted(), LISTED_AHEAD, {
+    onListed: ({ obj, want }) => progress.listed(obj.size, want.length > 0),
+    onEnd: () => progress.listingEnded(),
+  });
   try {
-    for await (const { obj, wanting } of listing) {
-      if (stopped(run, t)) break;
+    for await (const { obj, wanting, want } of ahead) {
+      if (stopped(run, t)) return false;
       t.listed++;
-      const want = failures.wanting(obj, wanting);
       if (want.length === 0) {
         t.skipped++;
+        progress.skipped();
         // Loaded by every project (a run killed before it cleared the row): nothing left failing.
         if (wanting.length === 0) await failures.loaded(obj.key, ctx.projects.targets);
         continue;
       }
       await readObject(ctx, obj, want);
     }
+    return true;
   } catch (e) {
     // A listing request the signal aborted: the run stops here, as between two objects.
     if (run.signal?.aborted !== true) throw e;
     t.stopReason ??= 'interrupted';
+    return false;
+  } finally {
+    await ahead.close();
   }
 }
 
@@ -184,6 +220,7 @@ interface ReadContext {
   readonly t: Tally;
   readonly failures: FailedObjects;
   readonly bounds: ReadBoundsOptions | undefined;
+  readonly progress: EventProgress;
 }
 
 /** Stops between objects: on a signal, or once --max-duration is reached. */
@@ -197,12 +234,15 @@ function stopped(run: EventSyncRun, t: Tally): boolean {
 
 /** Loads one object for `wanting`; a failure of the object alone is recorded, and the run goes on. */
 async function readObject(ctx: ReadContext, obj: EventObject, wanting: readonly string[]): Promise<void> {
-  const { run, t } = ctx;
+  const { run, t, progress } = ctx;
+  progress.reading();
   try {
     await loadOne(ctx.dest, { ...ctx, obj, wanting });
     t.loaded++;
+    progress.read(obj.size, true);
     await ctx.failures.loaded(obj.key, wanting);
   } catch (e) {
+    progress.read(obj.size, false);
     if (isWholeSourceFailure(e)) throw e;
     // Rolled back by the signal, not failed: the next run reads it as any other.
     if (stopped(run, t)) return;
@@ -265,6 +305,7 @@ async function retryFailed(ctx: ReadContext, loaded: LoadedObjects): Promise<voi
     const wanting = ctx.failures.wanting(found, lacking);
     if (wanting.length === 0) continue;
     ctx.t.retried++;
+    ctx.progress.listed(found.size, true);
     await readObject(ctx, found, wanting);
   }
 }
@@ -335,6 +376,7 @@ interface ObjectJob {
   readonly classes: TrafficLists;
   readonly t: Tally;
   readonly bounds?: ReadBoundsOptions | undefined;
+  readonly progress: EventProgress;
 }
 
 /**
@@ -365,6 +407,7 @@ async function loadOne(dest: Destination, job: ObjectJob): Promise<void> {
     for await (const batch of readLines(body, { objectSize: obj.size, ...bounds })) {
       if (run.signal?.aborted) throw new Error('interrupted before the object was read whole');
       const rows: EventRow[] = [];
+      const before = counts.events;
       counts.lines += batch.tooLong;
       counts.rejected += batch.tooLong;
       for (const line of batch.lines) {
@@ -380,6 +423,7 @@ async function loadOne(dest: Destination, job: ObjectJob): Promise<void> {
         if (project === undefined) countUnmapped(counts, r.event.subdomain);
         else if (wanting.has(project)) rows.push({ ...r.event, project_id: project, object_key: obj.key });
       }
+      job.progress.eventsRead(counts.events - before);
       yield rows;
     }
   }

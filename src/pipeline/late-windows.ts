@@ -1,6 +1,6 @@
 import type { PlannedWindow } from '../extract/plan.js';
 import type { Destination } from '../load/destination.js';
-import { DEFAULT_MAX_THREADS } from '../streams/assistant-threads.js';
+import { DEFAULT_MAX_THREADS } from '../streams/names.js';
 import { streamsOf, type SyncOptions } from './sync-options.js';
 
 /**

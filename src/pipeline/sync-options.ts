@@ -7,6 +7,7 @@ import { DEFAULT_STREAMS, streamByName, type StreamDefinition } from '../streams
 import type { ProgressSink } from './progress.js';
 import type { Place } from '../load/destination.js';
 import type { EventSyncSettings } from './event-sync.js';
+import type { EventProgressSink } from './event-progress.js';
 
 /**
  * What a sync run is asked to do, as the CLI (or a test) says it, and the streams that makes.
@@ -54,6 +55,8 @@ export interface SyncOptions {
   readonly apiKey?: ApiKey | undefined;
   readonly logger: Logger;
   readonly progress?: ProgressSink;
+  /** The event phase's display: objects, bytes and events. */
+  readonly eventProgress?: EventProgressSink | undefined;
   readonly now?: () => number;
   /** Test and benchmark knobs for the HTTP client. */
   readonly backoff?: { minMs: number; maxMs: number };

@@ -19,7 +19,7 @@ import {
   startRun,
 } from '../load/runs.js';
 import { addDays, todayUtc, type Day } from '../util/day.js';
-import { DEFAULT_MAX_THREADS } from '../streams/assistant-threads.js';
+import { DEFAULT_MAX_THREADS } from '../streams/names.js';
 import { estimateRun, typicalPages } from './estimate.js';
 import { DaysAhead } from './days-ahead.js';
 import { RunBudget } from './limits.js';

@@ -14,13 +14,6 @@ import type { Destination } from '../load/destination.js';
 import { isoTime } from '../load/session.js';
 import type { StreamDefinition, StreamWindow } from './types.js';
 
-/**
- * Threads fetched per project and run unless --max-threads says otherwise: each costs a request
- * of the hour's 100 that every analytics endpoint shares, so a nightly run spends at most a tenth
- * of the hour on transcripts and the backlog drains over nights (raise it for a backfill).
- */
-export const DEFAULT_MAX_THREADS = 10;
-
 const MESSAGES: JsonTable = {
   table: 'assistant_messages',
   columns: [

@@ -4,14 +4,8 @@ import type { EventTable, TableSpec } from '../load/table-spec.js';
 import { isoUtc } from '../util/time.js';
 import { fetchEventRange, type EventRangeSpec } from './event-range.js';
 import type { StreamDefinition } from './types.js';
+import { FEEDBACK_LOOKBACK_DAYS } from './names.js';
 
-/**
- * Days a feedback window is re-read after it ends. Triage moves a status from pending to
- * resolved without any timestamp the API could filter on, so the only way to see it is to read
- * the range again; teams triage within days to weeks, and a month of a docs site's feedback is a
- * page or two, so 30 days keeps statuses current for about 2 requests a run.
- */
-export const FEEDBACK_LOOKBACK_DAYS = 30;
 const LIMIT = 100;
 
 const TABLE: EventTable = {

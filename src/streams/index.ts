@@ -33,19 +33,7 @@ export const STREAMS: readonly StreamDefinition[] = [
   visitorsMonthly,
 ];
 
-/**
- * What a run syncs when --streams / MINTLIFY_ETL_STREAMS does not say. feedback_by_page (capped at
- * 100 pages a day, and derived from `feedback` by a view for free), assistant_threads (a request
- * per thread) and the period grains are opt-in.
- */
-export const DEFAULT_STREAMS: readonly string[] = [
-  'visitors',
-  'views',
-  'searches',
-  'feedback',
-  'assistant',
-  'caller_stats',
-];
+export { DEFAULT_STREAMS } from './names.js';
 
 /**
  * Every analytics endpoint shares the service's one budget, whether this run syncs it or not:

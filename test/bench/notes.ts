@@ -159,6 +159,14 @@ since then (12,619 and 33,965 requests for 365 and 1,095 days; 258 MiB with visi
   gave 267). No change was kept: none moved the peak beyond run-to-run noise, so no margin was won back; the
   next thing to try is loading the day's text in fewer, larger statements outside V8's heap (a temporary file
   read with \`read_json\`) so that the text and DuckDB's copy of it are not both held during the load.
+- **One 600,000-row day at full speed (issue 36, item 12: 309 MiB measured elsewhere).** Not fixed yet; measured
+  2026-11-28 (23:25–23:30 UTC, load average 11–13) with the big-day server's paths made ~57 characters
+  (\`/docs/guides/integrations/section-72/xxxxxxxxxpage-123456\`), the CLI of this branch (its load path is main's),
+  DuckDB: visitors 294, 306, 296 MiB, views 289 MiB, each sync ~20 s. RSS sampled every 250 ms: ~207–211 MiB when the
+  last page is in, then +65–85 MiB during the load's INSERTs. Tried (one build, not kept): dropping each chunk's text
+  once its INSERT ran: 287, 292, 295 and 278 (sampled), inside the noise: the V8 pages the text held are not
+  returned while DuckDB's copy grows. Dropping the text is also unsafe as it stands: the writer loads each window of a
+  failed batch again alone (\`pipeline/writer.ts\`, \`#loadBatch\`), from the same chunks. PostgreSQL not measured.
 
 ### Reads on a real site (issue 27, item 2)
 

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { printRows } from '../../src/cli/query.js';
+import { printRows } from '../../src/cli/query-action.js';
 import { createOutput } from '../../src/cli/output.js';
 import { exportFromPostgres } from '../../src/load/postgres/export.js';
 import { migratePostgres, quoteIdent } from '../../src/load/postgres/migrate.js';

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/cli/commands.js';
 import { EXIT } from '../../src/errors.js';
 import { CLI, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
@@ -54,6 +55,32 @@ const MODULE_TRACE = dataUrl(`
 
 function dataUrl(source: string): string {
   return `data:text/javascript,${encodeURIComponent(source)}`;
+}
+
+/** Runs the CLI with MODULE_TRACE: its stdout and the URLs of every module it loaded. */
+function traced(args: readonly string[]): { stdout: string; loaded: string } {
+  const t = tempDir('mlx-help-modules-');
+  try {
+    const trace = join(t.dir, 'modules.txt');
+    const r = spawnSync(process.execPath, ['--import', MODULE_TRACE, CLI, ...args], {
+      env: { PATH: process.env['PATH'] ?? '', MODULE_TRACE_FILE: trace },
+      encoding: 'utf8',
+    });
+    expect(r.status, args.join(' ')).toBe(0);
+    return { stdout: r.stdout, loaded: readFileSync(trace, 'utf8') };
+  } finally {
+    t.cleanup();
+  }
+}
+
+/** The packages among `loaded` that cost a help tenths of a second or more to load. */
+function heavyPackages(loaded: string): string[] {
+  const names = [...loaded.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)].map((m) => m[1] ?? '');
+  return [
+    ...new Set(
+      names.filter((n) => /^(@duckdb\/|pg$|pg-|jsdom|@observablehq\/|d3|undici|zod|@aws-sdk\/)/.test(n)),
+    ),
+  ];
 }
 
 describe('mintlify-etl --help and --version as a process', () => {
@@ -138,23 +165,17 @@ describe('mintlify-etl --help and --version as a process', () => {
   });
 
   it('prints the top-level help with commander and the option definitions only: no DuckDB, pg, jsdom, Plot, undici or zod', () => {
-    const t = tempDir('mlx-help-modules-');
-    try {
-      const trace = join(t.dir, 'modules.txt');
-      const r = spawnSync(process.execPath, ['--import', MODULE_TRACE, CLI, '--help'], {
-        env: { PATH: process.env['PATH'] ?? '', MODULE_TRACE_FILE: trace },
-        encoding: 'utf8',
-      });
-      expect(r.status).toBe(0);
-      expect(r.stdout).toMatch(/^ {2}digest /m);
-      const loaded = readFileSync(trace, 'utf8');
-      expect(loaded).toContain('node_modules/commander/');
-      const heavy = [...loaded.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)]
-        .map((m) => m[1])
-        .filter((name) => /^(@duckdb\/|pg$|pg-|jsdom|@observablehq\/|d3|undici|zod)/.test(name ?? ''));
-      expect([...new Set(heavy)]).toEqual([]);
-    } finally {
-      t.cleanup();
+    const { stdout, loaded } = traced(['--help']);
+    expect(stdout).toMatch(/^ {2}digest /m);
+    expect(loaded).toContain('node_modules/commander/');
+    expect(heavyPackages(loaded)).toEqual([]);
+  });
+
+  it("prints each command's help without loading DuckDB, pg, undici, zod, the AWS SDK, jsdom, Plot or d3", () => {
+    for (const cmd of Object.keys(COMMANDS)) {
+      const { stdout, loaded } = traced([cmd, '--help']);
+      expect(stdout, cmd).toMatch(new RegExp(`^Usage: mintlify-etl ${cmd} `));
+      expect(heavyPackages(loaded), `${cmd} --help`).toEqual([]);
     }
   });
 

@@ -15,7 +15,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/load/duckdb/database.js';
 import { withDuckFile } from '../helpers/duck-file.js';
-import { describeExport } from '../../src/cli/export.js';
+import { describeExport } from '../../src/cli/export-action.js';
 import { EXPORT_TABLES, monthChunks, monthRange, type TableSpec } from '../../src/load/export-plan.js';
 import { exportTables } from '../../src/load/duckdb/export.js';
 import { queryRows } from '../../src/load/duckdb/sql.js';

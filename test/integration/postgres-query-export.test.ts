@@ -6,14 +6,15 @@ import { Writable } from 'node:stream';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportFrom } from '../../src/cli/export.js';
+import { exportFrom } from '../../src/cli/export-action.js';
 import { placeOf } from '../../src/load/places.js';
 import { parseDbTarget, type DbTarget } from '../../src/load/target.js';
 import { openReadable } from '../../src/load/duckdb/readable.js';
 import { READER_MEMORY_LIMIT } from '../../src/load/duckdb/database.js';
 import { DEFAULT_QUERY_TIMEOUT_MS, withPostgresQuery } from '../../src/load/postgres/user-query.js';
 
-import { printRows, type QueryFlags } from '../../src/cli/query.js';
+import { printRows } from '../../src/cli/query-action.js';
+import type { QueryFlags } from '../../src/cli/query.js';
 import { createOutput, OutputClosed } from '../../src/cli/output.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { SqlError, UsageError } from '../../src/errors.js';

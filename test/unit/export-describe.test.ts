@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeExport } from '../../src/cli/export.js';
+import { describeExport } from '../../src/cli/export-action.js';
 import type { ExportSummary } from '../../src/load/export-plan.js';
 
 const base: ExportSummary = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isLoopback } from '../../src/cli/emulator.js';
+import { isLoopback } from '../../src/cli/emulator-action.js';
 import { errnoCode, userFileError } from '../../src/util/file-errors.js';
 
 const errno = (code: string): NodeJS.ErrnoException => Object.assign(new Error(`${code}: x`), { code });

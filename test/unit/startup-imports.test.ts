@@ -3,6 +3,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/cli/commands.js';
 
 /*
  * Every module a command imports statically is read and compiled before it does anything, on
@@ -60,14 +61,48 @@ function packagesReached(entry: string): Map<string, string> {
 }
 
 describe('what a command loads before it starts', () => {
+  // A running sync: cli/sync.ts declares the flags, cli/sync-action.ts is what its action imports.
   it('a sync into a DuckDB file loads no PostgreSQL driver: sync reaches pg and pg-copy-streams only through import()', () => {
-    const reached = packagesReached('cli/sync.ts');
+    const reached = packagesReached('cli/sync-action.ts');
     const pg = [...reached].filter(([name]) => name === 'pg' || name.startsWith('pg-'));
     expect(pg.map(([name, chain]) => `${name} via ${chain}`)).toEqual([]);
   });
 
   it('the reader sees the packages sync does need (a sanity check of the walk itself)', () => {
-    const reached = packagesReached('cli/sync.ts');
-    expect([...reached.keys()]).toEqual(expect.arrayContaining(['@duckdb/node-api', 'undici', 'commander']));
+    const reached = packagesReached('cli/sync-action.ts');
+    expect([...reached.keys()]).toEqual(expect.arrayContaining(['@duckdb/node-api', 'undici', 'zod']));
+  });
+});
+
+/**
+ * What `mintlify-etl CMD --help` loads: main.ts, then the command's own module (commands.ts
+ * imports that one only). Each of these packages costs from tenths of a second (zod, undici) to
+ * over a second and 80 MB (DuckDB's native module) before the help is printed; a command reaches
+ * them only through the `import()` of its action, when it runs.
+ */
+const HEAVY = /^(@duckdb\/node-api|pg|pg-.+|undici|zod|@aws-sdk\/.+|jsdom|@observablehq\/plot|d3|d3-.+)$/;
+
+function heavyReached(entry: string): string[] {
+  return [...packagesReached(entry)]
+    .filter(([name]) => HEAVY.test(name))
+    .map(([n, chain]) => `${n} via ${chain}`);
+}
+
+describe("what a command's --help loads", () => {
+  it('the top-level help (main.ts) reaches no heavy package', () => {
+    expect(heavyReached('cli/main.ts')).toEqual([]);
+  });
+
+  for (const name of Object.keys(COMMANDS)) {
+    it(`${name} --help reaches no heavy package (@duckdb/node-api, pg, undici, zod, @aws-sdk, jsdom, Plot, d3)`, () => {
+      expect(existsSync(resolve(SRC, 'cli', `${name}.ts`)), `src/cli/${name}.ts`).toBe(true);
+      expect(heavyReached(`cli/${name}.ts`)).toEqual([]);
+    });
+  }
+
+  it('the walk sees a heavy package where one is imported statically (a sanity check of the test)', () => {
+    expect(heavyReached('load/duckdb/database.ts')).toEqual([
+      expect.stringMatching(/^@duckdb\/node-api via /),
+    ]);
   });
 });
