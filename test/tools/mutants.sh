@@ -2,6 +2,7 @@
 # The mutant audit (issue 37): are the bugs our tests once caught still caught?
 #
 #   test/tools/mutants.sh COMMIT [--only 01,05] [--no-clean] [--keep]
+#   test/tools/mutants.sh COMMIT --check    # only: does every patch still apply to COMMIT?
 #
 # Makes a temporary git worktree at COMMIT (node_modules linked, not installed), runs the files of
 # every mutant once unmutated (a mutant only counts as caught when those files pass without it),
@@ -16,7 +17,7 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 COMMIT [--only NN,NN] [--no-clean] [--keep]" >&2
+  echo "usage: $0 COMMIT [--only NN,NN] [--no-clean] [--keep] | $0 COMMIT --check" >&2
   exit 2
 }
 [[ $# -ge 1 ]] || usage
@@ -25,11 +26,13 @@ shift
 ONLY=''
 CLEAN=1
 KEEP=0
+CHECK=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --only) ONLY=${2:-}; shift 2 ;;
     --no-clean) CLEAN=0; shift ;;
     --keep) KEEP=1; shift ;;
+    --check) CHECK=1; shift ;;
     *) usage ;;
   esac
 done
@@ -43,6 +46,23 @@ TIMEOUT=${MUTANT_TIMEOUT:-900}
 [[ -f $MANIFEST ]] || { echo "no manifest at $MANIFEST" >&2; exit 2; }
 [[ -d $NODE_MODULES ]] || { echo "no node_modules at $NODE_MODULES" >&2; exit 2; }
 SHA=$(git -C "$REPO" rev-parse --verify "$COMMIT^{commit}")
+
+# --check: apply each patch to COMMIT's tree in a throwaway index; no worktree, no build.
+if [[ $CHECK -eq 1 ]]; then
+  index=$(mktemp "${TMPDIR:-/tmp}/mutants-index-XXXXXX")
+  trap 'rm -f "$index"' EXIT
+  GIT_INDEX_FILE=$index git -C "$REPO" read-tree "$SHA"
+  bad=0
+  for p in "$MUTANTS"/*.patch; do
+    if GIT_INDEX_FILE=$index git -C "$REPO" apply --check --cached "$p" 2>/dev/null; then
+      echo "applies to ${SHA:0:7}: $(basename "$p")"
+    else
+      echo "DOES NOT APPLY to ${SHA:0:7}: $(basename "$p")"
+      bad=1
+    fi
+  done
+  exit $bad
+fi
 
 # One line per mutant: id <TAB> patch <TAB> space-separated files (ids filtered by --only).
 mapfile -t ROWS < <(node -e '
