@@ -3,6 +3,13 @@ import { defineConfig } from 'vitest/config';
 // Unit files that change state of the whole process (the secret registry): they keep a worker of
 // their own, so nothing they leave behind reaches another file.
 const PROCESS_STATE_UNITS = ['test/unit/safe-text.test.ts'];
+// Files that replace a module (vi.mock): the module cache of a shared worker would keep the
+// real one (or theirs) for the files after them.
+const MODULE_MOCKS = [
+  'test/integration/client-pins.test.ts',
+  'test/integration/event-source-s3.test.ts',
+  'test/integration/postgres-load.test.ts',
+];
 
 export default defineConfig({
   test: {
@@ -28,9 +35,22 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'isolated',
-          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts', ...PROCESS_STATE_UNITS],
+          name: 'shared',
+          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+          exclude: MODULE_MOCKS,
           // initdb once per run; every PostgreSQL test file copies that cluster (test/helpers/postgres.ts).
+          globalSetup: ['test/helpers/pg-template.ts'],
+          // One worker runs many files, loading vitest, the modules and the CLI they run in process
+          // (test/helpers/cli-in-process.ts) once, not once per file. Every server, database and
+          // folder a file makes is its own; the CLI forgets its per-run memory at each run.
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'isolated',
+          include: [...MODULE_MOCKS, ...PROCESS_STATE_UNITS],
           globalSetup: ['test/helpers/pg-template.ts'],
         },
       },
