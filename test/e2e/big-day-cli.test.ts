@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBigDayApi, bigDayRow, bigDayTotals } from '../bench/big-day.js';
-import { runCli } from '../helpers/cli.js';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 import { readRows, tempDbPath } from '../helpers/db.js';
 import type { FakeApi } from '../helpers/fake-api.js';
 import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
@@ -66,6 +69,39 @@ describe('sync of a day of many pages (issue 19, item 15: pages go to the writer
       { stream: 'views', status: 'loaded', pages: 200, rows: ROWS },
       { stream: 'visitors', status: 'loaded', pages: 200, rows: ROWS },
     ]);
+  });
+});
+
+describe('the files a big day waits in', () => {
+  it('are gone when the sync process has exited', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'big-day-tmp-'));
+    try {
+      const r = await runCliProcess(
+        [
+          'sync',
+          '--db',
+          join(tmp, 'x.duckdb'),
+          '--from',
+          '2026-01-05',
+          '--to',
+          '2026-01-06',
+          '--streams',
+          'visitors',
+          '--rate-limit',
+          '100000/1h',
+        ],
+        {
+          TMPDIR: tmp,
+          MINTLIFY_API_KEY: 'mint_test_key_123456',
+          MINTLIFY_PROJECT_ID: 'proj',
+          MINTLIFY_API_URL: api.url,
+        },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(readdirSync(tmp).filter((f) => f.startsWith('mintlify-etl-chunks-'))).toEqual([]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });
 
