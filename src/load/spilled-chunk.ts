@@ -46,7 +46,14 @@ class SpilledChunk implements JsonChunk {
   }
 }
 
-/** `chunk` with its text moved to a file. */
+/**
+ * `chunk` with its text moved to a file, or `chunk` itself when the temporary folder cannot take
+ * it (read-only, full): the day then waits in memory, as it did before, rather than failing.
+ */
 export function spilledChunk(chunk: JsonChunk): JsonChunk {
-  return new SpilledChunk(chunk.rows, chunk.body);
+  try {
+    return new SpilledChunk(chunk.rows, chunk.body);
+  } catch {
+    return chunk;
+  }
 }

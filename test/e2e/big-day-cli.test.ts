@@ -22,6 +22,8 @@ afterAll(async () => {
   await api.close();
 });
 
+const db = (dir: string): string => join(dir, 'x.duckdb');
+
 function byPath(a: { path: string }, b: { path: string }): number {
   return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }
@@ -99,6 +101,44 @@ describe('the files a big day waits in', () => {
       );
       expect(r.code, r.stderr).toBe(0);
       expect(readdirSync(tmp).filter((f) => f.startsWith('mintlify-etl-chunks-'))).toEqual([]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a big day when the temporary folder cannot be written', () => {
+  it('still loads every row (the day waits in memory instead)', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'big-day-notmp-'));
+    try {
+      const r = await runCliProcess(
+        [
+          'sync',
+          '--db',
+          join(tmp, 'x.duckdb'),
+          '--from',
+          '2026-01-05',
+          '--to',
+          '2026-01-06',
+          '--streams',
+          'visitors',
+          '--rate-limit',
+          '100000/1h',
+        ],
+        {
+          TMPDIR: join(tmp, 'no-such-folder'),
+          MINTLIFY_API_KEY: 'mint_test_key_123456',
+          MINTLIFY_PROJECT_ID: 'proj',
+          MINTLIFY_API_URL: api.url,
+        },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(
+        await readRows(
+          db(tmp),
+          'SELECT count(*)::INT AS n, count(DISTINCT path)::INT AS paths FROM page_daily',
+        ),
+      ).toEqual([{ n: ROWS, paths: ROWS }]);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }
