@@ -143,8 +143,14 @@ function utcDay(column: string): string {
  * registered stream's tables are, and that every column but the bookkeeping ones is exported);
  * mark it `personal` if it holds data about people.
  */
-/** Rows per COPY of the tables of free text (feedback, assistant turns and messages). */
-const WIDE_CHUNK_ROWS = 20_000;
+/**
+ * Rows per COPY of the tables of free text (feedback, assistant turns and messages). A COPY of
+ * several months writes them with PARTITION_BY, which holds every partition's rows until it ends,
+ * outside DuckDB's memory limit: at 20,000 rows, 3 years of assistant answers (52 MB of text) went
+ * in two statements and export peaked at 340 MiB (issue 36, item 12). 2,000 rows of answers are a
+ * few MB; a month of more goes straight to its own file.
+ */
+const WIDE_CHUNK_ROWS = 2_000;
 
 export const EXPORT_TABLES: readonly TableSpec[] = [
   {

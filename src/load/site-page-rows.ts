@@ -107,7 +107,7 @@ export function sitePageRows(where: Pick<WindowLoad, 'projectId' | 'day'>): Site
   // Paths that held NUL or a lone surrogate, kept as they are (rare): the text holds their stored form.
   const oddPaths = new Set<string>();
   const rewrittenPaths = new Set<string>();
-  const chunks = jsonChunkBuilder(PAGE_TABLE);
+  const chunks = jsonChunkBuilder(PAGE_TABLE, { spill: true });
   let refused: Error | undefined;
   let rows = 0;
   return {

@@ -1,3 +1,4 @@
+import { spilledChunk } from './spilled-chunk.js';
 import { storableJson } from './storable-text.js';
 import type { JsonChunk, JsonTable } from './table-spec.js';
 
@@ -24,7 +25,12 @@ export interface JsonChunkBuilder {
   end(): JsonChunk[];
 }
 
-export function jsonChunkBuilder(t: JsonTable): JsonChunkBuilder {
+/**
+ * `spill`: once the rows outgrow one chunk, each chunk's text waits for the load in a file
+ * (spilled-chunk.ts): a day of hundreds of thousands of rows is not held in the heap while it is
+ * loaded. A window of one chunk (nearly every day) stays in memory.
+ */
+export function jsonChunkBuilder(t: JsonTable, opts: { spill?: boolean } = {}): JsonChunkBuilder {
   const fields = t.columns.map(([name]) => name);
   const out: JsonChunk[] = [];
   // The current chunk as JSON arrays' insides (one list of them per column when byColumn),
@@ -37,6 +43,9 @@ export function jsonChunkBuilder(t: JsonTable): JsonChunkBuilder {
       : `[${parts.map((p) => p[0]).join(',')}]`;
   const seal = (): void => {
     if (rows > 0) out.push({ rows, body: body() });
+    if (opts.spill === true && out.length > 1) {
+      for (const [i, c] of out.entries()) if (Object.hasOwn(c, 'body')) out[i] = spilledChunk(c);
+    }
     parts = [];
     rows = 0;
   };

@@ -7,13 +7,21 @@ import { startFakeApi, type FakeApi } from '../helpers/fake-api.js';
  */
 export interface BigDay {
   readonly rows: number;
+  /** Paths of ~57 characters, as a real site's (issue 36, item 12); default ~22. */
+  readonly longPaths?: boolean;
 }
 
 /** The i-th page row of the day (the same for visitors and views; views add up, total = human + ai). */
-export function bigDayRow(i: number): { path: string; human: number; ai: number; total: number } {
+export function bigDayRow(
+  i: number,
+  longPaths = false,
+): { path: string; human: number; ai: number; total: number } {
   const human = (i * 7) % 1000;
   const ai = (i * 13) % 100;
-  return { path: `/docs/section-${i % 97}/page-${i}`, human, ai, total: human + ai };
+  const path = longPaths
+    ? `/docs/guides/integrations/section-${i % 97}/xxxxxxxxxpage-${i}`
+    : `/docs/section-${i % 97}/page-${i}`;
+  return { path, human, ai, total: human + ai };
 }
 
 /** The site totals of a day of `rows` rows: consistent with the rows (sum of the pages). */
@@ -43,7 +51,7 @@ export async function startBigDayApi(day: BigDay): Promise<FakeApi> {
     const limit = Number(url.searchParams.get('limit') ?? 250);
     const end = Math.min(day.rows, offset + limit);
     const rows = [];
-    for (let i = offset; i < end; i++) rows.push(bigDayRow(i));
+    for (let i = offset; i < end; i++) rows.push(bigDayRow(i, day.longPaths));
     return { status: 200, body: { totals, [field]: rows, hasMore: end < day.rows } };
   });
 }

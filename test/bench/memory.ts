@@ -38,7 +38,7 @@ export const memoryBench: Bench = {
       ),
     );
     const worst = Math.max(...ranges.map((d) => peak(d).max));
-    const bigDay = await measureBigDay(BIG_DAY_ROWS, (line) => ctx.log(line));
+    const bigDay = await measureBigDay(BIG_DAY_ROWS, (line) => ctx.log(line), runs);
     const realSite = await measureRealSiteReads((line) => ctx.log(line));
     const markdown = [
       `\`/usr/bin/time -f %M node dist/src/cli/main.js sync --from <today-N> --db <fresh> --rate-limit 1000000/1h --json\` (default concurrency 4) against an emulator process with ${thousands(paths)} paths and no latency. Baseline: \`node dist/src/cli/main.js --version\` peaks at ${fixed(idle.maxRssMiB ?? NaN, 0)} MiB.`,

@@ -159,14 +159,33 @@ since then (12,619 and 33,965 requests for 365 and 1,095 days; 258 MiB with visi
   gave 267). No change was kept: none moved the peak beyond run-to-run noise, so no margin was won back; the
   next thing to try is loading the day's text in fewer, larger statements outside V8's heap (a temporary file
   read with \`read_json\`) so that the text and DuckDB's copy of it are not both held during the load.
-- **One 600,000-row day at full speed (issue 36, item 12: 309 MiB measured elsewhere).** Not fixed yet; measured
+- **One 600,000-row day at full speed (issue 36, item 12: 309 MiB measured elsewhere).** Before: measured
   2026-11-28 (23:25–23:30 UTC, load average 11–13) with the big-day server's paths made ~57 characters
-  (\`/docs/guides/integrations/section-72/xxxxxxxxxpage-123456\`), the CLI of this branch (its load path is main's),
-  DuckDB: visitors 294, 306, 296 MiB, views 289 MiB, each sync ~20 s. RSS sampled every 250 ms: ~207–211 MiB when the
-  last page is in, then +65–85 MiB during the load's INSERTs. Tried (one build, not kept): dropping each chunk's text
-  once its INSERT ran: 287, 292, 295 and 278 (sampled), inside the noise: the V8 pages the text held are not
-  returned while DuckDB's copy grows. Dropping the text is also unsafe as it stands: the writer loads each window of a
-  failed batch again alone (\`pipeline/writer.ts\`, \`#loadBatch\`), from the same chunks. PostgreSQL not measured.
+  (\`/docs/guides/integrations/section-72/xxxxxxxxxpage-123456\`), DuckDB: visitors 294, 306, 296 MiB, views 289 MiB.
+  RSS sampled every 250 ms: ~207–211 MiB when the last page is in, then +65–85 MiB during the load's INSERTs. Tried
+  (not kept): dropping each chunk's text once its INSERT ran: 287, 292, 295 and 278, inside the noise (the V8 pages the
+  text held are not returned while DuckDB's copy grows), and unsafe (the writer loads each window of a failed batch
+  again alone, \`pipeline/writer.ts\` \`#loadBatch\`, from the same chunks). **Fix** (\`src/load/spilled-chunk.ts\`): once a
+  day's page rows outgrow one 20,000-row chunk, each sealed chunk's text goes to a file in a per-process temporary
+  folder (\`$TMPDIR/mintlify-etl-chunks-*\`, removed at exit; a chunk's file when the chunk is collected), and \`body\`
+  reads it back for its statement only, as often as asked (so a batch's retry still works, on both destinations).
+  A day of one chunk (nearly every day) stays in memory. Measured 2026-11-29 00:05–00:25 UTC, load average 9–13
+  (a 3-year database being generated beside it), the CLI before and after alternating, \`/usr/bin/time -f %M\`:
+  visitors before 288, 298, 284 → after 277, 262, 267 MiB; views before 289, 293 → after 259, 258 MiB. Sampled:
+  ~175–190 MiB when the last page is in (was ~207–211), peak 255. The rest is DuckDB's copy during the load
+  (+65–80 MiB: the writer opening the file, the transaction's row groups), which earlier tries (memory_limit 16MB,
+  threads 1, smaller INSERTs) did not move. Wall time unchanged within the noise (40–58 s before and after at that
+  load). \`npm run bench -- --only memory\` now serves ~57-character paths and runs the big day 3 times.
+- **Export of 3 years of 5,000 pages (issue 36, item 12: 300 MiB measured elsewhere).** Before, on the section-7
+  database regenerated from today's emulator data (171 MiB file; assistant answers up to 32,210 characters, 52 MB
+  of them), \`export\` peaked at 338, 340, 340, 343 MiB (parquet) and 294–296 MiB (csv). RSS sampled by table: the
+  page tables stay at ~200–230 MiB; the climb is assistant_turns: 20,000 rows a COPY (\`WIDE_CHUNK_ROWS\`) put ~30
+  months of answers in one PARTITION_BY COPY, which holds every partition's rows until it ends, outside DuckDB's
+  memory_limit. **Fix** (\`src/load/export-plan.ts\`): 2,000 rows a COPY for the free-text tables (feedback,
+  assistant turns and messages): a few months of answers a statement, and a month of more goes straight to its own
+  file. After (2026-11-29 00:38–00:47 UTC, load average 8–10, alternating with the CLI before): parquet 230, 231 MiB
+  (sampled 229, its peak now in page_daily), csv 205, 211 MiB; wall 35–48 s after vs 55–65 s before at that load.
+  PostgreSQL's export writes through the same plan (section 9: 263 MiB before; not measured again).
 
 ### Reads on a real site (issue 27, item 2)
 

@@ -5,7 +5,8 @@ import { loadWindowBatch } from '../../src/load/duckdb/visitor-windows.js';
 import { type BatchStep } from '../../src/load/prepared-window.js';
 import { openDatabase, type Database } from '../../src/load/duckdb/database.js';
 import { queryRows, type Row } from '../../src/load/duckdb/sql.js';
-import type { WindowLoad } from '../../src/load/site-page-rows.js';
+import { sitePageRows, VISITOR_SPEC, type WindowLoad } from '../../src/load/site-page-rows.js';
+import { loadPreparedBatch } from '../../src/load/duckdb/window-batch.js';
 import { tempDir } from '../helpers/duckdb-temp.js';
 
 let cleanup: () => void;
@@ -254,6 +255,27 @@ describe('loadWindowBatch', () => {
       ]);
     });
   }
+
+  it('loads a day whose text waits in files (more than one chunk) again in full after its batch rolled back, as the writer retries a window alone', async () => {
+    const rows = 45_000;
+    const fetched = sitePageRows({ projectId: 'proj', day: '2024-03-04' });
+    const all = pages(rows, '/spilled/');
+    for (let i = 0; i < rows; i += 250) expect(fetched.add(all.slice(i, i + 250))).toBeUndefined();
+    const { pages: _all, ...meta } = win('2024-03-04', all);
+    const big = fetched.seal().prepare(meta, 'visitors', VISITOR_SPEC);
+    await expect(
+      loadPreparedBatch(db, [big], {
+        onStep: (s) => {
+          if (s === 'pages') throw new Error('injected after pages');
+        },
+      }),
+    ).rejects.toThrow('injected after pages');
+    expect(await pageCounts()).toEqual([]);
+    await loadPreparedBatch(db, [big]);
+    expect(await pageCounts()).toEqual([
+      { project_id: 'proj', day: '2024-03-04', n: rows, paths: rows, human: (rows * (rows - 1)) / 2 },
+    ]);
+  });
 
   it('keeps the day fully old when only its sync_windows row cannot be written (the last step before COMMIT)', async () => {
     // The window record is part of the day's transaction: a day whose record failed must not

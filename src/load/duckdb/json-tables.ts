@@ -45,18 +45,17 @@ export async function insertJsonChunks(
   windows: readonly { readonly w: PreparedWindow['w']; readonly chunks: readonly JsonChunk[] }[],
 ): Promise<void> {
   const sql = insertSql(t);
-  const chunks = windows.flatMap(({ w, chunks: cs }) =>
-    cs.filter((c) => c.rows > 0).map((c) => ({ w, ...c })),
-  );
+  // The chunk itself, not a copy of its fields: a spilled chunk's text is read only for its statement.
+  const chunks = windows.flatMap(({ w, chunks: cs }) => cs.filter((c) => c.rows > 0).map((c) => ({ w, c })));
   for (let i = 0; i < chunks.length;) {
     const projects: string[] = [];
     const days: DuckDBValue[] = [];
     const bodies: string[] = [];
     let rows = 0;
     for (; i < chunks.length && (rows === 0 || rows < JSON_CHUNK_ROWS); i++) {
-      const c = chunks[i] as (typeof chunks)[number];
-      projects.push(c.w.projectId);
-      days.push(toDateValue(c.w.day));
+      const { w, c } = chunks[i] as (typeof chunks)[number];
+      projects.push(w.projectId);
+      days.push(toDateValue(w.day));
       bodies.push(c.body);
       rows += c.rows;
     }
