@@ -9,6 +9,10 @@ import { runCli } from '../helpers/cli.js';
 import { withDuckFile } from '../helpers/duck-file.js';
 import { startS3CountingProxy, type S3CountingProxy } from '../helpers/s3-counting-proxy.js';
 import { startS3Server, type S3Server } from '../helpers/s3-server.js';
+import pg from 'pg';
+import { migratePostgres } from '../../src/load/postgres/migrate.js';
+import { copyTable } from '../helpers/postgres-copy.js';
+import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import type { TableManifest } from '../../src/export/lake/manifest.js';
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
@@ -268,3 +272,48 @@ describe('export --to DIR (a folder lake)', () => {
     expect((JSON.parse(run.stdout) as { range: unknown }).range).toEqual({ from: null, to: '2026-02-01' });
   });
 });
+
+describe.skipIf(!hasPostgres())(
+  'export --to s3://BUCKET/PREFIX (a PostgreSQL destination as the source)',
+  () => {
+    let server: PostgresServer | undefined;
+    let pgUrl = '';
+
+    beforeAll(async () => {
+      server = await startPostgres();
+      pgUrl = server.url;
+      const client = new pg.Client({ connectionString: pgUrl });
+      await client.connect();
+      try {
+        await migratePostgres(client, { schema: 'lake' });
+        await client.query('SET search_path TO lake');
+        await withDuckFile(
+          dbFile,
+          async (db) => {
+            for (const table of Object.keys(CHECKED)) await copyTable(db.connection, client, table);
+          },
+          true,
+        );
+      } finally {
+        await client.end();
+      }
+    }, 120_000);
+
+    afterAll(async () => {
+      await server?.stop();
+    });
+
+    it('writes the same rows as the DuckDB file holds, and nothing when run again', async () => {
+      const args = ['export', '--db', pgUrl, '--schema', 'lake', '--to', 's3://lake/from-pg', '--json'];
+      const first = await runCli(args, env());
+      expect(first.stderr).toBe('');
+      expect(first.code).toBe(0);
+      await expectLakeHoldsTheDatabase('from-pg');
+      proxy.reset();
+      const again = await runCli(args, env());
+      expect(again.code).toBe(0);
+      expect(proxy.counts.put).toBe(0);
+      expect(proxy.counts.deleteRequests).toBe(0);
+    });
+  },
+);
