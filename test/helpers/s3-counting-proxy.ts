@@ -23,6 +23,8 @@ export interface S3CountingProxy {
   readonly counts: S3RequestCounts;
   /** Keys (without the bucket) written by PUT since the last reset(). */
   readonly putKeys: string[];
+  /** Called with each PUT's key as its request arrives, before it is passed on (e.g. to kill the client). */
+  onPut: ((key: string) => void) | undefined;
   reset(): void;
   stop(): Promise<void>;
 }
@@ -31,6 +33,7 @@ export async function startS3CountingProxy(target: string): Promise<S3CountingPr
   const counts: S3RequestCounts = { put: 0, list: 0, get: 0, deleteRequests: 0 };
   const putKeys: string[] = [];
   const open = new Set<ServerResponse>();
+  const hooks: { onPut: ((key: string) => void) | undefined } = { onPut: undefined };
   const server = createServer((req, res) => {
     open.add(res);
     res.on('close', () => open.delete(res));
@@ -39,6 +42,7 @@ export async function startS3CountingProxy(target: string): Promise<S3CountingPr
     if (req.method === 'PUT') {
       counts.put++;
       putKeys.push(key);
+      hooks.onPut?.(key);
     } else if (req.method === 'DELETE' || (req.method === 'POST' && url.searchParams.has('delete'))) {
       counts.deleteRequests++;
     } else if (req.method === 'GET' && key === '') counts.list++;
@@ -58,6 +62,12 @@ export async function startS3CountingProxy(target: string): Promise<S3CountingPr
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    get onPut() {
+      return hooks.onPut;
+    },
+    set onPut(fn) {
+      hooks.onPut = fn;
+    },
     counts,
     putKeys,
     reset: () => {

@@ -5,7 +5,7 @@ import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } fr
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEventsSql } from '../helpers/analytics-events-rows.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 import { withDuckFile } from '../helpers/duck-file.js';
 import { startS3CountingProxy, type S3CountingProxy } from '../helpers/s3-counting-proxy.js';
 import { startS3Server, type S3Server } from '../helpers/s3-server.js';
@@ -246,6 +246,33 @@ describe('export --to s3://BUCKET/PREFIX (a DuckDB file as the source)', () => {
     await runCli(exportArgs('s3://lake/killed'), { ...env(), MINTLIFY_ETL_NOW: later });
     expect(await keys('killed')).not.toContain(stray.slice('killed/'.length));
     await expectLakeHoldsTheDatabase('killed');
+  });
+});
+
+describe('export --to s3://… killed mid-export', () => {
+  it('leaves the last manifest and every file it names whole; the next export completes the new snapshot', async () => {
+    const args = exportArgs('s3://lake/kill');
+    expect((await runCli(args, env())).code).toBe(0);
+    const before = await getText('kill/page_daily/_manifest.json');
+    await withDuckFile(dbFile, (db) =>
+      db.connection.run(`UPDATE page_daily SET ai = ai + 7 WHERE day >= DATE '2026-03-01'`),
+    );
+    const run = runCliProcess(args, env());
+    proxy.onPut = (key) => {
+      if (key.startsWith('kill/page_daily/') && !key.endsWith('_manifest.json')) run.child.kill('SIGKILL');
+    };
+    try {
+      expect((await run).signal).toBe('SIGKILL');
+    } finally {
+      proxy.onPut = undefined;
+    }
+    expect(await getText('kill/page_daily/_manifest.json')).toBe(before);
+    const manifest = JSON.parse(before) as TableManifest;
+    const rows = await lakeRows('kill', 'page_daily');
+    expect(rows.length).toBe(manifest.rows);
+    const again = await runCli(args, env());
+    expect(again.code).toBe(0);
+    await expectLakeHoldsTheDatabase('kill');
   });
 });
 
