@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -270,9 +270,13 @@ describe('export --to s3://… killed mid-export', () => {
     const manifest = JSON.parse(before) as TableManifest;
     const rows = await lakeRows('kill', 'page_daily');
     expect(rows.length).toBe(manifest.rows);
+    const leftover = `mintlify-etl-lake-${run.child.pid}-`;
+    expect(readdirSync(tmpdir()).some((n) => n.startsWith(leftover))).toBe(true);
     const again = await runCli(args, env());
     expect(again.code).toBe(0);
     await expectLakeHoldsTheDatabase('kill');
+    // The killed export's private copy of the tables is gone with it.
+    expect(readdirSync(tmpdir()).some((n) => n.startsWith(leftover))).toBe(false);
   });
 });
 

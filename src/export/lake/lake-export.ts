@@ -1,11 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Destination } from '../../load/destination.js';
 import { EXPORT_TABLES, type ExportSummary } from '../../load/export-plan.js';
 import { publishTable, type TablePublished } from './publish.js';
 import { stagedTables } from './staged-files.js';
+import { makeStagingDir } from './staging-dir.js';
 import type { LakeTarget, LakeWrites } from './target.js';
 
 export interface LakeExportOptions {
@@ -34,7 +33,7 @@ export async function exportToLake(
   target: LakeTarget,
   opts: LakeExportOptions,
 ): Promise<LakeExportSummary> {
-  const staging = await mkdtemp(join(tmpdir(), 'mintlify-etl-lake-'));
+  const staging = await makeStagingDir();
   const reader = await DuckDBInstance.create(':memory:');
   const conn = await reader.connect();
   try {
