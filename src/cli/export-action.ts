@@ -11,6 +11,7 @@ import {
 } from '../load/export-plan.js';
 import { refuseForeignFolder } from '../load/export-folder.js';
 import { parseDay } from '../util/day.js';
+import { isLakeDestination } from '../export/lake/lake-target-of.js';
 import { userFileError } from '../util/file-errors.js';
 import { formatDuration } from '../util/duration.js';
 import type { CommandResult } from './result.js';
@@ -24,7 +25,11 @@ import type { ExportFlags } from './export.js';
  * module only when the command runs: --help loads none of what is below.
  */
 
-export function exportCommand(flags: ExportFlags): Promise<CommandResult> {
+export async function exportCommand(flags: ExportFlags): Promise<CommandResult> {
+  if (isLakeDestination(flags.to)) {
+    const { exportToLakeCommand } = await import('./export-lake-action.js');
+    return exportToLakeCommand(placeOf(dbTargetOf(flags)), { ...flags, to: flags.to });
+  }
   return exportFrom(placeOf(dbTargetOf(flags)), flags);
 }
 
@@ -83,7 +88,10 @@ async function runExport(
  * OUT/.export-* staging folders, so the database may sit in OUT itself (exports/ next to
  * analytics.duckdb) but never below one of those.
  */
-function exportTarget(given: string, db: string | undefined, force: boolean): string {
+function exportTarget(given: string | undefined, db: string | undefined, force: boolean): string {
+  if (given === undefined) {
+    throw new UsageError('export needs --out DIR, or --to s3://BUCKET/PREFIX or --to DIR for a lake');
+  }
   if (given.trim() === '') throw new UsageError('--out needs a folder');
   const out = realTarget(given, '--out');
   const existing = statSync(out, { throwIfNoEntry: false });

@@ -4,7 +4,9 @@ import type { CommandResult } from './result.js';
 import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp } from './db-flags.js';
 
 export interface ExportFlags {
-  out: string;
+  out?: string;
+  /** `export --to s3://…|DIR`: how long a file left out of a lake manifest stays readable. */
+  grace?: string;
   format: ExportFormat;
   from?: string;
   to?: string;
@@ -34,10 +36,18 @@ project_id, year and month come from the folder names (hive partitioning); the b
 
 Exporting again over the same folder replaces files, it never duplicates them: every table is staged in OUT/.export-*, then renamed over the old files, and files of months in scope that have no data any more are deleted. All or nothing: if writing fails (a full disk) no old file has been touched, and the staging folder of an export that was killed is removed by the next export into OUT. --from/--to limit the export to the whole months they touch (--to is exclusive, like sync); files of other months are left alone. The database is opened read-only, and an OUT whose table folders would hold it is refused. Every export writes OUT/.mintlify-etl-export.json first; an OUT that exists, is not empty and is not an earlier export (no such file, and entries other than table folders and the database's own files) is refused unless --force.`,
     )
-    .requiredOption('--out <dir>', 'export folder (created if missing)')
+    .option('--out <dir>', 'export folder (created if missing)')
     .addOption(new Option('--format <format>', 'file format').choices(EXPORT_FORMATS).default('parquet'))
     .option('--from <YYYY-MM-DD>', 'export the months from the one holding this day')
-    .option('--to <YYYY-MM-DD>', 'export the months up to the one holding the day before this one')
+    .option(
+      '--to <YYYY-MM-DD|s3://BUCKET/PREFIX|DIR>',
+      'with --out: export the months up to the one holding the day before this one; else a lake to export into incrementally, an S3 prefix or a folder, with a _manifest.json per table (docs/export.md)',
+    )
+    .option(
+      '--grace <duration>',
+      'lake export: how long a file no manifest names any more is kept for queries in flight before it is deleted',
+      '1h',
+    )
     .option(DB_FLAG, dbHelp())
     .option(SCHEMA_FLAG, SCHEMA_HELP)
     .option(
@@ -55,6 +65,7 @@ Exporting again over the same folder replaces files, it never duplicates them: e
 Examples:
   $ mintlify-etl export --out exports/                     # everything, Parquet
   $ mintlify-etl export --out exports/ --from 2026-03-01   # refresh March onwards
+  $ mintlify-etl export --to s3://lake/mintlify             # the lake: changed partitions only
   $ duckdb -c "SELECT * FROM read_parquet('exports/page_daily/**/*.parquet', hive_partitioning = true)"`,
     )
     .action((flags: ExportFlags) =>

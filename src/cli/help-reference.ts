@@ -19,8 +19,9 @@ export const ENVIRONMENT: Readonly<Record<string, string>> = {
   MINTLIFY_ETL_TRAFFIC_CLASSES:
     'sync, reclassify: the user agent lists of the traffic classes (default config/traffic-classes.json)',
   AWS_ENDPOINT_URL_S3:
-    'sync --events: an S3-compatible store (path-style); AWS_* credentials as the AWS SDK reads them',
-  AWS_ENDPOINT_URL: 'sync --events: the same, for every AWS service (AWS_ENDPOINT_URL_S3 wins)',
+    'sync --events, export --to s3://…: an S3-compatible store (path-style); AWS_* credentials as the AWS SDK reads them',
+  AWS_ENDPOINT_URL:
+    'sync --events, export --to s3://…: the same, for every AWS service (AWS_ENDPOINT_URL_S3 wins)',
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED:
     "the AWS SDK's Node 20 warning; the tool sets it to true unless set",
   MINTLIFY_ETL_DEBUG: 'set to 1: an internal error prints its stack, a failure its cause',

@@ -2,11 +2,12 @@ import {
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
-  S3Client,
+  type S3Client,
   type _Object,
   type ListObjectsV2CommandOutput,
 } from '@aws-sdk/client-s3';
 import { PassThrough, type Readable } from 'node:stream';
+import { s3ClientFromEnv, s3EndpointFromEnv } from './s3-client.js';
 import { maskUserinfo } from '../../util/url-text.js';
 import { EventSourceUsageError } from './errors.js';
 import type { EventSource, EventSourceOptions, EventSourceStats, TopEntry } from './event-source.js';
@@ -45,36 +46,10 @@ export function parseS3Spec(spec: string): S3Spec {
   return { bucket, prefix: raw === '' || raw.endsWith('/') ? raw : `${raw}/` };
 }
 
-/** The region the SDK's own chain finds (AWS_REGION, the profile), else us-east-1. */
-async function region(): Promise<string> {
-  const probe = new S3Client({});
-  try {
-    return await probe.config.region();
-  } catch {
-    return 'us-east-1';
-  } finally {
-    probe.destroy();
-  }
-}
-
 export async function openS3Source(spec: string, opts: EventSourceOptions = {}): Promise<EventSource> {
   const parsed = parseS3Spec(spec);
-  const env = process.env;
-  const endpoint = env['AWS_ENDPOINT_URL_S3'] || env['AWS_ENDPOINT_URL'] || undefined;
-  const client = new S3Client({
-    region: await region(),
-    ...(endpoint === undefined ? {} : { endpoint, forcePathStyle: true }),
-    followRegionRedirects: true,
-    maxAttempts: opts.maxAttempts ?? 3,
-    // requestTimeout bounds the wait for an answer (an error, not the SDK's default warning);
-    // socketTimeout bounds silence, a body that stops mid-object included.
-    requestHandler: {
-      connectionTimeout: opts.connectionTimeoutMs ?? 5000,
-      requestTimeout: opts.requestTimeoutMs ?? 60_000,
-      throwOnRequestTimeout: true,
-      socketTimeout: opts.requestTimeoutMs ?? 60_000,
-    },
-  });
+  const endpoint = s3EndpointFromEnv();
+  const client = await s3ClientFromEnv(opts);
   return new S3Source(client, parsed, endpoint, opts);
 }
 

@@ -1,0 +1,115 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { ManifestColumn } from './manifest.js';
+
+/**
+ * The Parquet files a folder export wrote for one table, as the lake will name them: the
+ * partition folders as they are, the file named after its content's hash, so that a partition
+ * whose rows did not change keeps its object and one whose rows changed gets a new one.
+ */
+export interface StagedFile {
+  readonly local: string;
+  /** project_id=…/year=…/month=…[/day=…] */
+  readonly partitionPath: string;
+  readonly partition: Readonly<Record<string, string>>;
+  /** data_0-<first 16 hex of the SHA-256>.parquet */
+  readonly name: string;
+  readonly sha256: string;
+  readonly rows: number;
+  readonly bytes: number;
+}
+
+export interface StagedTable {
+  readonly table: string;
+  readonly files: readonly StagedFile[];
+  /** The files' columns; empty when the table has no file. */
+  readonly columns: readonly ManifestColumn[];
+}
+
+const DATA_FILE = /^(data_\d+)\.parquet$/;
+
+/** The tables a folder export wrote under `dir` (one folder each, hive partitions below). */
+export async function stagedTables(
+  conn: DuckDBConnection,
+  dir: string,
+  tables: readonly string[],
+): Promise<StagedTable[]> {
+  const out: StagedTable[] = [];
+  for (const table of tables) {
+    const files: StagedFile[] = [];
+    for (const rel of await partitionFiles(join(dir, table), []))
+      files.push(await describeFile(conn, dir, table, rel));
+    const first = files[0];
+    out.push({ table, files, columns: first === undefined ? [] : await parquetColumns(conn, first.local) });
+  }
+  return out;
+}
+
+/** Data files below `root`, as their folder names (`k=v`, …) and file name. */
+async function partitionFiles(root: string, above: readonly string[]): Promise<string[][]> {
+  let entries;
+  try {
+    entries = await readdir(join(root, ...above), { withFileTypes: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+  const out: string[][] = [];
+  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (e.isDirectory() && e.name.includes('='))
+      out.push(...(await partitionFiles(root, [...above, e.name])));
+    else if (e.isFile() && DATA_FILE.test(e.name)) out.push([...above, e.name]);
+  }
+  return out;
+}
+
+async function describeFile(
+  conn: DuckDBConnection,
+  dir: string,
+  table: string,
+  rel: readonly string[],
+): Promise<StagedFile> {
+  const local = join(dir, table, ...rel);
+  const folders = rel.slice(0, -1);
+  const sha256 = await fileHash(local);
+  const stem = DATA_FILE.exec(rel.at(-1) ?? '')?.[1] ?? 'data_0';
+  const partition: Record<string, string> = {};
+  for (const f of folders) {
+    const at = f.indexOf('=');
+    partition[decodeURIComponent(f.slice(0, at))] = decodeURIComponent(f.slice(at + 1));
+  }
+  const counted = await conn.runAndReadAll(`SELECT count(*) FROM read_parquet(${sqlText(local)})`);
+  return {
+    local,
+    partitionPath: folders.join('/'),
+    partition,
+    name: `${stem}-${sha256.slice(0, 16)}.parquet`,
+    sha256,
+    rows: Number(counted.getRows()[0]?.[0] ?? 0),
+    bytes: (await stat(local)).size,
+  };
+}
+
+async function parquetColumns(conn: DuckDBConnection, file: string): Promise<ManifestColumn[]> {
+  const described = await conn.runAndReadAll(
+    `DESCRIBE SELECT * FROM read_parquet(${sqlText(file)}, hive_partitioning = false)`,
+  );
+  return described.getRows().map(([name, type]) => ({ name: String(name), type: String(type) }));
+}
+
+function fileHash(file: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const hash = createHash('sha256');
+    createReadStream(file)
+      .on('data', (chunk) => hash.update(chunk))
+      .on('error', reject)
+      .on('end', () => resolve(hash.digest('hex')));
+  });
+}
+
+function sqlText(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
