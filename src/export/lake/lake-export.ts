@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
-import { DuckDBInstance } from '@duckdb/node-api';
 import type { Destination } from '../../load/destination.js';
 import { EXPORT_TABLES, type ExportSummary } from '../../load/export-plan.js';
+import { openParquetReader } from '../../load/parquet-reader.js';
 import { publishTable, type TablePublished } from './publish.js';
 import { stagedTables } from './staged-files.js';
 import { makeStagingDir } from './staging-dir.js';
@@ -34,8 +34,7 @@ export async function exportToLake(
   opts: LakeExportOptions,
 ): Promise<LakeExportSummary> {
   const staging = await makeStagingDir();
-  const reader = await DuckDBInstance.create(':memory:');
-  const conn = await reader.connect();
+  const reader = await openParquetReader();
   try {
     const exported = await db.exportTables({
       outDir: staging,
@@ -43,7 +42,7 @@ export async function exportToLake(
       includePersonalData: opts.includePersonalData,
     });
     const tables = await stagedTables(
-      conn,
+      reader,
       staging,
       exported.tables.map((t) => t.table),
     );
@@ -70,8 +69,7 @@ export async function exportToLake(
       ...writes,
     };
   } finally {
-    conn.closeSync();
-    reader.closeSync();
+    reader.close();
     await rm(staging, { recursive: true, force: true });
   }
 }

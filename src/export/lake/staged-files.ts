@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { ParquetReader } from '../../load/parquet-reader.js';
 import type { ManifestColumn } from './manifest.js';
 
 /**
@@ -33,7 +33,7 @@ const DATA_FILE = /^(data_\d+)\.parquet$/;
 
 /** The tables a folder export wrote under `dir` (one folder each, hive partitions below). */
 export async function stagedTables(
-  conn: DuckDBConnection,
+  reader: ParquetReader,
   dir: string,
   tables: readonly string[],
 ): Promise<StagedTable[]> {
@@ -41,9 +41,9 @@ export async function stagedTables(
   for (const table of tables) {
     const files: StagedFile[] = [];
     for (const rel of await partitionFiles(join(dir, table), []))
-      files.push(await describeFile(conn, dir, table, rel));
+      files.push(await describeFile(reader, dir, table, rel));
     const first = files[0];
-    out.push({ table, files, columns: first === undefined ? [] : await parquetColumns(conn, first.local) });
+    out.push({ table, files, columns: first === undefined ? [] : await reader.columns(first.local) });
   }
   return out;
 }
@@ -67,7 +67,7 @@ async function partitionFiles(root: string, above: readonly string[]): Promise<s
 }
 
 async function describeFile(
-  conn: DuckDBConnection,
+  reader: ParquetReader,
   dir: string,
   table: string,
   rel: readonly string[],
@@ -81,23 +81,15 @@ async function describeFile(
     const at = f.indexOf('=');
     partition[decodeURIComponent(f.slice(0, at))] = decodeURIComponent(f.slice(at + 1));
   }
-  const counted = await conn.runAndReadAll(`SELECT count(*) FROM read_parquet(${sqlText(local)})`);
   return {
     local,
     partitionPath: folders.join('/'),
     partition,
     name: `${stem}-${sha256.slice(0, 16)}.parquet`,
     sha256,
-    rows: Number(counted.getRows()[0]?.[0] ?? 0),
+    rows: await reader.rowCount(local),
     bytes: (await stat(local)).size,
   };
-}
-
-async function parquetColumns(conn: DuckDBConnection, file: string): Promise<ManifestColumn[]> {
-  const described = await conn.runAndReadAll(
-    `DESCRIBE SELECT * FROM read_parquet(${sqlText(file)}, hive_partitioning = false)`,
-  );
-  return described.getRows().map(([name, type]) => ({ name: String(name), type: String(type) }));
 }
 
 function fileHash(file: string): Promise<string> {
@@ -108,8 +100,4 @@ function fileHash(file: string): Promise<string> {
       .on('error', reject)
       .on('end', () => resolve(hash.digest('hex')));
   });
-}
-
-function sqlText(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
 }
