@@ -1,11 +1,9 @@
 import cliProgress from 'cli-progress';
 import type { EventProgressSink, EventProgressState } from '../pipeline/event-progress.js';
 import { formatDuration } from '../util/duration.js';
-import { drawBar } from './progress-bar.js';
+import { barLife, fitLine } from './progress-bar.js';
 
 const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-const BAR_MAX = 40;
-const BAR_MIN = 10;
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'] as const;
 
 /** A size in a few characters: the bar's line has no room for "70,229 bytes". */
@@ -47,21 +45,9 @@ function layouts(s: EventProgressState): string[][] {
  * by objects when none is to be read.
  */
 export function eventProgressLine(s: EventProgressState, columns: number): string {
-  const room = columns - 1;
   const [done, total] = s.bytesToRead > 0 ? [s.bytesRead, s.bytesToRead] : [s.objectsDone, s.objectsListed];
-  const options = layouts(s).map((parts) => ` ${parts.join(' | ')}`);
-  for (const text of options) {
-    const bar = Math.min(BAR_MAX, room - text.length - 1);
-    if (bar >= BAR_MIN) return ` ${drawBar(done, total, bar)}${text}`;
-  }
-  for (const text of options) {
-    if (text.length <= room) return text;
-  }
-  return (options.at(-1) ?? '').slice(0, Math.max(0, room));
+  return fitLine(layouts(s), done, total, columns);
 }
-
-const CLEAR_LINE = '\r\x1b[2K';
-const SHOW_CURSOR = '\x1b[?25h';
 
 /** The event phase's sink, and the hooks a log line needs around it. */
 export interface EventProgressBar extends EventProgressSink {
@@ -84,27 +70,17 @@ export function createEventProgress(
     // A log line clears the bar's line; an unchanged bar must still be drawn again below it.
     forceRedraw: true,
   });
-  let running = false;
+  const life = barLife(bar, stream);
   return {
     start(state) {
-      running = true;
+      life.begin();
       bar.start(1, 0, { state });
     },
     update(state) {
-      if (running) bar.update({ state });
+      if (life.running()) bar.update({ state });
     },
-    // Ctrl-C and the end of the phase alike: no half-drawn line left behind, the cursor shown again.
-    stop() {
-      if (!running) return;
-      running = false;
-      bar.stop();
-      stream.write(`${CLEAR_LINE}${SHOW_CURSOR}`);
-    },
-    suspend() {
-      if (running) stream.write(CLEAR_LINE);
-    },
-    resume() {
-      if (running) bar.render();
-    },
+    stop: life.stop,
+    suspend: life.suspend,
+    resume: life.resume,
   };
 }

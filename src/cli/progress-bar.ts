@@ -54,11 +54,19 @@ export function drawBar(done: number, total: number, width: number): string {
  * what the text leaves, up to 40 columns; below 10 it goes before any text does.
  */
 export function progressLine(p: LineParts, columns: number): string {
+  return fitLine(layouts(p), p.done, p.total, columns);
+}
+
+/**
+ * The first layout that fits `columns` (one spare) with a bar of at least 10 columns before it;
+ * else the first that fits without a bar; else the last, cut. Each layout is a line's parts.
+ */
+export function fitLine(layouts: readonly string[][], done: number, total: number, columns: number): string {
   const room = columns - 1;
-  const options = layouts(p).map((parts) => ` ${parts.join(' | ')}`);
+  const options = layouts.map((parts) => ` ${parts.join(' | ')}`);
   for (const text of options) {
     const bar = Math.min(BAR_MAX, room - text.length - 1);
-    if (bar >= BAR_MIN) return ` ${drawBar(p.done, p.total, bar)}${text}`;
+    if (bar >= BAR_MIN) return ` ${drawBar(done, total, bar)}${text}`;
   }
   for (const text of options) {
     if (text.length <= room) return text;
@@ -76,6 +84,39 @@ interface Payload {
 /** Back to the start of the line and clear it: what a log line or the end of the bar needs. */
 const CLEAR_LINE = '\r\x1b[2K';
 const SHOW_CURSOR = '\x1b[?25h';
+
+/** A bar's life on a terminal: whether it is drawn, and how it stops and steps aside for a log line. */
+export interface BarLife {
+  readonly running: () => boolean;
+  readonly begin: () => void;
+  readonly stop: () => void;
+  readonly suspend: () => void;
+  readonly resume: () => void;
+}
+
+export function barLife(bar: cliProgress.SingleBar, stream: NodeJS.WriteStream): BarLife {
+  let running = false;
+  return {
+    running: () => running,
+    begin: () => {
+      running = true;
+    },
+    // Ctrl-C and the end of the run alike: no half-drawn line left behind, the cursor shown again.
+    stop: () => {
+      if (!running) return;
+      running = false;
+      bar.stop();
+      stream.write(`${CLEAR_LINE}${SHOW_CURSOR}`);
+    },
+    // A log line goes on a clean line of its own, and the bar is drawn again below it.
+    suspend: () => {
+      if (running) stream.write(CLEAR_LINE);
+    },
+    resume: () => {
+      if (running) bar.render();
+    },
+  };
+}
 
 /** A progress bar on stderr when it is a terminal; nothing at all when output is piped or in CI. */
 export function createProgress(stream: NodeJS.WriteStream = process.stderr): ProgressSink | undefined {
@@ -110,30 +151,19 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr): Pro
     waitingUntil: s.waitingUntil,
     etaMs: s.etaMs,
   });
-  let running = false;
+  const life = barLife(bar, stream);
   return {
     start(s) {
-      running = true;
+      life.begin();
       bar.start(s.windowsTotal, s.windowsDone, payload(s));
     },
     update(s) {
-      if (!running) return;
+      if (!life.running()) return;
       bar.setTotal(s.windowsTotal);
       bar.update(s.windowsDone, payload(s));
     },
-    // Ctrl-C and the end of the run alike: no half-drawn line left behind, the cursor shown again.
-    stop() {
-      if (!running) return;
-      running = false;
-      bar.stop();
-      stream.write(`${CLEAR_LINE}${SHOW_CURSOR}`);
-    },
-    // A log line goes on a clean line of its own, and the bar is drawn again below it.
-    suspend() {
-      if (running) stream.write(CLEAR_LINE);
-    },
-    resume() {
-      if (running) bar.render();
-    },
+    stop: life.stop,
+    suspend: life.suspend,
+    resume: life.resume,
   };
 }
