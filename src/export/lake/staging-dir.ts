@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isProcessAlive } from '../../util/process-alive.js';
 
 /**
  * The private folder a lake export writes its files into before uploading them:
@@ -18,17 +19,7 @@ async function removeLeftovers(root: string): Promise<void> {
   for (const entry of await readdir(root, { withFileTypes: true })) {
     if (!entry.isDirectory() || !entry.name.startsWith(PREFIX)) continue;
     const pid = Number(/^mintlify-etl-lake-(\d+)-/.exec(entry.name)?.[1]);
-    if (Number.isInteger(pid) && pid > 0 && isRunning(pid)) continue;
+    if (Number.isInteger(pid) && pid > 0 && isProcessAlive(pid)) continue;
     await rm(join(root, entry.name), { recursive: true, force: true });
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: it runs, as another user.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

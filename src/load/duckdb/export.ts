@@ -24,6 +24,7 @@ import {
   type ExportSource,
   STAGING_PREFIX,
 } from '../export-plan.js';
+import { isProcessAlive } from '../../util/process-alive.js';
 
 const DATA_FILE = /^data_\d+\.(?:parquet|csv)$/;
 
@@ -338,28 +339,16 @@ async function swapTable(
   };
 }
 
-/** Staging folders are named .export-<pid>-<random>: the pid tells whether their export still runs. */
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: it runs, as another user.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Deletes the staging folders of exports that were killed (SIGKILL, power loss) before their
  * cleanup ran: those of a process that is gone, and the pid-less ones older versions made.
- * A running export's folder is left to it.
+ * A running export's folder is left to it (they are named .export-<pid>-<random>).
  */
 async function removeLeftovers(out: string): Promise<void> {
   for (const entry of await readdir(out, { withFileTypes: true })) {
     if (!entry.isDirectory() || !entry.name.startsWith(STAGING_PREFIX)) continue;
     const pid = /^\.export-(\d+)-/.exec(entry.name)?.[1];
-    if (pid !== undefined && isRunning(Number(pid))) continue;
+    if (pid !== undefined && isProcessAlive(Number(pid))) continue;
     await rm(join(out, entry.name), { recursive: true, force: true });
   }
 }

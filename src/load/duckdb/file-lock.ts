@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DatabaseInUseError, UsageError } from '../../errors.js';
 import { userFileError } from '../../util/file-errors.js';
 import { refuseOddSiblings } from './sibling-files.js';
+import { isProcessAlive } from '../../util/process-alive.js';
 
 export interface Lock {
   /** The lock file: `${realDbPath(dbPath)}.lock`, beside the real database file. */
@@ -107,16 +108,6 @@ function pidReused(holder: LockContent): boolean {
   return Number.isFinite(written) && live.ms > written + START_SLACK_MS;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: the process exists but belongs to someone else.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 function parse(text: string): LockContent | undefined {
   try {
     const v = JSON.parse(text) as Partial<LockContent>;
@@ -200,7 +191,7 @@ async function removeStale(path: string, staleText: string): Promise<void> {
     const text = await readText(guard);
     const holder = text === undefined ? undefined : parse(text);
     // A guard left by a process that died during its takeover would block every later one.
-    if (text !== undefined && (holder === undefined || !isAlive(holder.pid)))
+    if (text !== undefined && (holder === undefined || !isProcessAlive(holder.pid)))
       await unlink(guard).catch(() => undefined);
     await sleep(10 + Math.random() * 40);
     return;
@@ -227,7 +218,7 @@ function ourContent(host: string, db: string): LockContent {
 /** The lock's writer may still be running: on another host (we cannot tell), or alive here and not a reused pid. */
 function holds(holder: LockContent, host: string): boolean {
   const otherHost = holder.hostname !== '' && holder.hostname !== host;
-  return otherHost || (isAlive(holder.pid) && !pidReused(holder));
+  return otherHost || (isProcessAlive(holder.pid) && !pidReused(holder));
 }
 
 /**
