@@ -249,6 +249,53 @@ describe('export --to s3://BUCKET/PREFIX (a DuckDB file as the source)', () => {
   });
 });
 
+describe('export --to s3://… beside objects it did not write', () => {
+  it('never deletes a file it did not write, however old, in a table folder it exports to', async () => {
+    await runCli(exportArgs('s3://lake/shared'), env());
+    const theirs = [
+      'shared/site_daily/project_id=docs-a/year=2026/month=01/their-backfill.parquet',
+      'shared/site_daily/project_id=docs-a/year=2026/month=01/data_0.parquet',
+      'shared/page_daily/notes.parquet',
+    ];
+    for (const key of theirs)
+      await client.send(new PutObjectCommand({ Bucket: 'lake', Key: key, Body: 'a user file' }));
+    const later = new Date(Date.now() + 30 * 24 * 3_600_000).toISOString();
+    proxy.reset();
+    const run = await runCli(exportArgs('s3://lake/shared'), { ...env(), MINTLIFY_ETL_NOW: later });
+    expect(run.code).toBe(0);
+    expect(proxy.counts.deleteRequests).toBe(0);
+    const left = await keys('shared');
+    for (const key of theirs) expect(left).toContain(key.slice('shared/'.length));
+    await expectLakeHoldsTheDatabase('shared');
+  });
+
+  it('refuses a first export into a prefix that holds objects of something else, and writes nothing', async () => {
+    const theirs = ['foreign/site_daily/2025.parquet', 'foreign/README.txt'];
+    for (const key of theirs)
+      await client.send(new PutObjectCommand({ Bucket: 'lake', Key: key, Body: 'a user file' }));
+    proxy.reset();
+    const run = await runCli(exportArgs('s3://lake/foreign'), env());
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(/not written by mintlify-etl/);
+    expect(run.stderr).toContain('README.txt');
+    expect(proxy.putKeys).toEqual([]);
+    expect(proxy.counts.deleteRequests).toBe(0);
+    expect(await keys('foreign')).toEqual(['README.txt', 'site_daily/2025.parquet']);
+  });
+
+  it('refuses a first export into a folder that holds files of something else', async () => {
+    const lake = join(dir, 'their-folder');
+    mkdirSync(join(lake, 'page_daily'), { recursive: true });
+    writeFileSync(join(lake, 'page_daily', 'mine.parquet'), 'a user file');
+    const run = await runCli(exportArgs(lake), {});
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/not written by mintlify-etl/);
+    expect(readdirSync(lake)).toEqual(['page_daily']);
+    expect(readdirSync(join(lake, 'page_daily'))).toEqual(['mine.parquet']);
+  });
+});
+
 describe('export --to s3://… killed mid-export', () => {
   it('leaves the last manifest and every file it names whole; the next export completes the new snapshot', async () => {
     const args = exportArgs('s3://lake/kill');

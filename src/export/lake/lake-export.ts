@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import type { Destination } from '../../load/destination.js';
 import { EXPORT_TABLES, type ExportSummary } from '../../load/export-plan.js';
 import { openParquetReader } from '../../load/parquet-reader.js';
+import { refuseForeignLake } from './ownership.js';
 import { publishTable, type TablePublished } from './publish.js';
 import { stagedTables } from './staged-files.js';
 import { makeStagingDir } from './staging-dir.js';
@@ -33,6 +34,13 @@ export async function exportToLake(
   target: LakeTarget,
   opts: LakeExportOptions,
 ): Promise<LakeExportSummary> {
+  // Listed first: a lake holding something else's objects is refused before any work.
+  const listed = await target.list();
+  refuseForeignLake(
+    target.where,
+    listed,
+    EXPORT_TABLES.map((t) => t.table),
+  );
   const staging = await makeStagingDir();
   const reader = await openParquetReader();
   try {
@@ -46,7 +54,6 @@ export async function exportToLake(
       staging,
       exported.tables.map((t) => t.table),
     );
-    const listed = await target.list();
     const writes: LakeWrites = { objectsPut: 0, bytesPut: 0, objectsDeleted: 0 };
     const published: TablePublished[] = [];
     for (const staged of tables) {

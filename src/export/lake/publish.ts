@@ -1,5 +1,4 @@
 import {
-  MANIFEST_NAME,
   manifestKey,
   manifestText,
   parseManifest,
@@ -7,6 +6,7 @@ import {
   type RetiredFile,
   type TableManifest,
 } from './manifest.js';
+import { isLakeDataFile } from './ownership.js';
 import type { StagedTable } from './staged-files.js';
 import type { LakeObject, LakeTarget, LakeWrites } from './target.js';
 
@@ -102,20 +102,15 @@ export async function publishTable(
 }
 
 /**
- * Data files of the table that no manifest names nor retires (those of an export killed between
- * its uploads and its manifest), older than the grace period: an export running now may be
- * about to name its own newer ones.
+ * Data files of the table, named as this tool names them, that no manifest names nor retires
+ * (those of an export killed between its uploads and its manifest), older than the grace period:
+ * an export running now may be about to name its own newer ones. A file named otherwise is a
+ * user's, and stays.
  */
 function orphanFiles(table: string, opts: PublishOptions, known: ReadonlySet<string>): string[] {
   return opts.listed
     .filter(
-      (o) =>
-        o.key.startsWith(`${table}/`) &&
-        o.key !== manifestKey(table) &&
-        !o.key.endsWith(`/${MANIFEST_NAME}`) &&
-        o.key.endsWith('.parquet') &&
-        !known.has(o.key) &&
-        o.modifiedMs + opts.graceMs <= opts.nowMs,
+      (o) => isLakeDataFile(table, o.key) && !known.has(o.key) && o.modifiedMs + opts.graceMs <= opts.nowMs,
     )
     .map((o) => o.key);
 }
