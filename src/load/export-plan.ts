@@ -25,6 +25,26 @@ export interface ExportOptions {
   readonly tables?: readonly TableSpec[] | undefined;
   /** Rows one COPY writes at most (default EXPORT_CHUNK_ROWS); a test seam. */
   readonly chunkRows?: number | undefined;
+  /**
+   * Only the dated partitions this returns true for are written (the lake export's changed
+   * partitions); each table's summary then lists every dated partition's version (`versions`).
+   * Undated rows are written every time, as always.
+   */
+  readonly partitions?: ((table: string, p: PartitionVersion) => boolean) | undefined;
+}
+
+/**
+ * A dated partition of a table and its version: rows and a hash of every row's exported columns
+ * (sum of per-row hashes, so independent of order), in the source's own hash function. Equal
+ * versions mean the partition's rows did not change; the lake export compares them with its
+ * manifest's to leave unchanged partitions unread.
+ */
+export interface PartitionVersion {
+  readonly project: string;
+  /** The month's first day, or the day for a day-grain table. */
+  readonly period: Day;
+  readonly rows: number;
+  readonly version: string;
 }
 
 export interface TableExport {
@@ -37,6 +57,8 @@ export interface TableExport {
   readonly partitions: number;
   /** Files of partitions in scope that no longer have data (or are now fewer), deleted. */
   readonly removedFiles: number;
+  /** With ExportOptions.partitions: every dated partition of the table with its version. */
+  readonly versions?: readonly PartitionVersion[];
 }
 
 /**
@@ -424,14 +446,16 @@ export interface ExportSource {
   /**
    * Rows per project and month of `day` (an SQL date expression both dialects read), `where` being
    * a WHERE clause in the SQL both dialects share (or ''); per day (`month` then being the day)
-   * when `grain` is 'day'.
+   * when `grain` is 'day'. With `versionOf` (columns), also each partition's version: the sum
+   * of a hash of those columns over its rows (PartitionVersion).
    */
   monthCounts(
     table: string,
     day: string,
     where: string,
     grain?: 'month' | 'day',
-  ): Promise<{ project: string; month: Day; rows: number }[]>;
+    versionOf?: readonly string[],
+  ): Promise<{ project: string; month: Day; rows: number; version?: string }[]>;
   /**
    * Runs one of export's DuckDB COPY statements, which reads `rows.columns` of `rows.table` where
    * `rows.where` (same shared SQL); returns the rows it wrote. `rows.scratch` is a folder of the

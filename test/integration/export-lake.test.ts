@@ -14,6 +14,7 @@ import { migratePostgres } from '../../src/load/postgres/migrate.js';
 import { copyTable } from '../helpers/postgres-copy.js';
 import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import type { TableManifest } from '../../src/export/lake/manifest.js';
+import type { LakeExportSummary as LakeSummary } from '../../src/export/lake/lake-export.js';
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
 
@@ -194,6 +195,20 @@ describe('export --to s3://BUCKET/PREFIX (a DuckDB file as the source)', () => {
     expect(proxy.counts.list).toBe(1);
     expect(proxy.counts.get).toBe(before.filter((k) => k.endsWith('/_manifest.json')).length);
     expect(await keys('again')).toEqual(before);
+    // No partition was read again: each one's version matched its manifest's.
+    const summary = JSON.parse(run.stdout) as LakeSummary;
+    for (const t of summary.tables) expect(t.partitionsChanged, t.table).toBe(0);
+    expect(summary.tables.find((t) => t.table === 'analytics_events')?.partitionsUnchanged).toBe(DAYS.length);
+  });
+
+  it('reads every partition of a table again when what it writes changes (--include-personal-data)', async () => {
+    await runCli(exportArgs('s3://lake/mode'), env());
+    const run = await runCli(exportArgs('s3://lake/mode', ['--include-personal-data']), env());
+    expect(run.code).toBe(0);
+    const events = (JSON.parse(run.stdout) as LakeSummary).tables.find((t) => t.table === 'analytics_events');
+    expect(events).toMatchObject({ partitionsChanged: DAYS.length, partitionsUnchanged: 0 });
+    const manifest = JSON.parse(await getText('mode/analytics_events/_manifest.json')) as TableManifest;
+    expect(manifest.columns.map((c) => c.name)).toContain('anon_id');
   });
 
   it('rewrites only the files of a month whose rows changed, and keeps the old file readable for the grace period', async () => {
@@ -207,6 +222,8 @@ describe('export --to s3://BUCKET/PREFIX (a DuckDB file as the source)', () => {
     proxy.reset();
     const run = await runCli(exportArgs('s3://lake/changed'), env());
     expect(run.code).toBe(0);
+    const read = (JSON.parse(run.stdout) as LakeSummary).tables.map((t) => [t.table, t.partitionsChanged]);
+    expect(read.filter(([, n]) => n !== 0)).toEqual([['page_daily', 1]]);
     const data = proxy.putKeys.filter((k) => !k.endsWith('_manifest.json'));
     expect(data).toHaveLength(1);
     expect(data[0]).toMatch(
@@ -392,6 +409,41 @@ describe.skipIf(!hasPostgres())(
       expect(again.code).toBe(0);
       expect(proxy.counts.put).toBe(0);
       expect(proxy.counts.deleteRequests).toBe(0);
+      for (const t of (JSON.parse(again.stdout) as LakeSummary).tables)
+        expect(t.partitionsChanged, t.table).toBe(0);
+    });
+
+    it('reads again only the day whose events changed, and retires the files of a day whose rows are gone', async () => {
+      const args = ['export', '--db', pgUrl, '--schema', 'lake', '--to', 's3://lake/pg-days', '--json'];
+      expect((await runCli(args, env())).code).toBe(0);
+      const client = new pg.Client({ connectionString: pgUrl });
+      await client.connect();
+      try {
+        await client.query(
+          `UPDATE lake.analytics_events SET path = path || '?v=2' WHERE day = DATE '2026-01-31'`,
+        );
+        await client.query(`DELETE FROM lake.analytics_events WHERE day = DATE '2026-03-09'`);
+        const run = await runCli(args, env());
+        expect(run.code).toBe(0);
+        const events = (JSON.parse(run.stdout) as LakeSummary).tables.find(
+          (t) => t.table === 'analytics_events',
+        );
+        expect(events).toMatchObject({
+          partitionsChanged: 1,
+          partitionsUnchanged: DAYS.length - 2,
+          filesRetired: 2,
+        });
+        const manifest = JSON.parse(
+          await getText('pg-days/analytics_events/_manifest.json'),
+        ) as TableManifest;
+        expect(manifest.files.map((f) => f.partition['day'])).toEqual(DAYS.slice(0, -1));
+        expect(manifest.rows).toBe((DAYS.length - 1) * PATHS.length);
+      } finally {
+        await client.query(
+          `UPDATE lake.analytics_events SET path = replace(path, '?v=2', '') WHERE day = DATE '2026-01-31'`,
+        );
+        await client.end();
+      }
     });
   },
 );

@@ -13,8 +13,14 @@ export interface ManifestFile {
   readonly partition: Readonly<Record<string, string>>;
   readonly rows: number;
   readonly bytes: number;
-  /** SHA-256 of the file's bytes, the version of its partition: also in its name. */
+  /** SHA-256 of the file's bytes: also in its name. */
   readonly sha256: string;
+  /**
+   * The version of the partition's rows in the source when the file was written (the export's
+   * shape, rows, and the sum of the rows' hashes; partition-versions.ts): a partition whose
+   * version is unchanged is not read again. Absent for undated rows and older manifests.
+   */
+  readonly version?: string;
 }
 
 export interface ManifestColumn {

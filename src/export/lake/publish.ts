@@ -1,7 +1,6 @@
 import {
   manifestKey,
   manifestText,
-  parseManifest,
   type ManifestFile,
   type RetiredFile,
   type TableManifest,
@@ -18,6 +17,12 @@ import type { LakeObject, LakeTarget, LakeWrites } from './target.js';
  * nothing.
  */
 export interface PublishOptions {
+  /** The table's manifest as the export found it (undefined: none yet). */
+  readonly before: TableManifest | undefined;
+  /** Files of the manifest whose partitions did not change: named again as they are. */
+  readonly keep: readonly ManifestFile[];
+  /** The version of each staged file's partition, by partition path (none for undated rows). */
+  readonly versions: ReadonlyMap<string, string>;
   readonly nowMs: number;
   readonly graceMs: number;
   /** Objects under the lake's root, listed once per export (for files a killed export left). */
@@ -32,6 +37,10 @@ export interface TablePublished {
   readonly files: number;
   readonly filesWritten: number;
   readonly filesRetired: number;
+  /** Dated partitions whose rows changed since the last export: read and staged again. */
+  readonly partitionsChanged: number;
+  /** Dated partitions at the version the manifest recorded: not read, their files named again. */
+  readonly partitionsUnchanged: number;
   readonly filesDeleted: number;
   readonly manifestWritten: boolean;
 }
@@ -43,12 +52,11 @@ export async function publishTable(
   writes: LakeWrites,
 ): Promise<TablePublished> {
   const key = manifestKey(staged.table);
-  const before = opts.listed.some((o) => o.key === key)
-    ? parseManifest(await target.getText(key))
-    : undefined;
-  const had = new Set((before?.files ?? []).map((f) => f.key));
-  const files: ManifestFile[] = [];
+  const before = opts.before;
+  const had = new Map((before?.files ?? []).map((f) => [f.key, f]));
+  const files: ManifestFile[] = [...opts.keep];
   let filesWritten = 0;
+  let versionsMoved = false;
   for (const f of staged.files) {
     const fileKey = `${staged.table}/${f.partitionPath}/${f.name}`;
     if (!had.has(fileKey)) {
@@ -57,8 +65,18 @@ export async function publishTable(
       writes.bytesPut += f.bytes;
       filesWritten++;
     }
-    files.push({ key: fileKey, partition: f.partition, rows: f.rows, bytes: f.bytes, sha256: f.sha256 });
+    const version = opts.versions.get(f.partitionPath);
+    if (had.has(fileKey) && had.get(fileKey)?.version !== version) versionsMoved = true;
+    files.push({
+      key: fileKey,
+      partition: f.partition,
+      rows: f.rows,
+      bytes: f.bytes,
+      sha256: f.sha256,
+      ...(version === undefined ? {} : { version }),
+    });
   }
+  files.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const now = new Set(files.map((f) => f.key));
   const since = new Date(opts.nowMs).toISOString();
   const leaving: RetiredFile[] = (before?.files ?? [])
@@ -67,7 +85,8 @@ export async function publishTable(
   const waiting = [...(before?.retired ?? []).filter((r) => !now.has(r.key)), ...leaving];
   const expired = waiting.filter((r) => Date.parse(r.since) + opts.graceMs <= opts.nowMs);
   const retired = waiting.filter((r) => !expired.includes(r));
-  const changed = filesWritten > 0 || leaving.length > 0 || expired.length > 0 || before === undefined;
+  const changed =
+    filesWritten > 0 || versionsMoved || leaving.length > 0 || expired.length > 0 || before === undefined;
   if (changed) {
     const manifest: TableManifest = {
       tool: 'mintlify-etl',
@@ -96,6 +115,8 @@ export async function publishTable(
     files: files.length,
     filesWritten,
     filesRetired: leaving.length,
+    partitionsChanged: opts.versions.size,
+    partitionsUnchanged: new Set(opts.keep.map((f) => f.key.slice(0, f.key.lastIndexOf('/')))).size,
     filesDeleted: doomed.length,
     manifestWritten: changed,
   };

@@ -12,6 +12,7 @@ import {
   type SkippedColumns,
   type ExportSummary,
   type TableSpec,
+  type PartitionVersion,
   EXPORT_TABLES,
   NULL_PARTITION,
   monthRange,
@@ -97,6 +98,7 @@ interface StagedTable {
   readonly rows: number;
   /** Data files written, relative to stagedDir. */
   readonly files: readonly string[];
+  readonly versions?: readonly PartitionVersion[];
 }
 
 /**
@@ -123,16 +125,19 @@ export function duckExportSource(conn: DuckDBConnection): ExportSource {
     async hasRows(table) {
       return (await scalar(conn, `SELECT EXISTS (SELECT 1 FROM ${table})`)) === true;
     },
-    async monthCounts(table, day, where, grain = 'month') {
+    async monthCounts(table, day, where, grain = 'month', versionOf) {
+      const version =
+        versionOf === undefined ? 'NULL' : `CAST(sum(hash(${versionOf.join(', ')})) AS VARCHAR)`;
       const perMonth = await conn.runAndReadAll(
-        `SELECT project_id, strftime(month, '%Y-%m-%d'), n FROM (
-          SELECT project_id, date_trunc('${grain}', ${day})::DATE AS month, count(*) AS n
-          FROM ${table}${where} GROUP BY ALL)`,
+        `SELECT project_id, strftime(month, '%Y-%m-%d'), n, version FROM (
+          SELECT project_id, date_trunc('${grain}', ${day})::DATE AS month, count(*) AS n, ${version} AS version
+          FROM ${table}${where} GROUP BY project_id, month)`,
       );
-      return perMonth.getRows().map(([project, month, n]) => ({
+      return perMonth.getRows().map(([project, month, n, v]) => ({
         project: String(project),
         month: String(month),
         rows: Number(n),
+        ...(v === null ? {} : { version: String(v) }),
       }));
     },
     // A COPY rewrites its own files when run again: one DuckDB refuses for memory (a sort of long
@@ -173,7 +178,18 @@ async function stageTable(
       return all.length > 0 ? ` WHERE ${all.join(' AND ')}` : '';
     },
   };
-  const perMonth = await source.monthCounts(spec.table, day, t.filter([`${day} IS NOT NULL`]), spec.grain);
+  const counted = await source.monthCounts(
+    spec.table,
+    day,
+    t.filter([`${day} IS NOT NULL`]),
+    spec.grain,
+    opts.partitions === undefined ? undefined : ['project_id', ...exported],
+  );
+  const versions = opts.partitions === undefined ? undefined : partitionVersions(counted);
+  const perMonth =
+    versions === undefined
+      ? counted
+      : counted.filter((_, i) => opts.partitions?.(spec.table, versions[i] as PartitionVersion));
   const byProject = new Map<string, { month: Day; rows: number }[]>();
   for (const { project, month, rows: n } of perMonth) {
     const list = byProject.get(project) ?? [];
@@ -195,7 +211,19 @@ async function stageTable(
       undated,
     );
   }
-  return { spec, stagedDir, rows, files: await listDataFiles(stagedDir, partitionDepth(spec)) };
+  const files = await listDataFiles(stagedDir, partitionDepth(spec));
+  return { spec, stagedDir, rows, files, ...(versions === undefined ? {} : { versions }) };
+}
+
+function partitionVersions(
+  counted: readonly { project: string; month: Day; rows: number; version?: string }[],
+): PartitionVersion[] {
+  return counted.map((c) => ({
+    project: c.project,
+    period: c.month,
+    rows: c.rows,
+    version: c.version ?? '',
+  }));
 }
 
 /** What the COPY statements of one table share. */
@@ -323,7 +351,8 @@ async function swapTable(
   const written = new Set(staged.files);
   let removedFiles = 0;
   for (const rel of existing) {
-    if (written.has(rel) || !inScope(rel, range)) continue;
+    // Only changed partitions were written (ExportOptions.partitions): the others stay.
+    if (written.has(rel) || !inScope(rel, range) || staged.versions !== undefined) continue;
     await unlink(join(targetDir, rel));
     removedFiles++;
     await pruneEmpty(targetDir, rel);
@@ -336,6 +365,7 @@ async function swapTable(
     files: staged.files.length,
     partitions,
     removedFiles,
+    ...(staged.versions === undefined ? {} : { versions: staged.versions }),
   };
 }
 

@@ -121,14 +121,24 @@ export function pgExportSource(
       const res = await client.query<{ e: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${ident(table)}) AS e`);
       return res.rows[0]?.e === true;
     },
-    async monthCounts(table, day, where, grain = 'month') {
+    async monthCounts(table, day, where, grain = 'month', versionOf) {
       // to_char of a timestamp (not timestamptz): no session time zone between the day and its month.
       const format = grain === 'day' ? 'YYYY-MM-DD' : 'YYYY-MM-01';
-      const res = await client.query<{ p: string; m: Day; n: number | string }>(
-        `SELECT project_id AS p, to_char((${day})::timestamp, '${format}') AS m, count(*) AS n
+      // A row's text, then a 64-bit hash of it: the sum is the same whatever the rows' order.
+      const version =
+        versionOf === undefined
+          ? 'NULL'
+          : `sum(hashtextextended(ROW(${versionOf.map(ident).join(', ')})::text, 0))::text`;
+      const res = await client.query<{ p: string; m: Day; n: number | string; v: string | null }>(
+        `SELECT project_id AS p, to_char((${day})::timestamp, '${format}') AS m, count(*) AS n, ${version} AS v
          FROM ${ident(table)}${where} GROUP BY 1, 2`,
       );
-      return res.rows.map((r) => ({ project: r.p, month: r.m, rows: Number(r.n) }));
+      return res.rows.map((r) => ({
+        project: r.p,
+        month: r.m,
+        rows: Number(r.n),
+        ...(r.v === null ? {} : { version: r.v }),
+      }));
     },
     async copy(sql, rows) {
       const scratch = join(rows.scratch, '.postgres');
