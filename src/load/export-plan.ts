@@ -318,6 +318,10 @@ export const EXPORT_TABLES: readonly TableSpec[] = [
     columns: EVENT_COLUMNS,
     order: 'project_id, created_at, event_id',
     grain: 'day',
+    // A COPY of several days holds every day's rows until it ends (PARTITION_BY): at the default
+    // 250,000 rows, 500,000 events over 120 days peaked at 355 MiB; at 20,000, 189 MiB (209 with
+    // properties). A day of more goes straight to its own file.
+    chunkRows: 20_000,
     personalColumns: ['anon_id', 'session_id', 'user_id', 'properties'],
     // Readers' e-mail addresses travel in paths (/users/bob@corp.io) and in the query strings of
     // referrers (?email=, an ip in a tracking parameter): referrer_host is kept whole.

@@ -9,6 +9,7 @@ import type { Bench, BenchResult } from './context.js';
 import { e2eBench } from './e2e.js';
 import { eventsBench } from './events.js';
 import { machine } from './env.js';
+import { lakeBench } from './lake.js';
 import { loadBench } from './load.js';
 import { memoryBench } from './memory.js';
 import { postgresLoadBench } from './postgres-load.js';
@@ -34,6 +35,7 @@ const BENCHES: readonly Bench[] = [
   postgresOrgsBench,
   versusBench,
   eventsBench,
+  lakeBench,
 ];
 
 const USAGE = `npm run bench [-- --quick] [-- --only ${BENCHES.map((b) => b.id).join(',')}] [-- --out FILE] [-- --update]
