@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import type { Destination } from '../../load/destination.js';
 import { EXPORT_TABLES, type ExportSummary } from '../../load/export-plan.js';
 import { openParquetReader } from '../../load/parquet-reader.js';
+import { partitionColumns as lakePartitions } from './lake-schema.js';
 import { publishTable, type TablePublished } from './publish.js';
 import { stagedTables } from './staged-files.js';
 import { makeStagingDir } from './staging-dir.js';
@@ -51,7 +52,8 @@ export async function exportToLake(
     const published: TablePublished[] = [];
     for (const staged of tables) {
       const spec = EXPORT_TABLES.find((t) => t.table === staged.table);
-      const partitionColumns = ['project_id', 'year', 'month', ...(spec?.grain === 'day' ? ['day'] : [])];
+      // The same partition columns as export --ddl declares (lake-schema.ts).
+      const partitionColumns = lakePartitions({ grain: spec?.grain }).map((c) => c.name);
       published.push(
         await publishTable(
           target,
