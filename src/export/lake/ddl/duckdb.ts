@@ -26,13 +26,18 @@ export function duckdbString(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
 
+/** `text` matched literally by DuckDB's glob: its wildcards as one-character classes. */
+export function globLiteral(text: string): string {
+  return text.replace(/[*?[]/g, (c) => `[${c}]`);
+}
+
 export function duckdbDdl(tables: readonly LakeTable[], location: LakeLocation): string[] {
   return tables.map((t) => {
     if (t.columns.some((c) => c.name === FILE_COLUMN)) {
       throw new InternalError(`${t.table} has a column named ${FILE_COLUMN}, the view's file column`);
     }
     const dir = `${location.root}${t.table}/`;
-    const glob = `${dir}${t.partitions.map(() => '*/').join('')}*.parquet`;
+    const glob = `${globLiteral(dir)}${t.partitions.map(() => '*/').join('')}*.parquet`;
     const hiveTypes = t.partitions.map((p) => `${duckdbString(p.name)}: ${duckdbString(p.type)}`).join(', ');
     const select = [...t.columns, ...t.partitions].map((c) => duckdbName(c.name)).join(', ');
     return `CREATE OR REPLACE VIEW ${duckdbName(t.table)} AS

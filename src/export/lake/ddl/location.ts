@@ -12,14 +12,17 @@ export interface LakeLocation {
   readonly root: string;
 }
 
-/** Characters DuckDB and BigQuery read as wildcards in a location they glob. */
-const WILDCARDS = /[*?[\]{}]/;
-const GLOBBING: ReadonlySet<DdlDialect> = new Set(['duckdb', 'bigquery']);
+/**
+ * Characters of --to an engine's file matching cannot take literally: BigQuery's uris take one `*`,
+ * the wildcard; DuckDB's glob reads a backslash as a separator (its other wildcards are escaped,
+ * duckdb.ts).
+ */
+const UNGLOBBABLE: Readonly<Partial<Record<DdlDialect, RegExp>>> = { bigquery: /\*/, duckdb: /\\/ };
 
 /**
  * The location `--to` names, for `dialect`. Refused (exit 2): a folder for an engine that reads
  * only object storage, control characters (no engine's string literal spells them the same way,
- * and no lake path needs them), and wildcards where the engine would glob them.
+ * and no lake path needs them), and characters the engine's file matching cannot take literally.
  */
 export function lakeLocation(to: string, dialect: DdlDialect): LakeLocation {
   const location = locationOf(to);
@@ -33,9 +36,10 @@ export function lakeLocation(to: string, dialect: DdlDialect): LakeLocation {
   if (/[\u0000-\u001f\u007f]/.test(location.root)) {
     throw new UsageError('--to holds a control character, which no lake location should: rename it', { to });
   }
-  if (GLOBBING.has(dialect) && WILDCARDS.test(location.root)) {
+  const unglobbable = UNGLOBBABLE[dialect]?.exec(location.root);
+  if (unglobbable) {
     throw new UsageError(
-      `--to ${to} holds one of * ? [ ] { }, which ${dialect} reads as a wildcard: export into a location without them`,
+      `--to ${to} holds ${unglobbable[0]}, which ${dialect}'s file matching cannot read as itself: export into a location without it`,
       { dialect, to },
     );
   }
