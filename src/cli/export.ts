@@ -66,7 +66,7 @@ Exporting again over the same folder replaces files, it never duplicates them: e
     .addOption(
       new Option(
         '--ddl <engine>',
-        "with --to: print (export nothing) the statements that mount that lake as the engine's tables, one per table with its columns, types and partitions (docs/export.md)",
+        "with --to: print the statements that mount that lake as the engine's external tables (columns, types, partitions), one per table; exports nothing (docs/export.md)",
       ).choices(DDL_DIALECTS),
     )
     .option('--json', 'print one JSON summary on stdout (with --ddl: the statements as a JSON list)')
