@@ -26,6 +26,10 @@ import type { ExportFlags } from './export.js';
  */
 
 export async function exportCommand(flags: ExportFlags): Promise<CommandResult> {
+  if (flags.ddl !== undefined) {
+    const { exportDdlCommand } = await import('./export-ddl-action.js');
+    return exportDdlCommand({ ...flags, ddl: flags.ddl });
+  }
   if (isLakeDestination(flags.to)) {
     const { exportToLakeCommand } = await import('./export-lake-action.js');
     return exportToLakeCommand(placeOf(dbTargetOf(flags)), { ...flags, to: flags.to });

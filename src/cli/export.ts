@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { EXPORT_FORMATS, EXPORT_TABLES, type ExportFormat } from '../load/export-plan.js';
 import type { CommandResult } from './result.js';
 import { DB_FLAG, SCHEMA_FLAG, SCHEMA_HELP, dbHelp } from './db-flags.js';
+import { DDL_DIALECTS, type DdlDialect } from '../export/lake/ddl/dialects.js';
 
 export interface ExportFlags {
   out?: string;
@@ -15,6 +16,10 @@ export interface ExportFlags {
   json?: boolean;
   includePersonalData?: boolean;
   force?: boolean;
+  /** `export --ddl ENGINE --to …`: print the statements that mount the lake instead of exporting. */
+  ddl?: DdlDialect;
+  /** --format was given on the command line (its default does not count). */
+  formatGiven?: boolean;
 }
 
 export function registerExport(
@@ -58,7 +63,13 @@ Exporting again over the same folder replaces files, it never duplicates them: e
       '--force',
       'write into a folder that holds other files than an earlier export (refused by default: an export renames and deletes inside its table folders)',
     )
-    .option('--json', 'print one JSON summary on stdout')
+    .addOption(
+      new Option(
+        '--ddl <engine>',
+        "with --to: print the statements that mount that lake as the engine's external tables (columns, types, partitions), one per table; exports nothing (docs/export.md)",
+      ).choices(DDL_DIALECTS),
+    )
+    .option('--json', 'print one JSON summary on stdout (with --ddl: the statements as a JSON list)')
     .addHelpText(
       'after',
       `
@@ -66,9 +77,15 @@ Examples:
   $ mintlify-etl export --out exports/                     # everything, Parquet
   $ mintlify-etl export --out exports/ --from 2026-03-01   # refresh March onwards
   $ mintlify-etl export --to s3://lake/mintlify             # the lake: changed partitions only
+  $ mintlify-etl export --to s3://lake/mintlify --ddl athena # its CREATE EXTERNAL TABLE statements
   $ duckdb -c "SELECT * FROM read_parquet('exports/page_daily/**/*.parquet', hive_partitioning = true)"`,
     )
-    .action((flags: ExportFlags) =>
-      run(async () => (await import('./export-action.js')).exportCommand(flags)),
+    .action((flags: ExportFlags, command: Command) =>
+      run(async () =>
+        (await import('./export-action.js')).exportCommand({
+          ...flags,
+          formatGiven: command.getOptionValueSource('format') === 'cli',
+        }),
+      ),
     );
 }

@@ -313,6 +313,28 @@ describe('export --to s3://… beside objects it did not write', () => {
   });
 });
 
+describe('export --to s3://… when S3 says no', () => {
+  it('names a missing bucket in one line, exit 2, and writes nothing', async () => {
+    const run = await runCli(exportArgs('s3://no-such-bucket/lake'), env());
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(/s3:\/\/no-such-bucket\/lake\/: no such bucket/);
+    expect(run.stderr).not.toMatch(/internal error/);
+  });
+
+  it('says the endpoint could not be reached, without its password, and exits 4', async () => {
+    const run = await runCli(exportArgs('s3://lake/unreachable'), {
+      ...s3.env,
+      AWS_ENDPOINT_URL_S3: 'http://user:hunter2-secret@127.0.0.1:9',
+      AWS_MAX_ATTEMPTS: '1',
+    });
+    expect(run.code).toBe(4);
+    expect(run.stderr).toMatch(/could not be reached/);
+    expect(run.stderr).not.toContain('hunter2-secret');
+    expect(run.stderr).not.toMatch(/internal error/);
+  });
+});
+
 describe('export --to s3://… killed mid-export', () => {
   it('leaves the last manifest and every file it names whole; the next export completes the new snapshot', async () => {
     const args = exportArgs('s3://lake/kill');

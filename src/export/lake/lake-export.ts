@@ -3,6 +3,7 @@ import type { Destination } from '../../load/destination.js';
 import { EXPORT_TABLES, type ExportSummary } from '../../load/export-plan.js';
 import { openParquetReader } from '../../load/parquet-reader.js';
 import { refuseForeignLake } from './ownership.js';
+import { partitionColumns as lakePartitions } from './lake-schema.js';
 import { manifestKey, parseManifest, type TableManifest } from './manifest.js';
 import { exportShape, fileKey, partitionKey, recordedVersions, versionText } from './partition-versions.js';
 import { publishTable, type TablePublished } from './publish.js';
@@ -67,7 +68,8 @@ export async function exportToLake(
     const published: TablePublished[] = [];
     for (const staged of tables) {
       const spec = EXPORT_TABLES.find((t) => t.table === staged.table);
-      const partitionColumns = ['project_id', 'year', 'month', ...(spec?.grain === 'day' ? ['day'] : [])];
+      // The same partition columns as export --ddl declares (lake-schema.ts).
+      const partitionColumns = lakePartitions({ grain: spec?.grain }).map((c) => c.name);
       const versions = (exported.tables.find((t) => t.table === staged.table)?.versions ?? []).map((p) => ({
         key: partitionKey(p.project, p.period),
         text: versionText(shapes.get(staged.table) ?? '', p),

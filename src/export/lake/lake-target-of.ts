@@ -1,5 +1,5 @@
 import { parseS3Spec } from '../../sources/events/s3-source.js';
-import { s3ClientFromEnv } from '../../sources/events/s3-client.js';
+import { s3ClientFromEnv, s3EndpointFromEnv } from '../../sources/events/s3-client.js';
 import { folderTarget } from './folder-target.js';
 import { s3Target } from './s3-target.js';
 import type { LakeTarget } from './target.js';
@@ -14,6 +14,6 @@ export function isLakeDestination(to: string | undefined): to is string {
 }
 
 export async function openLakeTarget(to: string): Promise<LakeTarget> {
-  if (/^s3:\/\//i.test(to)) return s3Target(await s3ClientFromEnv(), parseS3Spec(to));
+  if (/^s3:\/\//i.test(to)) return s3Target(await s3ClientFromEnv(), parseS3Spec(to), s3EndpointFromEnv());
   return folderTarget(to);
 }

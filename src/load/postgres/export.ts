@@ -13,17 +13,12 @@ import { pipeline } from 'node:stream/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { sqlDir } from '../../paths.js';
 import { READER_MEMORY_LIMIT } from '../duckdb/database.js';
 import { exportFrom, runCopy } from '../duckdb/export.js';
 import { type ChunkRows, type ExportOptions, type ExportSource, type ExportSummary } from '../export-plan.js';
-import { numberedSqlFiles } from '../sql-source.js';
 import { memoryForText } from '../large-values.js';
-import { runSqlFile } from '../duckdb/sql.js';
+import { contractTypes, type ContractTypes } from '../duckdb/contract-types.js';
 import type { Day } from '../../util/day.js';
-
-/** Column name -> DuckDB type, per table. */
-type ContractTypes = ReadonlyMap<string, ReadonlyMap<string, string>>;
 
 function sqlString(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
@@ -31,33 +26,6 @@ function sqlString(text: string): string {
 
 function ident(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
-}
-
-/**
- * The DuckDB column types of every table, from the DuckDB migrations applied to an empty in-memory
- * database: the files carry the DuckDB export's types, whatever PostgreSQL calls them.
- */
-export async function contractTypes(duck: DuckDBConnection, dir: string = sqlDir()): Promise<ContractTypes> {
-  await duck.run("ATTACH ':memory:' AS contract");
-  await duck.run('USE contract');
-  try {
-    for (const f of await numberedSqlFiles(join(dir, 'schema'))) await runSqlFile(duck, f.file);
-    const rows = (
-      await duck.runAndReadAll(
-        "SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE database_name = 'contract' AND schema_name = 'main'",
-      )
-    ).getRows();
-    const types = new Map<string, Map<string, string>>();
-    for (const [table, column, type] of rows) {
-      const cols = types.get(String(table)) ?? new Map<string, string>();
-      cols.set(String(column), String(type));
-      types.set(String(table), cols);
-    }
-    return types;
-  } finally {
-    await duck.run('USE memory');
-    await duck.run('DETACH contract');
-  }
 }
 
 /** Lists, structs and maps travel as PostgreSQL's JSON text (jsonb) and are cast from it. */

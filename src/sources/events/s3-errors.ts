@@ -19,6 +19,8 @@ export interface S3Where {
   readonly endpoint: string | undefined;
   /** The key being read, when reading one. */
   readonly key?: string;
+  /** The S3 actions the command needs, for the credentials' help (default: the event source's). */
+  readonly needs?: string;
 }
 
 const AUTH_NAMES = new Set([
@@ -50,8 +52,10 @@ const NETWORK_CODES = new Set([
   'RequestTimeout',
 ]);
 
-const CREDENTIALS_HELP =
-  'set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary keys), or AWS_PROFILE naming a profile of ~/.aws/config, for a key allowed s3:ListBucket and s3:GetObject on the bucket';
+function credentialsHelp(where: S3Where): string {
+  const needs = where.needs ?? 's3:ListBucket and s3:GetObject';
+  return `set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary keys), or AWS_PROFILE naming a profile of ~/.aws/config, for a key allowed ${needs} on the bucket`;
+}
 
 interface SdkError {
   name?: string;
@@ -71,7 +75,7 @@ export function s3Error(e: unknown, where: S3Where): unknown {
   const opts = { cause: e };
   if (name === 'CredentialsProviderError' || /could not load credentials/i.test(err.message ?? '')) {
     return new EventSourceAuthError(
-      `${where.label}: no AWS credentials found: ${CREDENTIALS_HELP}`,
+      `${where.label}: no AWS credentials found: ${credentialsHelp(where)}`,
       context,
       opts,
     );
@@ -80,7 +84,7 @@ export function s3Error(e: unknown, where: S3Where): unknown {
   if (objectFailure !== undefined) return objectFailure;
   if (AUTH_NAMES.has(name) || status === 403) {
     return new EventSourceAuthError(
-      `${object}: the bucket refused the credentials (${name}${status ? `, HTTP ${status}` : ''}): ${CREDENTIALS_HELP}`,
+      `${object}: the bucket refused the credentials (${name}${status ? `, HTTP ${status}` : ''}): ${credentialsHelp(where)}`,
       context,
       opts,
     );
