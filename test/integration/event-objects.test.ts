@@ -133,6 +133,88 @@ describe.each(places)('an event object on %s', (_name, makePlace) => {
     expect(l[0]?.['n']).toBe(0);
   });
 
+  it('counts each project its own new rows, a repeat within one batch and across batches kept once', async () => {
+    const k = { object_key: 'k4.jsonl' };
+    const added = await loadEventObject(
+      dest,
+      load('k4.jsonl', { projects: ['p1', 'p2'] }),
+      batches(
+        [
+          row({ event_id: 'm1', project_id: 'p2', path: '/first', ...k }),
+          row({ event_id: 'm1', project_id: 'p2', path: '/second', ...k }),
+          // Stored for p1 already (k1.jsonl): new for p2 only.
+          row({ event_id: 'e1', project_id: 'p2', ...k }),
+          row({ event_id: 'e1', project_id: 'p1', ...k }),
+          row({ event_id: 'm2', project_id: 'p1', ...k }),
+        ],
+        [
+          row({ event_id: 'm2', project_id: 'p1', path: '/later', ...k }),
+          row({ event_id: 'm3', project_id: 'p2', ...k }),
+        ],
+      ),
+      () => counts,
+    );
+    expect(Object.fromEntries(added)).toEqual({ p1: 1, p2: 3 });
+    const rows = await dest.session.rows(
+      "SELECT project_id, event_id, path FROM analytics_events WHERE object_key = 'k4.jsonl' ORDER BY project_id, event_id",
+    );
+    expect(rows.map((r) => [r['project_id'], r['event_id'], r['path']])).toEqual([
+      ['p1', 'm2', '/quickstart'],
+      ['p2', 'e1', '/quickstart'],
+      ['p2', 'm1', '/first'],
+      ['p2', 'm3', '/quickstart'],
+    ]);
+    const ledger = await dest.session.rows(
+      "SELECT project_id, new_events FROM event_objects WHERE object_key = 'k4.jsonl' ORDER BY project_id",
+    );
+    expect(ledger.map((r) => [r['project_id'], Number(r['new_events'])])).toEqual([
+      ['p1', 1],
+      ['p2', 3],
+    ]);
+  });
+
+  it('leaves nothing of an object when the destination refuses a row while later batches come', async () => {
+    const k = { object_key: 'k5.jsonl' };
+    const refused = loadEventObject(
+      dest,
+      load('k5.jsonl'),
+      batches(
+        [row({ event_id: 'r1', ...k }), row({ event_id: 'r2', created_at: 'not a time', ...k })],
+        [row({ event_id: 'r3', ...k })],
+        [row({ event_id: 'r4', ...k })],
+      ),
+      () => counts,
+    );
+    await expect(refused).rejects.toThrow();
+    const n = await dest.session.rows(
+      "SELECT count(*) AS n FROM analytics_events WHERE object_key = 'k5.jsonl'",
+    );
+    expect(Number(n[0]?.['n'])).toBe(0);
+    // The connection is whole again: the next object loads.
+    const added = await loadEventObject(
+      dest,
+      load('k6.jsonl'),
+      batches([row({ event_id: 'r1', object_key: 'k6.jsonl' })]),
+      () => counts,
+    );
+    expect(Object.fromEntries(added)).toEqual({ p1: 1 });
+  });
+
+  it('leaves nothing of an object whose reading fails while its earlier batches are still being stored', async () => {
+    async function* failing(): AsyncGenerator<readonly EventRow[]> {
+      yield await Promise.resolve([row({ event_id: 'f1', object_key: 'k7.jsonl' })]);
+      yield await Promise.resolve([row({ event_id: 'f2', object_key: 'k7.jsonl' })]);
+      throw new Error('the object was cut short');
+    }
+    await expect(loadEventObject(dest, load('k7.jsonl'), failing(), () => counts)).rejects.toThrow(
+      'cut short',
+    );
+    const n = await dest.session.rows(
+      "SELECT count(*) AS n FROM analytics_events WHERE object_key = 'k7.jsonl'",
+    );
+    expect(Number(n[0]?.['n'])).toBe(0);
+  });
+
   it('makes the visitor hash key once and keeps it', async () => {
     const a = await eventHashKey(dest.session);
     const b = await eventHashKey(dest.session);
