@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { runCli } from '../helpers/cli.js';
-import { freePort, hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
+import { freePort, hasPostgres, startPrivatePostgres, type PostgresServer } from '../helpers/postgres.js';
 
 /*
  * A PostgreSQL destination that cannot be used stops every command before the API is asked
@@ -14,7 +14,7 @@ describe.skipIf(!hasPostgres())('a PostgreSQL destination that cannot be used', 
   const PASSWORD = 'pw-Zq81-never-shown';
 
   beforeAll(async () => {
-    server = await startPostgres();
+    server = await startPrivatePostgres();
     emu = await startEmulator({ seed: 5, days: 10, paths: 20 });
     const admin = new pg.Client({ connectionString: server.url });
     await admin.connect();

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { addDays, todayUtc } from '../../src/util/day.js';
 import { runCli } from '../helpers/cli.js';
-import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
+import { hasPostgres, startPrivatePostgres, type PostgresServer } from '../helpers/postgres.js';
 
 /*
  * Issue 27 item 4: the PostgreSQL destination owns only what it created. An object of one of its
@@ -19,7 +19,10 @@ describe.skipIf(!hasPostgres())('a PostgreSQL schema holding objects mintlify-et
   const from = addDays(todayUtc(), -3);
 
   beforeAll(async () => {
-    [server, emu] = await Promise.all([startPostgres(), startEmulator({ seed: 3, days: 10, paths: 10 })]);
+    [server, emu] = await Promise.all([
+      startPrivatePostgres(),
+      startEmulator({ seed: 3, days: 10, paths: 10 }),
+    ]);
     admin = new pg.Client({ connectionString: server.url });
     await admin.connect();
     // The writer, and another role allowed to create objects in the writer's schemas.

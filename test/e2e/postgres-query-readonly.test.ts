@@ -154,7 +154,7 @@ describe.skipIf(!hasPostgres())('query on PostgreSQL stays read-only and within 
   it('stops a query the server never answers (a stalled network) at --timeout, with its own line', async () => {
     const proxy = await stallingProxy(server.port, 'stall-here');
     try {
-      const url = `postgresql://postgres@127.0.0.1:${proxy.port}/mintlify_test`;
+      const url = `postgresql://postgres@127.0.0.1:${proxy.port}/${server.database}`;
       const r = await runCli(['query', '--db', url, '--timeout', '1', "SELECT 'stall-here' AS x"]);
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(

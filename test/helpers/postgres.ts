@@ -2,7 +2,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 
@@ -44,6 +44,8 @@ export interface PostgresServer {
   /** postgresql://postgres@127.0.0.1:PORT/DB, trust auth on loopback (no password). */
   readonly url: string;
   readonly port: number;
+  /** The database of the url: the test's own (on a shared server, not named TEST_DATABASE). */
+  readonly database: string;
   stop(): Promise<void>;
 }
 
@@ -74,8 +76,8 @@ async function serverCommand(bin: string, args: readonly string[], cwd: string):
 }
 
 /** A temp folder the server user owns (as root: chowned to `postgres`). */
-function serverFolder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'mintlify-etl-pg-'));
+function serverFolder(parent = tmpdir()): string {
+  const dir = mkdtempSync(join(parent, 'mintlify-etl-pg-'));
   if (process.getuid?.() === 0) {
     const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
     const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
@@ -152,14 +154,17 @@ async function startCluster(bin: string, data: string, dir: string, port: number
 /**
  * Starts a private PostgreSQL server: a fresh cluster in a temp folder (copied from the run's
  * template, else initdb), pg_ctl start on a free 127.0.0.1 port with the unix socket in that
- * folder, trust auth, one database. Start one per test file (beforeAll) and `stop()` it after
- * (immediate shutdown, folder removed). A server per file keeps files apart (roles, terminated
- * backends, a stopped server are theirs alone).
+ * folder, trust auth, one database. `stop()` shuts it down (immediate shutdown, folder removed).
+ * For a file that touches what a whole cluster shares (roles, other sessions' backends, the server
+ * itself); any other file takes a database of its worker's server (startPostgres).
  */
-export async function startPostgres(database = TEST_DATABASE): Promise<PostgresServer> {
+export async function startPrivatePostgres(
+  database = TEST_DATABASE,
+  parent: string | undefined = undefined,
+): Promise<PostgresServer> {
   const bin = postgresBinDir();
   if (!bin) throw new Error('PostgreSQL server binaries not found (apt-get install postgresql)');
-  const dir = serverFolder();
+  const dir = serverFolder(parent);
   const data = join(dir, 'data');
   const port = await freePort();
   const stop = async (): Promise<void> => {
@@ -177,7 +182,104 @@ export async function startPostgres(database = TEST_DATABASE): Promise<PostgresS
     await stop();
     throw new Error(`could not start PostgreSQL: ${(e as Error).message}\n${log}`, { cause: e });
   }
-  return { url: `postgresql://postgres@127.0.0.1:${port}/${database}`, port, stop };
+  const server = { url: serverUrl(port, database), port, database, stop };
+  DATA_FOLDERS.set(server, data);
+  return server;
+}
+
+function serverUrl(port: number, database: string): string {
+  return `postgresql://postgres@127.0.0.1:${port}/${database}`;
+}
+
+/** Where the global setup lets each worker keep its one server (removed at the run's end). */
+export const PG_SHARED_ENV = 'MINTLIFY_ETL_TEST_PG_SHARED';
+
+interface WorkerServer {
+  readonly server: Promise<PostgresServer>;
+  databases: number;
+}
+
+// On globalThis, not in this module: a worker that runs many files may load this module again.
+const WORKER_SERVER = Symbol.for('mintlify-etl.test.pg-worker-server');
+type WithWorkerServer = typeof globalThis & { [WORKER_SERVER]?: WorkerServer };
+
+/** The worker's server, started by the first file that asks; stopped when the worker exits. */
+function workerServer(parent: string): WorkerServer {
+  const g = globalThis as WithWorkerServer;
+  const known = g[WORKER_SERVER];
+  if (known !== undefined) return known;
+  const server = startPrivatePostgres(TEST_DATABASE, parent);
+  const made: WorkerServer = { server, databases: 0 };
+  g[WORKER_SERVER] = made;
+  server.then(
+    (s) => process.once('exit', () => stopNow(s)),
+    () => {
+      delete g[WORKER_SERVER];
+    },
+  );
+  return made;
+}
+
+/** A worker exits without waiting for promises: the server goes down synchronously. */
+function stopNow(server: PostgresServer): void {
+  const bin = postgresBinDir();
+  const data = dataFolderOf(server);
+  if (bin === undefined || data === undefined) return;
+  const [cmd, argv] = asServerUser(join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', 'immediate', '-s']);
+  try {
+    execFileSync(cmd, argv, { stdio: 'ignore' });
+  } catch {
+    // Already down; the global teardown removes the folder either way.
+  }
+}
+
+const DATA_FOLDERS = new WeakMap<PostgresServer, string>();
+function dataFolderOf(server: PostgresServer): string | undefined {
+  return DATA_FOLDERS.get(server);
+}
+
+/**
+ * A PostgreSQL database of its own for one test file. Under vitest (the global setup ran) it is a
+ * database on the worker's one server, made from the template database (CREATE DATABASE ...
+ * TEMPLATE: a file copy, where a server of its own costs a cluster copy and a start), and
+ * `stop()` drops it with every session still in it. The files of a worker run one after another,
+ * so a file is alone on the server. Elsewhere (the benchmark): a private server.
+ */
+export async function startPostgres(database = TEST_DATABASE): Promise<PostgresServer> {
+  const parent = process.env[PG_SHARED_ENV];
+  if (parent === undefined || parent === '' || !existsSync(parent)) return startPrivatePostgres(database);
+  const worker = workerServer(parent);
+  const shared = await worker.server;
+  worker.databases += 1;
+  const name = `${database}_${process.pid}_${worker.databases}`;
+  await adminQuery(shared.port, `CREATE DATABASE ${name} TEMPLATE ${TEST_DATABASE} STRATEGY FILE_COPY`);
+  return {
+    url: serverUrl(shared.port, name),
+    port: shared.port,
+    database: name,
+    stop: () => adminQuery(shared.port, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
+
+async function adminQuery(port: number, sql: string): Promise<void> {
+  const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Stops (immediately) a server still running on the data folder `data`; nothing when none is. */
+export async function stopServerIn(data: string): Promise<void> {
+  const bin = postgresBinDir();
+  if (bin === undefined || !existsSync(join(data, 'postmaster.pid'))) return;
+  await serverCommand(
+    join(bin, 'pg_ctl'),
+    ['stop', '-D', data, '-m', 'immediate', '-s'],
+    dirname(data),
+  ).catch(() => {});
 }
 
 /**

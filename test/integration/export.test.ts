@@ -1,16 +1,18 @@
 import { spawn } from 'node:child_process';
 import {
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/load/duckdb/database.js';
@@ -120,18 +122,29 @@ const JAN = ['2026-01-30', '2026-01-31'];
 const FEB = ['2026-02-01', '2026-02-14', '2026-02-28'];
 const MAR = ['2026-03-01'];
 
+/** The database every test starts from, made (created, migrated, filled) once for the file. */
+let template: string;
+
 beforeAll(async () => {
   reader = await DuckDBInstance.create(':memory:');
-});
-afterAll(() => reader.closeSync());
-
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'mintlify-etl-export-'));
-  dbFile = join(dir, 'analytics.duckdb');
-  await withDb(async (db) => {
+  template = join(mkdtempSync(join(tmpdir(), 'mintlify-etl-export-template-')), 'analytics.duckdb');
+  await withDuckFile(template, async (db) => {
     await insertDays(db, 'docs-a', [...JAN, ...FEB, ...MAR]);
     await insertDays(db, 'docs-b', FEB, 100);
   });
+  // Closed cleanly, the file holds everything: no write-ahead log to copy along.
+  expect(existsSync(`${template}.wal`)).toBe(false);
+});
+afterAll(() => {
+  reader.closeSync();
+  rmSync(dirname(template), { recursive: true, force: true });
+});
+
+// A copy of the template per test: each test may write to its file, none sees another's.
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mintlify-etl-export-'));
+  dbFile = join(dir, 'analytics.duckdb');
+  copyFileSync(template, dbFile);
 });
 
 describe('exportTables', () => {

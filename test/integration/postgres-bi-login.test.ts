@@ -7,7 +7,12 @@ import { placeOf } from '../../src/load/places.js';
 import { PLAIN_TYPES } from '../../src/load/postgres/session.js';
 import { parseDbTarget } from '../../src/load/target.js';
 import { insertEventsSql } from '../helpers/analytics-events-rows.js';
-import { hasPostgres, startPostgres, TEST_DATABASE, type PostgresServer } from '../helpers/postgres.js';
+import {
+  hasPostgres,
+  startPrivatePostgres,
+  TEST_DATABASE,
+  type PostgresServer,
+} from '../helpers/postgres.js';
 
 /*
  * The read-only BI login exactly as docs/warehouse.md sets it up (its SQL read from the page), with
@@ -55,7 +60,7 @@ describe.runIf(runPg)('the read-only BI login of docs/warehouse.md, default sear
   const as = (user: string): string => server.url.replace('postgres@', `${user}@`);
 
   beforeAll(async () => {
-    server = await startPostgres();
+    server = await startPrivatePostgres();
     admin = new pg.Client({ connectionString: server.url });
     await admin.connect();
     const sql = docStatements();

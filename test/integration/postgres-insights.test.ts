@@ -146,12 +146,14 @@ describe.skipIf(!runIf)('gaps, alerts, digest and agent records on DuckDB and on
     // every order the commands print must still be DuckDB's code-point order.
     const admin = new pg.Client({ connectionString: server.url });
     await admin.connect();
+    // Named after the file's database: the worker's server may hold other files' databases.
+    const en = `${server.database}_en`;
     await admin.query(
-      "CREATE DATABASE insights_en TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'",
+      `CREATE DATABASE ${en} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`,
     );
     await admin.end();
     const url = new URL(server.url);
-    url.pathname = '/insights_en';
+    url.pathname = `/${en}`;
     client = new pg.Client({ connectionString: url.toString(), types: PLAIN_TYPES });
     await client.connect();
     const order = await client.query("SELECT x FROM (VALUES ('a'), ('B')) AS t(x) ORDER BY x");

@@ -15,7 +15,7 @@ import { parseStreams } from '../../src/streams/index.js';
 import { addDays, todayUtc } from '../../src/util/day.js';
 import { duckCanonical, pgCanonical, type Canonical } from '../helpers/canonical-rows.js';
 import { tempDbPath } from '../helpers/db.js';
-import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
+import { hasPostgres, startPrivatePostgres, type PostgresServer } from '../helpers/postgres.js';
 import {
   assistantWindow,
   fb,
@@ -84,7 +84,10 @@ describe.skipIf(!runIf)('loading prepared windows into PostgreSQL', () => {
 
   beforeAll(async () => {
     const today = todayUtc();
-    [server, emu] = await Promise.all([startPostgres(), startEmulator({ seed: 20, days: 40, paths: 40 })]);
+    [server, emu] = await Promise.all([
+      startPrivatePostgres(),
+      startEmulator({ seed: 20, days: 40, paths: 40 }),
+    ]);
     const summary = await runSync(
       emulatorSyncOptions(emu, tempDbPath(), {
         streams: parseStreams(ALL_STREAMS),

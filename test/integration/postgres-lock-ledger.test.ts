@@ -13,7 +13,7 @@ import { migratePostgres } from '../../src/load/postgres/migrate.js';
 import { PLAIN_TYPES, pgSession } from '../../src/load/postgres/session.js';
 import { readLedgerSince, readRecentRuns, startRun, type LedgerRow } from '../../src/load/runs.js';
 import { isoTime, type SqlSession } from '../../src/load/session.js';
-import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
+import { hasPostgres, startPrivatePostgres, type PostgresServer } from '../helpers/postgres.js';
 
 /*
  * The PostgreSQL destination's run-level state: advisory locks per project (a second run of one
@@ -66,7 +66,7 @@ async function waitUntilFree(schema: string, projectId: string): Promise<void> {
 
 beforeAll(async () => {
   if (!PG) return;
-  server = await startPostgres();
+  server = await startPrivatePostgres();
   admin = await schemaClient();
 }, 120_000);
 

@@ -8,7 +8,7 @@ import { runSync } from '../../src/pipeline/sync.js';
 import { parseStreams } from '../../src/streams/index.js';
 import { parseRateLimit } from '../../src/util/duration.js';
 import { addDays, todayUtc } from '../../src/util/day.js';
-import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
+import { hasPostgres, startPrivatePostgres, type PostgresServer } from '../helpers/postgres.js';
 import { emulatorSyncOptions } from '../helpers/sync-options.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -22,7 +22,10 @@ describe.skipIf(!hasPostgres())('a sync whose lock connection breaks', () => {
   let emu: Emulator;
 
   beforeAll(async () => {
-    [server, emu] = await Promise.all([startPostgres(), startEmulator({ seed: 4, days: 30, paths: 20 })]);
+    [server, emu] = await Promise.all([
+      startPrivatePostgres(),
+      startEmulator({ seed: 4, days: 30, paths: 20 }),
+    ]);
   }, 120_000);
   afterAll(async () => {
     await emu?.close();

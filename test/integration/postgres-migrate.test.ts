@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migratePostgres } from '../../src/load/postgres/migrate.js';
 import { sqlDir } from '../../src/paths.js';
-import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
+import { hasPostgres, startPrivatePostgres, type PostgresServer } from '../helpers/postgres.js';
 
 /*
  * Every sync migrates the schema it writes. On a warehouse that BI tools read all day that must
@@ -18,7 +18,7 @@ describe.skipIf(!hasPostgres())('migrating a PostgreSQL schema', () => {
   const clients: pg.Client[] = [];
 
   beforeAll(async () => {
-    server = await startPostgres();
+    server = await startPrivatePostgres();
   }, 120_000);
   afterAll(async () => {
     for (const c of clients) await c.end().catch(() => undefined);

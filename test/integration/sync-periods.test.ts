@@ -73,6 +73,8 @@ describe('true weekly and monthly unique visitors', () => {
     const emu = await emulator({
       faults: 0.3,
       faultKinds: ['server-error', 'bad-gateway', 'unavailable', 'connection-reset', 'slow'],
+      // A slow answer is one that comes late, not how late: 20 ms, not the default 300.
+      slowMs: 20,
     });
     const db = tempDbPath();
     const s = await runSync(options(emu, db, { from }));

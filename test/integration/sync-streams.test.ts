@@ -35,11 +35,13 @@ describe('the day streams', () => {
   });
 
   it('load 60 days equal to the ground truth through faults 0.3 (resets, 5xx, HTML 502s, slow answers)', async () => {
-    // 429s pause the whole budget for their Retry-After (1 s each); they are in the next test.
+    // 429s pause the whole budget for their Retry-After; they are in the next test. Slow answers
+    // take 20 ms: what they test is an answer that comes late, not how late.
     const emu = await emulator({
       days: 60,
       faults: 0.3,
       faultKinds: ['server-error', 'bad-gateway', 'unavailable', 'connection-reset', 'slow'],
+      slowMs: 20,
     });
     const db = tempDbPath();
     const sixty = dayRange(addDays(today, -60), today);
@@ -51,8 +53,9 @@ describe('the day streams', () => {
   }, 60_000);
 
   it('load the same truth through faults 0.3 (resets, 5xx, 429s), and a re-run changes nothing', async () => {
-    // Eight days: every 429 pauses the whole budget for its Retry-After (1 s), which is the cost.
-    const emu = await emulator({ faults: 0.3 });
+    // Eight days: every 429 pauses the whole budget for its Retry-After, which is the cost; the
+    // emulator asks for a fifth of a second (the client still waits what it is told).
+    const emu = await emulator({ faults: 0.3, retryAfterSeconds: 0.2, slowMs: 20 });
     const db = tempDbPath();
     const week = days.slice(-8);
     const s = await runSync(options(emu, db, { from: week[0] }));
