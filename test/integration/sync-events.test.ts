@@ -90,6 +90,9 @@ describe('the event streams', () => {
     const emu = await emulator({
       faults: 0.3,
       faultKinds: ['server-error', 'bad-gateway', 'unavailable', 'connection-reset', 'slow'],
+      // A slow answer is a fault like the others here, not a test of the timeout's length.
+      slowMs: 20,
+      retryAfterSeconds: 0.2,
     });
     const db = tempDbPath();
     const s = await runSync(options(emu, db, { from }));
