@@ -8,9 +8,10 @@ import {
   type DuckDBConnection,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import type pg from 'pg';
+import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { quoteIdent } from '../../src/load/postgres/migrate.js';
+import { migratePostgres, quoteIdent } from '../../src/load/postgres/migrate.js';
+import { withDuckFile } from './duck-file.js';
 import { isoMicros } from './canonical-rows.js';
 
 /** The base tables of a DuckDB file's main schema, by name. */
@@ -98,4 +99,31 @@ export async function copyTable(
   );
   await pipeline(Readable.from(chunks(rows, line)), sink);
   return rows.length;
+}
+
+/**
+ * A PostgreSQL destination holding what a DuckDB file holds: `schema` migrated at `url`, then
+ * each of `tables` copied from the file (opened read-only).
+ */
+export async function copyDuckFileToPostgres(
+  dbFile: string,
+  url: string,
+  schema: string,
+  tables: readonly string[],
+): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await migratePostgres(client, { schema });
+    await client.query(`SET search_path TO ${quoteIdent(schema)}`);
+    await withDuckFile(
+      dbFile,
+      async (db) => {
+        for (const table of tables) await copyTable(db.connection, client, table);
+      },
+      true,
+    );
+  } finally {
+    await client.end();
+  }
 }

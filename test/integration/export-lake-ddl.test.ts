@@ -13,9 +13,7 @@ import { addDays } from '../../src/util/day.js';
 import { insertEventsSql } from '../helpers/analytics-events-rows.js';
 import { runCli } from '../helpers/cli.js';
 import { withDuckFile } from '../helpers/duck-file.js';
-import pg from 'pg';
-import { migratePostgres } from '../../src/load/postgres/migrate.js';
-import { copyTable } from '../helpers/postgres-copy.js';
+import { copyDuckFileToPostgres } from '../helpers/postgres-copy.js';
 import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 
 /*
@@ -307,21 +305,12 @@ describe.skipIf(!hasPostgres())('export --ddl duckdb over a lake a PostgreSQL de
   beforeAll(async () => {
     server = await startPostgres();
     pgUrl = server.url;
-    const client = new pg.Client({ connectionString: pgUrl });
-    await client.connect();
-    try {
-      await migratePostgres(client, { schema: 'ddl' });
-      await client.query('SET search_path TO ddl');
-      await withDuckFile(
-        dbFile,
-        async (db) => {
-          for (const t of tables) await copyTable(db.connection, client, t.table);
-        },
-        true,
-      );
-    } finally {
-      await client.end();
-    }
+    await copyDuckFileToPostgres(
+      dbFile,
+      pgUrl,
+      'ddl',
+      tables.map((t) => t.table),
+    );
   }, 120_000);
 
   afterAll(async () => {

@@ -10,8 +10,7 @@ import { withDuckFile } from '../helpers/duck-file.js';
 import { startS3CountingProxy, type S3CountingProxy } from '../helpers/s3-counting-proxy.js';
 import { startS3Server, type S3Server } from '../helpers/s3-server.js';
 import pg from 'pg';
-import { migratePostgres } from '../../src/load/postgres/migrate.js';
-import { copyTable } from '../helpers/postgres-copy.js';
+import { copyDuckFileToPostgres } from '../helpers/postgres-copy.js';
 import { hasPostgres, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import type { TableManifest } from '../../src/export/lake/manifest.js';
 import type { LakeExportSummary as LakeSummary } from '../../src/export/lake/lake-export.js';
@@ -399,21 +398,7 @@ describe.skipIf(!hasPostgres())(
     beforeAll(async () => {
       server = await startPostgres();
       pgUrl = server.url;
-      const client = new pg.Client({ connectionString: pgUrl });
-      await client.connect();
-      try {
-        await migratePostgres(client, { schema: 'lake' });
-        await client.query('SET search_path TO lake');
-        await withDuckFile(
-          dbFile,
-          async (db) => {
-            for (const table of Object.keys(CHECKED)) await copyTable(db.connection, client, table);
-          },
-          true,
-        );
-      } finally {
-        await client.end();
-      }
+      await copyDuckFileToPostgres(dbFile, pgUrl, 'lake', Object.keys(CHECKED));
     }, 120_000);
 
     afterAll(async () => {

@@ -1,5 +1,6 @@
 import { InternalError } from '../../errors.js';
 import type { ContractTypes } from '../../load/contract-types.js';
+import type { ManifestColumn } from './manifest.js';
 import { EXPORT_TABLES, NEVER_EXPORTED, fileColumns, type TableSpec } from '../../load/export-plan.js';
 
 /**
@@ -7,10 +8,7 @@ import { EXPORT_TABLES, NEVER_EXPORTED, fileColumns, type TableSpec } from '../.
  * hive partition columns its folders carry, in folder order. Types are DuckDB's names (the export
  * writes the files with DuckDB's COPY); each engine's DDL maps them.
  */
-export interface LakeColumn {
-  readonly name: string;
-  readonly type: string;
-}
+export type LakeColumn = ManifestColumn;
 
 export interface LakeTable {
   readonly table: string;
