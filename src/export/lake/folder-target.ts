@@ -1,5 +1,6 @@
-import { copyFile, mkdir, readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { filesBelow, removeEmptyFolders } from '../../util/folder-walk.js';
 import type { LakeObject, LakeTarget } from './target.js';
 
 /** Temporary names of a put in progress: never listed as objects, and removed if left behind. */
@@ -37,44 +38,18 @@ export function folderTarget(root: string): LakeTarget {
     async delete(keys) {
       for (const key of keys) {
         await rm(path(key), { force: true });
-        await pruneEmpty(base, dirname(path(key)));
+        await removeEmptyFolders(base, dirname(path(key)));
       }
     },
     close: () => undefined,
   };
 }
 
+/** Every file under the lake's root but a put in progress, by its key. */
 async function listFiles(base: string): Promise<LakeObject[]> {
   const out: LakeObject[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    let entries;
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw e;
-    }
-    for (const entry of entries) {
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) await walk(full);
-      else if (entry.isFile() && !PUTTING.test(entry.name)) {
-        out.push({ key: relative(base, full).split(sep).join('/'), modifiedMs: (await stat(full)).mtimeMs });
-      }
-    }
-  };
-  await walk(base);
-  return out;
-}
-
-/** Removes the folders a deletion left empty, up to (not including) the lake's root. */
-async function pruneEmpty(base: string, dir: string): Promise<void> {
-  let at = dir;
-  while (at !== base && at.startsWith(base + sep)) {
-    try {
-      await rmdir(at);
-    } catch {
-      return; // not empty: nor is any folder above
-    }
-    at = dirname(at);
+  for (const rel of await filesBelow(base, { into: () => true, keep: (name) => !PUTTING.test(name) })) {
+    out.push({ key: rel.join('/'), modifiedMs: (await stat(join(base, ...rel))).mtimeMs });
   }
+  return out;
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { filesBelow } from '../../util/folder-walk.js';
 import { join } from 'node:path';
 import type { ParquetReader } from '../../load/parquet-reader.js';
 import type { ManifestColumn } from './manifest.js';
@@ -40,7 +41,7 @@ export async function stagedTables(
   const out: StagedTable[] = [];
   for (const table of tables) {
     const files: StagedFile[] = [];
-    for (const rel of await partitionFiles(join(dir, table), []))
+    for (const rel of await partitionFiles(join(dir, table)))
       files.push(await describeFile(reader, dir, table, rel));
     const first = files[0];
     out.push({ table, files, columns: first === undefined ? [] : await reader.columns(first.local) });
@@ -49,21 +50,8 @@ export async function stagedTables(
 }
 
 /** Data files below `root`, as their folder names (`k=v`, …) and file name. */
-async function partitionFiles(root: string, above: readonly string[]): Promise<string[][]> {
-  let entries;
-  try {
-    entries = await readdir(join(root, ...above), { withFileTypes: true });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw e;
-  }
-  const out: string[][] = [];
-  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    if (e.isDirectory() && e.name.includes('='))
-      out.push(...(await partitionFiles(root, [...above, e.name])));
-    else if (e.isFile() && DATA_FILE.test(e.name)) out.push([...above, e.name]);
-  }
-  return out;
+function partitionFiles(root: string): Promise<string[][]> {
+  return filesBelow(root, { into: (name) => name.includes('='), keep: (name) => DATA_FILE.test(name) });
 }
 
 async function describeFile(

@@ -1,5 +1,6 @@
-import { mkdir, mkdtemp, readdir, rename, rm, rmdir, unlink } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { mkdir, mkdtemp, readdir, rename, rm, unlink } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import { filesBelow, removeEmptyFolders } from '../../util/folder-walk.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { addDays, type Day } from '../../util/day.js';
 import { makeFolder } from '../../util/file-errors.js';
@@ -38,24 +39,11 @@ function sqlString(text: string): string {
  * `depth` folder levels down (4 for a day-grain table: …/day=…/data_0.parquet).
  */
 async function listDataFiles(tableDir: string, depth: number): Promise<string[]> {
-  const out: string[] = [];
-  const walk = async (dir: string, level: number): Promise<void> => {
-    let entries;
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw e;
-    }
-    for (const entry of entries) {
-      const path = join(dir, entry.name);
-      if (level < depth && entry.isDirectory() && entry.name.includes('=')) await walk(path, level + 1);
-      else if (level === depth && entry.isFile() && DATA_FILE.test(entry.name))
-        out.push(relative(tableDir, path));
-    }
-  };
-  await walk(tableDir, 0);
-  return out.sort();
+  const files = await filesBelow(tableDir, {
+    into: (name, level) => level < depth && name.includes('='),
+    keep: (name, level) => level === depth && DATA_FILE.test(name),
+  });
+  return files.map((rel) => join(...rel)).sort();
 }
 
 /** year and month of a partition path, from its folder names. */
@@ -77,19 +65,6 @@ function inScope(rel: string, range: ExportSummary['range']): boolean {
   const month = partitionMonth(rel);
   if (month === undefined) return false;
   return (range.from === null || month >= range.from) && (range.to === null || month < range.to);
-}
-
-/** Deletes the folders a removal left empty, from the partition up to (not including) the table folder. */
-async function pruneEmpty(tableDir: string, rel: string): Promise<void> {
-  let dir = join(tableDir, rel, '..');
-  while (resolve(dir) !== resolve(tableDir) && resolve(dir).startsWith(resolve(tableDir))) {
-    try {
-      await rmdir(dir);
-    } catch {
-      return; // not empty (or already gone): the folders above are not empty either
-    }
-    dir = join(dir, '..');
-  }
 }
 
 interface StagedTable {
@@ -355,7 +330,7 @@ async function swapTable(
     if (written.has(rel) || !inScope(rel, range) || staged.versions !== undefined) continue;
     await unlink(join(targetDir, rel));
     removedFiles++;
-    await pruneEmpty(targetDir, rel);
+    await removeEmptyFolders(targetDir, dirname(join(targetDir, rel)));
   }
   const partitions = new Set(staged.files.map((rel) => rel.split(sep).slice(0, depth).join(sep))).size;
   return {
