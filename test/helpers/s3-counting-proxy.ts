@@ -1,10 +1,8 @@
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startS3Proxy } from './s3-proxy.js';
 
 /**
  * A loopback proxy in front of an S3-protocol server (moto) that passes every request through and
- * counts them by kind: moto keeps no counts a test can read. Path-style requests only (the tool
- * uses path style with AWS_ENDPOINT_URL_S3).
+ * counts them by kind: moto keeps no counts a test can read.
  */
 export interface S3RequestCounts {
   /** PutObject (and every other PUT). */
@@ -32,36 +30,22 @@ export interface S3CountingProxy {
 export async function startS3CountingProxy(target: string): Promise<S3CountingProxy> {
   const counts: S3RequestCounts = { put: 0, list: 0, get: 0, deleteRequests: 0 };
   const putKeys: string[] = [];
-  const open = new Set<ServerResponse>();
   const hooks: { onPut: ((key: string) => void) | undefined } = { onPut: undefined };
-  const server = createServer((req, res) => {
-    open.add(res);
-    res.on('close', () => open.delete(res));
-    const url = new URL(req.url ?? '/', 'http://x');
-    const key = decodeURIComponent(url.pathname).split('/').slice(2).join('/');
-    if (req.method === 'PUT') {
-      counts.put++;
-      putKeys.push(key);
-      hooks.onPut?.(key);
-    } else if (req.method === 'DELETE' || (req.method === 'POST' && url.searchParams.has('delete'))) {
-      counts.deleteRequests++;
-    } else if (req.method === 'GET' && key === '') counts.list++;
-    else if (req.method === 'GET' || req.method === 'HEAD') counts.get++;
-    const up = request(
-      `${target}${req.url ?? '/'}`,
-      { method: req.method, headers: req.headers },
-      (answer: IncomingMessage) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    up.on('error', () => res.destroy());
-    req.pipe(up);
+  const proxy = await startS3Proxy(target, {
+    before: (req, _res, key, url) => {
+      if (req.method === 'PUT') {
+        counts.put++;
+        putKeys.push(key);
+        hooks.onPut?.(key);
+      } else if (req.method === 'DELETE' || (req.method === 'POST' && url.searchParams.has('delete'))) {
+        counts.deleteRequests++;
+      } else if (req.method === 'GET' && key === '') counts.list++;
+      else if (req.method === 'GET' || req.method === 'HEAD') counts.get++;
+      return false;
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: proxy.url,
     get onPut() {
       return hooks.onPut;
     },
@@ -77,9 +61,6 @@ export async function startS3CountingProxy(target: string): Promise<S3CountingPr
       counts.deleteRequests = 0;
       putKeys.length = 0;
     },
-    stop: async () => {
-      for (const r of open) r.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    stop: () => proxy.stop(),
   };
 }

@@ -1,5 +1,5 @@
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { startS3Proxy } from './s3-proxy.js';
 
 /**
  * A loopback proxy in front of an S3-protocol server (moto) that passes every request through,
@@ -24,43 +24,22 @@ const ACCESS_DENIED =
 export async function startS3FaultProxy(target: string): Promise<S3FaultProxy> {
   const faults = new Map<string, S3Fault>();
   const gets = new Map<string, number>();
-  const open = new Set<ServerResponse>();
-  const server = createServer((req, res) => {
-    open.add(res);
-    res.on('close', () => open.delete(res));
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    // Path style: /bucket/key...
-    const key = path.split('/').slice(2).join('/');
-    if (req.method === 'GET' && key !== '') gets.set(key, (gets.get(key) ?? 0) + 1);
-    const fault = key === '' ? undefined : faults.get(key);
-    if (fault?.kind === 'forbidden' && (req.method === 'GET' || req.method === 'HEAD')) {
+  const proxy = await startS3Proxy(target, {
+    before: (req, res, key) => {
+      if (req.method === 'GET' && key !== '') gets.set(key, (gets.get(key) ?? 0) + 1);
+      const fault = key === '' ? undefined : faults.get(key);
+      if (fault?.kind !== 'forbidden' || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
       res.writeHead(403, { 'content-type': 'application/xml' });
       res.end(req.method === 'HEAD' ? undefined : ACCESS_DENIED);
-      return;
-    }
-    const up = request(
-      `${target}${req.url ?? '/'}`,
-      { method: req.method, headers: req.headers },
-      (answer: IncomingMessage) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        if (fault?.kind === 'trickle' && req.method === 'GET') trickle(answer, res, fault.ms);
-        else answer.pipe(res);
-      },
-    );
-    up.on('error', () => res.destroy());
-    req.pipe(up);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    faults,
-    gets,
-    stop: async () => {
-      for (const r of open) r.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      return true;
     },
-  };
+    relay: (req, answer, res, key) => {
+      const fault = key === '' ? undefined : faults.get(key);
+      if (fault?.kind === 'trickle' && req.method === 'GET') trickle(answer, res, fault.ms);
+      else answer.pipe(res);
+    },
+  });
+  return { url: proxy.url, faults, gets, stop: () => proxy.stop() };
 }
 
 /** The whole body from upstream, then one byte every `ms` until the client goes away. */
