@@ -24,6 +24,25 @@ afterAll(async () => {
 
 const db = (dir: string): string => join(dir, 'x.duckdb');
 
+/** The sync of the one big day (2026-01-05) of `streams` into the database `dbArgs` name. */
+const syncDay = (dbArgs: readonly string[], streams: string): string[] => [
+  'sync',
+  ...dbArgs,
+  '--from',
+  '2026-01-05',
+  '--to',
+  '2026-01-06',
+  '--streams',
+  streams,
+  '--rate-limit',
+  '100000/1h',
+];
+const apiEnv = (): Record<string, string> => ({
+  MINTLIFY_API_KEY: 'mint_test_key_123456',
+  MINTLIFY_PROJECT_ID: 'proj',
+  MINTLIFY_API_URL: api.url,
+});
+
 function byPath(a: { path: string }, b: { path: string }): number {
   return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }
@@ -31,22 +50,7 @@ function byPath(a: { path: string }, b: { path: string }): number {
 describe('sync of a day of many pages (issue 19, item 15: pages go to the writer as text)', () => {
   it('loads every row of a 50,000-row day of visitors and of views exactly as the API sent them', async () => {
     const db = tempDbPath();
-    const r = await runCli(
-      [
-        'sync',
-        '--db',
-        db,
-        '--from',
-        '2026-01-05',
-        '--to',
-        '2026-01-06',
-        '--streams',
-        'visitors,views',
-        '--rate-limit',
-        '100000/1h',
-      ],
-      { MINTLIFY_API_KEY: 'mint_test_key_123456', MINTLIFY_PROJECT_ID: 'proj', MINTLIFY_API_URL: api.url },
-    );
+    const r = await runCli(syncDay(['--db', db], 'visitors,views'), apiEnv());
     expect(r.code, r.stderr).toBe(0);
     const truth = Array.from({ length: ROWS }, (_, i) => bigDayRow(i)).sort(byPath);
     for (const [site, pages] of [
@@ -78,27 +82,7 @@ describe('the files a big day waits in', () => {
   it('are gone when the sync process has exited', async () => {
     const tmp = mkdtempSync(join(tmpdir(), 'big-day-tmp-'));
     try {
-      const r = await runCliProcess(
-        [
-          'sync',
-          '--db',
-          join(tmp, 'x.duckdb'),
-          '--from',
-          '2026-01-05',
-          '--to',
-          '2026-01-06',
-          '--streams',
-          'visitors',
-          '--rate-limit',
-          '100000/1h',
-        ],
-        {
-          TMPDIR: tmp,
-          MINTLIFY_API_KEY: 'mint_test_key_123456',
-          MINTLIFY_PROJECT_ID: 'proj',
-          MINTLIFY_API_URL: api.url,
-        },
-      );
+      const r = await runCliProcess(syncDay(['--db', db(tmp)], 'visitors'), { TMPDIR: tmp, ...apiEnv() });
       expect(r.code, r.stderr).toBe(0);
       expect(readdirSync(tmp).filter((f) => f.startsWith('mintlify-etl-chunks-'))).toEqual([]);
     } finally {
@@ -111,27 +95,10 @@ describe('a big day when the temporary folder cannot be written', () => {
   it('still loads every row (the day waits in memory instead)', async () => {
     const tmp = mkdtempSync(join(tmpdir(), 'big-day-notmp-'));
     try {
-      const r = await runCliProcess(
-        [
-          'sync',
-          '--db',
-          join(tmp, 'x.duckdb'),
-          '--from',
-          '2026-01-05',
-          '--to',
-          '2026-01-06',
-          '--streams',
-          'visitors',
-          '--rate-limit',
-          '100000/1h',
-        ],
-        {
-          TMPDIR: join(tmp, 'no-such-folder'),
-          MINTLIFY_API_KEY: 'mint_test_key_123456',
-          MINTLIFY_PROJECT_ID: 'proj',
-          MINTLIFY_API_URL: api.url,
-        },
-      );
+      const r = await runCliProcess(syncDay(['--db', db(tmp)], 'visitors'), {
+        TMPDIR: join(tmp, 'no-such-folder'),
+        ...apiEnv(),
+      });
       expect(r.code, r.stderr).toBe(0);
       expect(
         await readRows(
@@ -155,24 +122,7 @@ describe.skipIf(!hasPostgres())('sync of a day of many pages into PostgreSQL', (
   });
 
   it('loads every row of a 50,000-row day of visitors and of views exactly as the API sent them', async () => {
-    const r = await runCli(
-      [
-        'sync',
-        '--db',
-        server.url,
-        '--schema',
-        'bigday',
-        '--from',
-        '2026-01-05',
-        '--to',
-        '2026-01-06',
-        '--streams',
-        'visitors,views',
-        '--rate-limit',
-        '100000/1h',
-      ],
-      { MINTLIFY_API_KEY: 'mint_test_key_123456', MINTLIFY_PROJECT_ID: 'proj', MINTLIFY_API_URL: api.url },
-    );
+    const r = await runCli(syncDay(['--db', server.url, '--schema', 'bigday'], 'visitors,views'), apiEnv());
     expect(r.code, r.stderr).toBe(0);
     const truth = Array.from({ length: ROWS }, (_, i) => bigDayRow(i)).sort(byPath);
     for (const [site, pages] of [
