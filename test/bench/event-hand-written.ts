@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { loadTrafficClasses, trafficClassSql } from '../../src/sources/events/traffic-class.js';
-import { scratch } from './context.js';
+import { timeInFreshDuckDb } from './event-runs.js';
 
 /*
  * The job a data engineer would write instead of `sync --streams events` (issue 35, item 13): one
@@ -60,30 +59,6 @@ QUALIFY row_number() OVER (PARTITION BY event_id ORDER BY filename, ord) = 1`;
  * settings left at DuckDB's defaults: its time alone, then a CHECKPOINT's (the sync's close
  * checkpoints what it loaded), and the rows it stored.
  */
-export async function timeHandWritten(
-  dir: string,
-): Promise<{ ms: number; checkpointMs: number; rows: number }> {
-  const s = scratch();
-  try {
-    const instance = await DuckDBInstance.create(s.db);
-    const conn = await instance.connect();
-    try {
-      await conn.run(TABLE);
-      const sql = handWrittenSql(dir, randomBytes(32).toString('hex'));
-      const t0 = performance.now();
-      await conn.run(sql);
-      const ms = performance.now() - t0;
-      await conn.run('CHECKPOINT');
-      const checkpointMs = performance.now() - t0 - ms;
-      const rows = Number(
-        (await conn.runAndReadAll('SELECT count(*) FROM analytics_events')).getRows()[0]?.[0],
-      );
-      return { ms, checkpointMs, rows };
-    } finally {
-      conn.closeSync();
-      instance.closeSync();
-    }
-  } finally {
-    s.remove();
-  }
+export function timeHandWritten(dir: string): Promise<{ ms: number; checkpointMs: number; rows: number }> {
+  return timeInFreshDuckDb([TABLE], handWrittenSql(dir, randomBytes(32).toString('hex')), 'analytics_events');
 }

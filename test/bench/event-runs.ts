@@ -58,20 +58,32 @@ export const READ_JSON_SQL = (dir: string): string =>
   `CREATE TABLE t AS SELECT * FROM read_json('${`${dir}/**/*.jsonl`.replaceAll("'", "''")}', format='newline_delimited', ignore_errors=true)`;
 
 /** DuckDB's own read of the folder into a table of a fresh database: the statement alone is timed. */
-export async function timeReadJson(dir: string): Promise<{ ms: number; checkpointMs: number; rows: number }> {
+export function timeReadJson(dir: string): Promise<{ ms: number; checkpointMs: number; rows: number }> {
+  return timeInFreshDuckDb([], READ_JSON_SQL(dir), 't');
+}
+
+/**
+ * In a fresh DuckDB file: runs `setup`, then times `sql` alone (as a target states it) and the
+ * CHECKPOINT after it apart (a sync's close checkpoints what it loaded: this says what that part
+ * costs the statement), and counts the rows of `table`.
+ */
+export async function timeInFreshDuckDb(
+  setup: readonly string[],
+  sql: string,
+  table: string,
+): Promise<{ ms: number; checkpointMs: number; rows: number }> {
   const s = scratch();
   try {
     const instance = await DuckDBInstance.create(s.db);
     const conn = await instance.connect();
     try {
+      for (const statement of setup) await conn.run(statement);
       const t0 = performance.now();
-      await conn.run(READ_JSON_SQL(dir));
+      await conn.run(sql);
       const ms = performance.now() - t0;
-      // Not in `ms` (the statement alone, as the target states it); the sync's time includes its
-      // close, whose checkpoint writes what it loaded: this says what that part costs read_json.
       await conn.run('CHECKPOINT');
       const checkpointMs = performance.now() - t0 - ms;
-      const rows = Number((await conn.runAndReadAll('SELECT count(*) FROM t')).getRows()[0]?.[0]);
+      const rows = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${table}`)).getRows()[0]?.[0]);
       return { ms, checkpointMs, rows };
     } finally {
       conn.closeSync();
