@@ -24,6 +24,23 @@ afterAll(async () => {
 
 const db = (dir: string): string => join(dir, 'x.duckdb');
 
+/** The day's rows of visitors and of views are the API's, and the site totals their sums. */
+async function expectTheBigDay(read: (sql: string) => Promise<unknown[]>): Promise<void> {
+  const truth = Array.from({ length: ROWS }, (_, i) => bigDayRow(i)).sort(byPath);
+  for (const [site, pages] of [
+    ['site_daily', 'page_daily'],
+    ['site_views_daily', 'page_views_daily'],
+  ] as const) {
+    const stored = (await read(
+      `SELECT path, human::INT AS human, ai::INT AS ai, total::INT AS total FROM ${pages} WHERE project_id = 'proj' AND day = DATE '2026-01-05'`,
+    )) as { path: string }[];
+    expect(stored.sort(byPath)).toEqual(truth);
+    expect(await read(`SELECT human::INT AS human, ai::INT AS ai, total::INT AS total FROM ${site}`)).toEqual(
+      [bigDayTotals(ROWS)],
+    );
+  }
+}
+
 /** The sync of the one big day (2026-01-05) of `streams` into the database `dbArgs` name. */
 const syncDay = (dbArgs: readonly string[], streams: string): string[] => [
   'sync',
@@ -52,20 +69,7 @@ describe('sync of a day of many pages (issue 19, item 15: pages go to the writer
     const db = tempDbPath();
     const r = await runCli(syncDay(['--db', db], 'visitors,views'), apiEnv());
     expect(r.code, r.stderr).toBe(0);
-    const truth = Array.from({ length: ROWS }, (_, i) => bigDayRow(i)).sort(byPath);
-    for (const [site, pages] of [
-      ['site_daily', 'page_daily'],
-      ['site_views_daily', 'page_views_daily'],
-    ] as const) {
-      const stored = await readRows<Record<string, unknown>>(
-        db,
-        `SELECT path, human::INT AS human, ai::INT AS ai, total::INT AS total FROM ${pages} WHERE project_id = 'proj' AND day = DATE '2026-01-05'`,
-      );
-      expect(stored.sort((a, b) => byPath(a as { path: string }, b as { path: string }))).toEqual(truth);
-      expect(
-        await readRows(db, `SELECT human::INT AS human, ai::INT AS ai, total::INT AS total FROM ${site}`),
-      ).toEqual([bigDayTotals(ROWS)]);
-    }
+    await expectTheBigDay((sql) => readRows(db, sql));
     expect(
       await readRows(
         db,
@@ -124,24 +128,6 @@ describe.skipIf(!hasPostgres())('sync of a day of many pages into PostgreSQL', (
   it('loads every row of a 50,000-row day of visitors and of views exactly as the API sent them', async () => {
     const r = await runCli(syncDay(['--db', server.url, '--schema', 'bigday'], 'visitors,views'), apiEnv());
     expect(r.code, r.stderr).toBe(0);
-    const truth = Array.from({ length: ROWS }, (_, i) => bigDayRow(i)).sort(byPath);
-    for (const [site, pages] of [
-      ['site_daily', 'page_daily'],
-      ['site_views_daily', 'page_views_daily'],
-    ] as const) {
-      const stored = await pgRows<{ path: string }>(
-        server.url,
-        'bigday',
-        `SELECT path, human::INT AS human, ai::INT AS ai, total::INT AS total FROM ${pages} WHERE project_id = 'proj' AND day = DATE '2026-01-05'`,
-      );
-      expect(stored.sort(byPath)).toEqual(truth);
-      expect(
-        await pgRows(
-          server.url,
-          'bigday',
-          `SELECT human::INT AS human, ai::INT AS ai, total::INT AS total FROM ${site}`,
-        ),
-      ).toEqual([bigDayTotals(ROWS)]);
-    }
+    await expectTheBigDay((sql) => pgRows(server.url, 'bigday', sql));
   });
 });
