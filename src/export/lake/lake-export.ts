@@ -5,7 +5,13 @@ import { openParquetReader } from '../../load/parquet-reader.js';
 import { refuseForeignLake } from './ownership.js';
 import { partitionColumns as lakePartitions } from './lake-schema.js';
 import { manifestKey, parseManifest, type TableManifest } from './manifest.js';
-import { exportShape, fileKey, partitionKey, recordedVersions, versionText } from './partition-versions.js';
+import {
+  datedPartitionKey,
+  exportShape,
+  partitionKey,
+  recordedVersions,
+  versionText,
+} from './partition-versions.js';
 import { publishTable, type TablePublished } from './publish.js';
 import { stagedTables, type StagedTable } from './staged-files.js';
 import { makeStagingDir } from './staging-dir.js';
@@ -79,7 +85,7 @@ export async function exportToLake(
       const manifest = before.get(staged.table);
       // Files of partitions that still exist at the version they were written at stay as they are.
       const keep = (manifest?.files ?? []).filter((f) => {
-        const key = fileKey(f);
+        const key = datedPartitionKey(f.partition);
         return key !== undefined && now.has(key) && old.get(key) === now.get(key);
       });
       const changed = stagedOfChangedPartitions(staged, now, old);
@@ -138,7 +144,7 @@ function stagedOfChangedPartitions(
 ): { table: StagedTable; versions: Map<string, string> } {
   const versions = new Map<string, string>();
   const files = staged.files.filter((f) => {
-    const key = fileKey({ key: '', partition: f.partition, rows: 0, bytes: 0, sha256: '' });
+    const key = datedPartitionKey(f.partition);
     if (key === undefined) return true;
     const version = now.get(key);
     if (version === undefined || old.get(key) === version) return false;

@@ -5,7 +5,7 @@ import {
   type PartitionVersion,
   type TableSpec,
 } from '../../load/export-plan.js';
-import type { ManifestFile, TableManifest } from './manifest.js';
+import type { TableManifest } from './manifest.js';
 
 /**
  * Which partitions a lake export must read again: those whose version in the source differs from
@@ -18,9 +18,9 @@ export function partitionKey(project: string, period: string): string {
   return `${project}\u0000${period}`;
 }
 
-/** The key of a manifest file's partition; undefined for undated rows (always written again). */
-export function fileKey(f: ManifestFile): string | undefined {
-  const { project_id: project, year, month, day } = f.partition;
+/** The key of a file's partition (its folders' values); undefined for undated rows (always written again). */
+export function datedPartitionKey(partition: Readonly<Record<string, string>>): string | undefined {
+  const { project_id: project, year, month, day } = partition;
   if (project === undefined || year === undefined || month === undefined || year === NULL_PARTITION)
     return undefined;
   return partitionKey(project, day ?? `${year}-${month.padStart(2, '0')}-01`);
@@ -45,7 +45,7 @@ export function recordedVersions(manifest: TableManifest | undefined): Map<strin
   const out = new Map<string, string>();
   const mixed = new Set<string>();
   for (const f of manifest?.files ?? []) {
-    const key = fileKey(f);
+    const key = datedPartitionKey(f.partition);
     if (key === undefined) continue;
     const seen = out.get(key);
     if (f.version === undefined || (seen !== undefined && seen !== f.version)) mixed.add(key);
