@@ -11,6 +11,10 @@ const MODULE_MOCKS = [
   'test/integration/postgres-load.test.ts',
 ];
 
+// First in every project's list: the temp folder of the run (in memory where the machine has
+// /dev/shm), before the PostgreSQL template is made in it, and removed after every other teardown.
+const TMP_ROOT = 'test/helpers/tmp-root.ts';
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
@@ -26,6 +30,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
+          globalSetup: [TMP_ROOT],
           exclude: PROCESS_STATE_UNITS,
           // Pure in-process tests: one worker runs many files, loading the modules once. Measured
           // on 2 cores: 70 s of CPU isolated, 31 s shared (51 files).
@@ -39,7 +44,7 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
           exclude: MODULE_MOCKS,
           // initdb once per run; every PostgreSQL test file copies that cluster (test/helpers/postgres.ts).
-          globalSetup: ['test/helpers/pg-template.ts'],
+          globalSetup: [TMP_ROOT, 'test/helpers/pg-template.ts'],
           // One worker runs many files, loading vitest, the modules and the CLI they run in process
           // (test/helpers/cli-in-process.ts) once, not once per file. Every server, database and
           // folder a file makes is its own; the CLI forgets its per-run memory at each run.
@@ -51,7 +56,7 @@ export default defineConfig({
         test: {
           name: 'isolated',
           include: [...MODULE_MOCKS, ...PROCESS_STATE_UNITS],
-          globalSetup: ['test/helpers/pg-template.ts'],
+          globalSetup: [TMP_ROOT, 'test/helpers/pg-template.ts'],
         },
       },
     ],
