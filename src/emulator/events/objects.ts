@@ -133,14 +133,22 @@ function wildObject(
   }
   if (sure || random() < 0.4) insert({ kind: 'blank', text: '' });
   if (sure || random() < 0.2) insert({ kind: 'blank', text: ' \t ' });
-  return {
-    key,
-    lines,
-    crlf: index === 1 || random() < 0.2,
-    noFinalNewline: index === 0 || random() < 0.15,
-    gzip: index === 1 || random() < 0.2,
-    late,
-  };
+  const crlf = index === 1 || random() < 0.2;
+  const noFinalNewline = index === 0 || random() < 0.15;
+  const gzip = index === 1 || random() < 0.2;
+  if (noFinalNewline) keepLastLineVisible(lines);
+  return { key, lines, crlf, noFinalNewline, gzip, late };
+}
+
+/**
+ * Without a final line end, an empty last line is no line in the bytes (`a\n` is one line): the
+ * truth would count a line no reader sees. Such a line moves one place up, inside the object.
+ */
+function keepLastLineVisible(lines: LineModel[]): void {
+  const last = lines.at(-1);
+  if (last?.kind !== 'blank' || last.text !== '') return;
+  if (lines.length === 1) lines[0] = { kind: 'blank', text: ' ' };
+  else [lines[lines.length - 2], lines[lines.length - 1]] = [last, lines[lines.length - 2]!];
 }
 
 const REJECT_KINDS: readonly RejectKind[] = ['not-json', 'no-event-id', 'payload-not-json', 'bad-created-at'];
