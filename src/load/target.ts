@@ -91,10 +91,10 @@ function decoded(s: string): string {
   }
 }
 
+/** Where pg connects: the query's host and port over the URL's (pg-connection-string's order). */
 function whereOf(url: URL, env: NodeJS.ProcessEnv): PgWhere {
-  const hostParam = url.searchParams.get('host');
-  const host = decoded(url.hostname) || hostParam || env['PGHOST'] || 'localhost';
-  const port = Number(url.port || env['PGPORT'] || 5432);
+  const host = url.searchParams.get('host') || decoded(url.hostname) || env['PGHOST'] || 'localhost';
+  const port = Number(url.searchParams.get('port') || url.port || env['PGPORT'] || 5432);
   const user = decoded(url.username) || env['PGUSER'] || env['USER'] || 'postgres';
   const database = decoded(url.pathname.replace(/^\//, '')) || env['PGDATABASE'] || user;
   return { host, port, database, user };
