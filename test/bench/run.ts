@@ -7,6 +7,7 @@ import { budgetBench } from './budget.js';
 import { commandsBench } from './commands.js';
 import type { Bench, BenchResult } from './context.js';
 import { e2eBench } from './e2e.js';
+import { eventsIncrementBench } from './event-increment.js';
 import { eventsBench } from './events.js';
 import { machine } from './env.js';
 import { lakeBench } from './lake.js';
@@ -35,6 +36,7 @@ const BENCHES: readonly Bench[] = [
   postgresOrgsBench,
   versusBench,
   eventsBench,
+  eventsIncrementBench,
   lakeBench,
 ];
 

@@ -96,13 +96,49 @@ async function raiseTo(conn: DuckDBConnection, bytes: number): Promise<void> {
   await conn.run(`SET memory_limit = '${Math.ceil(bytes / MIB)}MB'`);
 }
 
+const STRING_TYPES = new Set(['VARCHAR', 'JSON']);
+
+/** Longest value of a column by its statistics; undefined when they do not say. */
+const maxLength = (stats: unknown): number | undefined => {
+  const m = /Max String Length: (\d+)/.exec(String(stats));
+  return m === null ? undefined : Number(m[1]);
+};
+
+/**
+ * Whether any value the table ever held may be longer than ORDINARY_BYTES, from its columns'
+ * statistics (an upper bound DuckDB keeps per column: deletes never lower it), where the storage
+ * info lists every segment of every row group (0.7-1.2 s a run at 20 million events). `stats()`
+ * needs a row, and a row read from the table could be the huge value itself (at the writer's 32 MB,
+ * reading a 16 MiB value fails): the column comes through an outer join of no rows, which keeps
+ * its statistics and reads none. A NOT NULL column witnesses that they are the table's (an empty
+ * table, or statistics the optimizer dropped, show no value in it): without that, or without a
+ * length, the answer is "may".
+ */
+async function mayHoldHugeValue(conn: DuckDBConnection, table: string): Promise<boolean> {
+  // DESCRIBE reads the table's entry alone (duckdb_columns() lists the whole catalog's: 60-90 ms).
+  const cols = (await conn.runAndReadAll(`DESCRIBE ${table}`)).getRows();
+  const strings = cols.filter(([, type]) => STRING_TYPES.has(String(type))).map(([name]) => String(name));
+  const witness = cols.find(([, type, nullable]) => STRING_TYPES.has(String(type)) && nullable === 'NO');
+  if (witness === undefined) return true;
+  const names = [String(witness[0]), ...strings].map((n) => `"${n.replaceAll('"', '""')}"`);
+  const read = await conn.runAndReadAll(
+    `SELECT ${names.map((n) => `stats(t.${n})`).join(', ')}
+FROM (SELECT 1) AS one LEFT JOIN (SELECT ${names.join(', ')} FROM ${table} WHERE rowid < 0) AS t ON true`,
+  );
+  const [first, ...rest] = read.getRows()[0] ?? [];
+  if (!/Has No Null: true/.test(String(first)) || !((maxLength(first) ?? 0) > 0)) return true;
+  return rest.some((s) => (maxLength(s) ?? Infinity) > ORDINARY_BYTES);
+}
+
 /**
  * Before an object's first row: at a writer's first object, the limit the table's open row group
- * needs (a huge value loaded by an earlier run).
+ * needs (a huge value loaded by an earlier run). Its storage info is read only when the table's
+ * statistics say such a value may be there.
  */
 export async function memoryBeforeObject(conn: DuckDBConnection, table: string): Promise<void> {
   if (checked.has(conn)) return;
   checked.add(conn);
+  if (!(await mayHoldHugeValue(conn, table))) return;
   const need = memoryForValue(await openRowGroupLargest(conn, table));
   if (need > 0) await raiseTo(conn, need);
 }
