@@ -44,7 +44,8 @@ const exportArgs = (to: string, more: string[] = []): string[] => [
   '--json',
   ...more,
 ];
-const env = (): Record<string, string> => ({ ...s3.env, AWS_ENDPOINT_URL_S3: proxy.url });
+// TMPDIR: the CLI stages in the test's temp folder, where the kill test looks for its leftovers.
+const env = (): Record<string, string> => ({ ...s3.env, AWS_ENDPOINT_URL_S3: proxy.url, TMPDIR: tmpdir() });
 
 async function fill(): Promise<void> {
   await withDuckFile(dbFile, async (db) => {
