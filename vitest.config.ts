@@ -11,8 +11,8 @@ const MODULE_MOCKS = [
   'test/integration/postgres-load.test.ts',
 ];
 
-// First in every project's list: the temp folder of the run (in memory where the machine has
-// /dev/shm), before the PostgreSQL template is made in it, and removed after every other teardown.
+// First in every project's list: the temp folder of the run, made before the PostgreSQL template
+// is made in it, and removed after every other teardown.
 const TMP_ROOT = 'test/helpers/tmp-root.ts';
 
 export default defineConfig({
