@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { HASH_KEY_TABLE, privateSchemaName } from './hash-key-schema.js';
 import { isoTime, type SqlSession } from './session.js';
+import { quoteIdent } from './quote-ident.js';
 
 /**
  * The destination's key for visitor_key: made once, at the first event load, and kept for good: a
@@ -39,5 +40,5 @@ async function hashKeyTable(session: SqlSession): Promise<string> {
   const rows = await session.rows('SELECT current_schema() AS s');
   const schema = rows[0]?.['s'];
   if (typeof schema !== 'string') throw new Error('event_hash_key: the session has no current schema');
-  return `"${privateSchemaName(schema).replaceAll('"', '""')}".${HASH_KEY_TABLE}`;
+  return `${quoteIdent(privateSchemaName(schema))}.${HASH_KEY_TABLE}`;
 }

@@ -10,7 +10,8 @@ import {
 } from '@duckdb/node-api';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { migratePostgres, quoteIdent } from '../../src/load/postgres/migrate.js';
+import { migratePostgres } from '../../src/load/postgres/migrate.js';
+import { quoteIdent } from '../../src/load/quote-ident.js';
 import { withDuckFile } from './duck-file.js';
 import { isoMicros } from './canonical-rows.js';
 

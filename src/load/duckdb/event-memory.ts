@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { quoteIdent } from '../quote-ident.js';
 
 /*
  * DuckDB's writer memory for the event stream follows the work. The writer runs at a small
@@ -120,7 +121,7 @@ async function mayHoldHugeValue(conn: DuckDBConnection, table: string): Promise<
   const strings = cols.filter(([, type]) => STRING_TYPES.has(String(type))).map(([name]) => String(name));
   const witness = cols.find(([, type, nullable]) => STRING_TYPES.has(String(type)) && nullable === 'NO');
   if (witness === undefined) return true;
-  const names = [String(witness[0]), ...strings].map((n) => `"${n.replaceAll('"', '""')}"`);
+  const names = [String(witness[0]), ...strings].map(quoteIdent);
   const read = await conn.runAndReadAll(
     `SELECT ${names.map((n) => `stats(t.${n})`).join(', ')}
 FROM (SELECT 1) AS one LEFT JOIN (SELECT ${names.join(', ')} FROM ${table} WHERE rowid < 0) AS t ON true`,

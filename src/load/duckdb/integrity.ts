@@ -4,6 +4,7 @@ import { DatabaseDamagedError } from '../../errors.js';
 import type { SqlSession } from '../session.js';
 import { queryRows } from './sql.js';
 import { onRunStart } from '../../util/run-state.js';
+import { quoteIdent } from '../quote-ident.js';
 
 /** A DuckDB file starts with three 4 KiB headers (the main one and two alternating database headers). */
 const DUCKDB_HEADER_BYTES = 3 * 4096;
@@ -98,10 +99,6 @@ export async function refuseMissingBlocks(conn: DuckDBConnection, path: string, 
     throw damageOnOpen(path, e) ?? e;
   }
   verified.add(file);
-}
-
-function quoteIdent(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
 }
 
 function sqlText(text: string): string {

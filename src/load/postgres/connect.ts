@@ -4,7 +4,8 @@ import { redactSecrets } from '../../util/secrets.js';
 import { maskUserinfo } from '../../util/url-text.js';
 import { describeWhere, type DbTarget } from '../target.js';
 import type { SqlSession } from '../session.js';
-import { migratePostgres, quoteIdent } from './migrate.js';
+import { migratePostgres } from './migrate.js';
+import { quoteIdent } from '../quote-ident.js';
 import { PLAIN_TYPES, pgSession } from './session.js';
 
 export type PgTarget = Extract<DbTarget, { kind: 'postgres' }>;

@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { InternalError } from '../../errors.js';
-import { quoteIdent } from './migrate.js';
+import { quoteIdent } from '../quote-ident.js';
 import type { CopyColumn } from './copy-text.js';
 import { chunkLines, encoderFor } from './copy-text.js';
 import type { JsonChunk } from '../table-spec.js';

@@ -1,6 +1,7 @@
 import { privateSchemaName } from '../hash-key-schema.js';
 import type { FunctionHead, SqlDialect } from '../sql-dialect.js';
 import { DEFAULT_PG_SCHEMA } from '../target.js';
+import { quoteIdent } from '../quote-ident.js';
 
 /** PostgreSQL's spelling of the fragments the SQL files and the readers name (see ../sql-dialect.ts). */
 export const POSTGRES_DIALECT: SqlDialect = {
@@ -22,7 +23,7 @@ export const POSTGRES_DIALECT: SqlDialect = {
   rowIndex: (name, table, columns) => `CREATE INDEX IF NOT EXISTS ${name} ON ${table} ${columns};`,
   renamePrimaryKey: (table, from, to) => `ALTER TABLE ${table} RENAME CONSTRAINT ${from} TO ${to};`,
   createSchema: (name) => `-- schema ${name}: created by migrate.ts when missing (private-schema.ts)`,
-  privateSchema: quoted(privateSchemaName(DEFAULT_PG_SCHEMA)),
+  privateSchema: quoteIdent(privateSchemaName(DEFAULT_PG_SCHEMA)),
   scalarFunction: (fn, body) =>
     `CREATE OR REPLACE FUNCTION ${fn.name}(${typed(fn)}) RETURNS ${fn.returns}\nLANGUAGE sql IMMUTABLE\nAS $$\n  SELECT ${body.trim()}\n$$;`,
   // DROP first: CREATE OR REPLACE cannot change the columns a function returns. The body resolves
@@ -35,11 +36,7 @@ export const POSTGRES_DIALECT: SqlDialect = {
 
 /** The dialect for the migrations of one schema: its hash key's schema named after it. */
 export function pgDialectFor(schema: string): SqlDialect {
-  return { ...POSTGRES_DIALECT, privateSchema: quoted(privateSchemaName(schema)) };
-}
-
-function quoted(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
+  return { ...POSTGRES_DIALECT, privateSchema: quoteIdent(privateSchemaName(schema)) };
 }
 
 function typed(fn: FunctionHead): string {

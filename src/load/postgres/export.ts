@@ -19,13 +19,10 @@ import { type ChunkRows, type ExportOptions, type ExportSource, type ExportSumma
 import { memoryForText } from '../large-values.js';
 import { contractTypes, type ContractTypes } from '../duckdb/contract-types.js';
 import type { Day } from '../../util/day.js';
+import { quoteIdent } from '../quote-ident.js';
 
 function sqlString(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
-}
-
-function ident(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
 }
 
 /** Lists, structs and maps travel as PostgreSQL's JSON text (jsonb) and are cast from it. */
@@ -56,10 +53,12 @@ function chunkView(
     (c) => `${sqlString(c)}: ${sqlString(isNested(typeOf(c)) ? 'VARCHAR' : typeOf(c))}`,
   );
   const select = rows.columns.map((c) =>
-    isNested(typeOf(c)) ? `CAST(CAST(${ident(c)} AS JSON) AS ${typeOf(c)}) AS ${ident(c)}` : ident(c),
+    isNested(typeOf(c))
+      ? `CAST(CAST(${quoteIdent(c)} AS JSON) AS ${typeOf(c)}) AS ${quoteIdent(c)}`
+      : quoteIdent(c),
   );
   // PostgreSQL's CSV: NULL is an empty field, an empty string "" (quoted): told apart.
-  return `CREATE OR REPLACE VIEW ${ident(rows.table)} AS SELECT ${select.join(', ')}
+  return `CREATE OR REPLACE VIEW ${quoteIdent(rows.table)} AS SELECT ${select.join(', ')}
     FROM read_csv(${sqlString(file)}, header = false, auto_detect = false, delim = ',', quote = '"',
       escape = '"', allow_quoted_nulls = false, buffer_size = ${buffer}, max_line_size = ${buffer},
       columns = {${read.join(', ')}})`;
@@ -86,7 +85,9 @@ export function pgExportSource(
       return new Set(res.rows.map((r) => r.s));
     },
     async hasRows(table) {
-      const res = await client.query<{ e: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${ident(table)}) AS e`);
+      const res = await client.query<{ e: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM ${quoteIdent(table)}) AS e`,
+      );
       return res.rows[0]?.e === true;
     },
     async monthCounts(table, day, where, grain = 'month', versionOf) {
@@ -96,10 +97,10 @@ export function pgExportSource(
       const version =
         versionOf === undefined
           ? 'NULL'
-          : `sum(hashtextextended(ROW(${versionOf.map(ident).join(', ')})::text, 0))::text`;
+          : `sum(hashtextextended(ROW(${versionOf.map(quoteIdent).join(', ')})::text, 0))::text`;
       const res = await client.query<{ p: string; m: Day; n: number | string; v: string | null }>(
         `SELECT project_id AS p, to_char((${day})::timestamp, '${format}') AS m, count(*) AS n, ${version} AS v
-         FROM ${ident(table)}${where} GROUP BY 1, 2`,
+         FROM ${quoteIdent(table)}${where} GROUP BY 1, 2`,
       );
       return res.rows.map((r) => ({
         project: r.p,
@@ -117,7 +118,7 @@ export function pgExportSource(
         scratchReady = scratch;
       }
       const file = join(scratch, 'chunk.csv');
-      const select = `SELECT ${rows.columns.map(ident).join(', ')} FROM ${ident(rows.table)}${rows.where}`;
+      const select = `SELECT ${rows.columns.map(quoteIdent).join(', ')} FROM ${quoteIdent(rows.table)}${rows.where}`;
       await pipeline(
         client.query(copyTo(`COPY (${select}) TO STDOUT (FORMAT csv)`)),
         createWriteStream(file),

@@ -15,11 +15,9 @@ import {
 import { pgDialectFor, POSTGRES_DIALECT } from './dialect.js';
 import { checkPrivateSchema, createPrivateSchema, sealPrivateSchema } from './private-schema.js';
 import { inPgTransaction } from './session.js';
+import { quoteIdent } from '../quote-ident.js';
 
 /** A double-quoted identifier: any schema name a user picks is safe in SQL. */
-export function quoteIdent(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
 
 /** What `migratePostgres` needs: a connected client it may keep using, and where to migrate. */
 export interface MigrateOptions {

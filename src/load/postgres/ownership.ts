@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { DestinationError } from '../../errors.js';
 import { renderedSqlFiles } from '../sql-source.js';
 import { POSTGRES_DIALECT } from './dialect.js';
+import { quoteIdent } from '../quote-ident.js';
 
 /*
  * mintlify-etl owns only what it created. A table, view, index or function of one of its names in
@@ -319,7 +320,7 @@ export async function markOwnObjects(
     [schema, names.tables],
   );
   for (const t of tables.rows)
-    await client.query(`COMMENT ON TABLE ${quote(schema)}.${quote(t.name)} IS '${TABLE_MARK}'`);
+    await client.query(`COMMENT ON TABLE ${quoteIdent(schema)}.${quoteIdent(t.name)} IS '${TABLE_MARK}'`);
   const fns = await client.query<{ ref: string }>(
     `SELECT quote_ident(n.nspname) || '.' || quote_ident(p.proname) || '(' || pg_get_function_identity_arguments(p.oid) || ')' AS ref
      FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
@@ -328,8 +329,4 @@ export async function markOwnObjects(
     [schema, names.functions],
   );
   for (const f of fns.rows) await client.query(`COMMENT ON FUNCTION ${f.ref} IS '${FUNCTION_MARK}'`);
-}
-
-function quote(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
 }

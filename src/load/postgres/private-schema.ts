@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { DestinationError, UsageError } from '../../errors.js';
 import { HASH_KEY_TABLE, MAX_IDENTIFIER, PRIVATE_SUFFIX, privateSchemaName } from '../hash-key-schema.js';
+import { quoteIdent } from '../quote-ident.js';
 
 /*
  * The key schema of a PostgreSQL destination (`<schema>_private`, src/load/hash-key-schema.ts):
@@ -8,10 +9,6 @@ import { HASH_KEY_TABLE, MAX_IDENTIFIER, PRIVATE_SUFFIX, privateSchemaName } fro
  * destination's data, not another role's schema); after, no role but its owner may use it or read
  * the key, whatever grants or default privileges a DBA gave (they are taken back, and said).
  */
-
-function quote(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
 
 /**
  * Refuses (exit 2, nothing created) a destination schema whose key schema cannot be the writer's
@@ -63,7 +60,7 @@ async function refuseUncreatable(client: pg.ClientBase, schema: string, label: s
   if (may) return;
   const priv = privateSchemaName(schema);
   throw new DestinationError(
-    `the writer ${me} may not create schema ${priv} in ${label}, where mintlify-etl keeps the visitor hash key of schema ${schema}, out of reach of every grant on ${schema} (docs/warehouse.md, rights to grant): as an administrator, run CREATE SCHEMA ${quote(priv)} AUTHORIZATION ${me}; then sync again (nothing was changed)`,
+    `the writer ${me} may not create schema ${priv} in ${label}, where mintlify-etl keeps the visitor hash key of schema ${schema}, out of reach of every grant on ${schema} (docs/warehouse.md, rights to grant): as an administrator, run CREATE SCHEMA ${quoteIdent(priv)} AUTHORIZATION ${me}; then sync again (nothing was changed)`,
     { schema, object: priv },
   );
 }
@@ -72,7 +69,7 @@ async function refuseUncreatable(client: pg.ClientBase, schema: string, label: s
 export async function createPrivateSchema(client: pg.ClientBase, schema: string): Promise<void> {
   const priv = privateSchemaName(schema);
   const found = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [priv]);
-  if (found.rowCount === 0) await client.query(`CREATE SCHEMA ${quote(priv)}`);
+  if (found.rowCount === 0) await client.query(`CREATE SCHEMA ${quoteIdent(priv)}`);
 }
 
 interface Grant {
@@ -120,11 +117,11 @@ export async function sealPrivateSchema(client: pg.ClientBase, schema: string): 
   const notes: string[] = [];
   if (taken.length > 0)
     notes.push(
-      `took back grants on ${quote(priv)}, the schema of the visitor hash key, which no reader may have (with it visitor_key turns back into ip addresses): ${said(taken)}`,
+      `took back grants on ${quoteIdent(priv)}, the schema of the visitor hash key, which no reader may have (with it visitor_key turns back into ip addresses): ${said(taken)}`,
     );
   if (left.length > 0)
     notes.push(
-      `grants on ${quote(priv)}, the schema of the visitor hash key, could not be taken back by the writer (another role granted them): ${said(left)}; a superuser or that role should REVOKE them`,
+      `grants on ${quoteIdent(priv)}, the schema of the visitor hash key, could not be taken back by the writer (another role granted them): ${said(left)}; a superuser or that role should REVOKE them`,
     );
   return notes;
 }

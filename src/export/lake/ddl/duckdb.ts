@@ -2,6 +2,7 @@ import { InternalError } from '../../../errors.js';
 import type { LakeTable } from '../lake-schema.js';
 import { MANIFEST_NAME } from '../manifest.js';
 import type { LakeLocation } from './location.js';
+import { quoteIdent } from '../../../load/quote-ident.js';
 
 /*
  * DuckDB: a view per table that reads only the files its _manifest.json names. read_parquet takes
@@ -17,9 +18,7 @@ const FILE_COLUMN = '_lake_file';
 /** A manifest can list thousands of files (events: a file per project and day). */
 const MANIFEST_MAX_BYTES = 2 ** 30;
 
-export function duckdbName(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
+export const duckdbName = quoteIdent;
 
 /** Standard SQL's string literal: a quote is doubled, a backslash is itself. */
 export function duckdbString(text: string): string {

@@ -2,6 +2,7 @@ import type { LakeColumn, LakeTable } from '../lake-schema.js';
 import { parseDuckType, scalarIn } from './duck-type.js';
 import type { LakeLocation } from './location.js';
 import { NULL_PARTITION } from '../../../load/export-plan.js';
+import { quoteIdent } from '../../../load/quote-ident.js';
 
 /*
  * Snowflake: one external stage on the lake's root, and per table an external table whose
@@ -26,9 +27,7 @@ const TYPES: Readonly<Record<string, string>> = {
 };
 
 /** Snowflake's quoted identifier (case kept as written): a double quote inside is doubled. */
-export function snowflakeName(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
+export const snowflakeName = quoteIdent;
 
 /** Snowflake's string literal reads backslash escapes: a backslash and a quote are escaped. */
 export function snowflakeString(text: string): string {
