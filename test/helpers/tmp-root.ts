@@ -32,7 +32,8 @@ function alive(pid: number): boolean {
 /** Removes the folders of earlier runs whose process is gone. */
 function removeOrphans(parent: string): void {
   for (const name of readdirSync(parent)) {
-    const pid = Number(/^mlx-t-(\d+)-/.exec(name)?.[1]);
+    if (!name.startsWith(PREFIX)) continue;
+    const pid = Number(name.slice(PREFIX.length).split('-', 1)[0]);
     if (Number.isInteger(pid) && pid > 0 && !alive(pid))
       rmSync(join(parent, name), { recursive: true, force: true });
   }

@@ -50,6 +50,10 @@ async function limitOf(conn: DuckDBConnection): Promise<string> {
   return String(r.getRows()[0]?.[0]);
 }
 
+/** `rows` events, the sixth with a 16 MiB value in properties (the rest `{}`). */
+const rowsWithOneHugeValue = (rows: number): string =>
+  `INSERT INTO analytics_events SELECT 'ev-' || i, '/p', CASE WHEN i = 5 THEN json_object('blob', repeat('x', ${16 * MIB})) ELSE '{}' END
+   FROM range(${rows}) r(i)`;
 describe("the writer's first look at the table", () => {
   it('never reads the storage info of a table whose values were never huge (it lists every row group)', async () => {
     const w = await writer(
@@ -66,10 +70,7 @@ describe("the writer's first look at the table", () => {
   });
 
   it('raises the limit when the open row group holds a value of 16 MiB', async () => {
-    const w = await writer(
-      `INSERT INTO analytics_events SELECT 'ev-' || i, '/p', CASE WHEN i = 5 THEN json_object('blob', repeat('x', ${16 * MIB})) ELSE '{}' END
-       FROM range(1000) r(i)`,
-    );
+    const w = await writer(rowsWithOneHugeValue(1000));
     try {
       await memoryBeforeObject(w.conn, 'analytics_events');
       expect(await limitOf(w.conn)).not.toBe('30.5 MiB');
@@ -79,10 +80,7 @@ describe("the writer's first look at the table", () => {
   });
 
   it('keeps the limit when the huge value is in a row group filled before the open one', async () => {
-    const w = await writer(
-      `INSERT INTO analytics_events SELECT 'ev-' || i, '/p', CASE WHEN i = 5 THEN json_object('blob', repeat('x', ${16 * MIB})) ELSE '{}' END
-       FROM range(300000) r(i)`,
-    );
+    const w = await writer(rowsWithOneHugeValue(300000));
     try {
       await memoryBeforeObject(w.conn, 'analytics_events');
       expect(await limitOf(w.conn)).toBe('30.5 MiB');
