@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   classify,
+  foldedAgentSql,
   loadTrafficClasses,
   trafficClassSql,
   type TrafficLists,
@@ -46,6 +47,9 @@ const agents: (string | null)[] = [
 const literal = (s: string | null): string => (s === null ? 'NULL' : `'${s.replaceAll("'", "''")}'`);
 const values = agents.map((a, i) => `(${i}, ${literal(a)})`).join(', ');
 const query = `SELECT i, ${trafficClassSql('ua', lists)} AS cls FROM (VALUES ${values}) AS t(i, ua) ORDER BY i`;
+// reclassify's form: each agent folded once in a subquery, the CASE over the folded text.
+const foldedQuery = `SELECT i, ${trafficClassSql('f.agent', lists, { folded: true })} AS cls
+FROM (SELECT i, ${foldedAgentSql('ua')} AS agent FROM (VALUES ${values}) AS t(i, ua) OFFSET 0) AS f ORDER BY i`;
 const expected = agents.map((a) => classify(a, lists));
 
 describe('the traffic-class SQL expression', () => {
@@ -58,6 +62,8 @@ describe('the traffic-class SQL expression', () => {
   it("gives classify()'s class for every user agent on DuckDB", async () => {
     const rows = (await duck.runAndReadAll(query)).getRowObjectsJS();
     expect(rows.map((r) => r['cls'])).toEqual(expected);
+    const folded = (await duck.runAndReadAll(foldedQuery)).getRowObjectsJS();
+    expect(folded.map((r) => r['cls'])).toEqual(expected);
     expect(new Set(expected)).toEqual(
       new Set(['human', 'ai_answers', 'search_index', 'training', 'other_bot']),
     );
@@ -79,6 +85,8 @@ describe('the traffic-class SQL expression', () => {
     it('gives the same class on PostgreSQL', async () => {
       const rows = (await client.query<{ cls: string }>(query)).rows;
       expect(rows.map((r) => r.cls)).toEqual(expected);
+      const folded = (await client.query<{ cls: string }>(foldedQuery)).rows;
+      expect(folded.map((r) => r.cls)).toEqual(expected);
     });
   });
 });
