@@ -1,16 +1,18 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { DatabaseInUseError, InternalError, UsageError } from '../../errors.js';
 import { sqlDir } from '../../paths.js';
 import { makeFolder, userFileError } from '../../util/file-errors.js';
 import { damageOnOpen, refuseMissingBlocks, reportingDamage } from './integrity.js';
-import { numberedSqlFiles } from '../sql-source.js';
+import { numberedSqlFiles, renderedSqlFiles } from '../sql-source.js';
+import { viewNames, viewsTag } from '../views-tag.js';
+import { quoteIdent } from '../quote-ident.js';
+import { DUCKDB_DIALECT } from './dialect.js';
 import { inTransaction, queryRows, runSqlFile } from './sql.js';
 import { duckSession } from './session.js';
 import type { SqlSession } from '../session.js';
-import { onRunStart } from '../../util/run-state.js';
 
 export interface Database {
   readonly kind: 'duckdb';
@@ -178,31 +180,41 @@ async function migrate(conn: DuckDBConnection, path: string, dir: string): Promi
 }
 
 /**
- * The files whose views this process has applied, with how many views they then held: a sync
- * opens its file to write three times or more, and re-creating 15 views costs about 70 ms each
- * time (benchmark 11). A file that lost a view since (or was replaced) has fewer, and gets them
- * all again.
+ * Whether the file holds this version's views: every one there, carrying the tag as its comment.
+ * A view dropped, replaced by hand (a replaced view loses its comment) or made by another version
+ * of the tool makes them all be applied again.
  */
-const viewsApplied = new Map<string, number>();
-onRunStart(() => viewsApplied.clear());
-
-async function viewCount(conn: DuckDBConnection): Promise<number> {
+async function viewsCurrent(conn: DuckDBConnection, names: readonly string[], tag: string): Promise<boolean> {
   const rows = await queryRows(
     conn,
-    "SELECT count(*) AS n FROM duckdb_views() WHERE NOT internal AND database_name = current_database() AND schema_name = 'main'",
+    `SELECT count(DISTINCT view_name) AS n FROM duckdb_views()
+     WHERE NOT internal AND database_name = current_database() AND schema_name = 'main'
+       AND view_name = ANY($1::VARCHAR[]) AND comment = $2`,
+    [listValue([...names]), tag],
   );
-  return Number(rows[0]?.['n'] ?? 0);
+  return Number(rows[0]?.['n'] ?? 0) === new Set(names).size;
 }
 
-async function applyViews(conn: DuckDBConnection, file: string, dir: string): Promise<void> {
-  const key = `${file}\0${dir}`;
-  const held = viewsApplied.get(key);
-  if (held !== undefined && (await viewCount(conn)) === held) return;
-  const files = await numberedSqlFiles(join(dir, 'views'));
+/**
+ * Applies the views (and the macros their files define) unless the file holds this version's:
+ * re-creating them costs about 70 ms and a bigger checkpoint at the close (benchmark 11), and a
+ * sync opens its file several times a run, every night.
+ */
+async function applyViews(conn: DuckDBConnection, dir: string): Promise<void> {
+  const files = await renderedSqlFiles(dir, 'views', DUCKDB_DIALECT);
+  const names = viewNames(files);
+  const tag = viewsTag(files);
+  if (names.length > 0 && (await viewsCurrent(conn, names, tag))) return;
   await inTransaction(conn, async () => {
-    for (const f of files) await runSqlFile(conn, f.file);
+    for (const f of files) {
+      try {
+        await conn.run(f.sql);
+      } catch (e) {
+        throw new InternalError(`${f.file}: ${(e as Error).message}`, { file: f.file }, { cause: e });
+      }
+    }
+    for (const name of names) await conn.run(`COMMENT ON VIEW ${quoteIdent(name)} IS '${tag}'`);
   });
-  viewsApplied.set(key, await viewCount(conn));
 }
 
 /** Bytes 8..11 of every DuckDB file (after an 8-byte checksum of the main header). */
@@ -317,7 +329,7 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
       await refuseMissingBlocks(connection, path, file);
       const dir = opts.sqlDir ?? sqlDir();
       await migrate(connection, path, dir);
-      await applyViews(connection, file, dir);
+      await applyViews(connection, dir);
     }
   } catch (e) {
     closeAll();

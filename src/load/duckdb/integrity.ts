@@ -77,12 +77,13 @@ export async function refuseMissingBlocks(conn: DuckDBConnection, path: string, 
     // Metadata blocks (catalog, row-group pointers) are not segments of any table.
     const [meta] = await queryRows(conn, 'SELECT max(block_id) AS b FROM pragma_metadata_info()');
     let last = meta?.['b'] === null || meta?.['b'] === undefined ? -1 : Number(meta['b']);
-    for (const t of tables) {
+    // One statement for every table: a file holds about 25, and each query costs a round trip.
+    const perTable = tables.map((t) => {
       const name = `${quoteIdent(String(t['schema_name']))}.${quoteIdent(String(t['table_name']))}`;
-      const [row] = await queryRows(
-        conn,
-        `SELECT max(greatest(block_id, coalesce(list_max(additional_block_ids), -1))) AS b FROM pragma_storage_info(${sqlText(name)}) WHERE persistent`,
-      );
+      return `SELECT max(greatest(block_id, coalesce(list_max(additional_block_ids), -1))) AS b FROM pragma_storage_info(${sqlText(name)}) WHERE persistent`;
+    });
+    if (perTable.length > 0) {
+      const [row] = await queryRows(conn, `SELECT max(b) AS b FROM (${perTable.join(' UNION ALL ')})`);
       const b = row?.['b'];
       if (b !== null && b !== undefined) last = Math.max(last, Number(b));
     }

@@ -2,11 +2,13 @@ import { sqlDir } from '../../paths.js';
 import type { ScriptOptions } from '../sql-script.js';
 import { renderedSqlFiles } from '../sql-source.js';
 import { DUCKDB_DIALECT } from './dialect.js';
+import { viewNames, viewsTag } from '../views-tag.js';
+import { quoteIdent } from '../quote-ident.js';
 
 /**
  * What the first open of an empty DuckDB file applies (database.ts: migrate, then the views), as
  * one script for the duckdb shell: each migration in a transaction with its schema_migrations row,
- * then every view in one transaction.
+ * then every view in one transaction, with this version's tag on each.
  */
 export async function duckdbScript(opts: ScriptOptions = {}): Promise<string> {
   const dir = opts.sqlDir ?? sqlDir();
@@ -24,8 +26,12 @@ export async function duckdbScript(opts: ScriptOptions = {}): Promise<string> {
       'COMMIT;',
     );
   out.push('\nBEGIN TRANSACTION;');
-  for (const f of await renderedSqlFiles(dir, 'views', DUCKDB_DIALECT))
-    out.push(`\n-- views/${f.name}`, f.sql.trimEnd());
+  const views = await renderedSqlFiles(dir, 'views', DUCKDB_DIALECT);
+  for (const f of views) out.push(`\n-- views/${f.name}`, f.sql.trimEnd());
+  // The views' version, as the tool writes it: a sync afterwards finds them current.
+  const tag = viewsTag(views);
+  out.push('');
+  for (const v of viewNames(views)) out.push(`COMMENT ON VIEW ${quoteIdent(v)} IS '${tag}';`);
   out.push('\nCOMMIT;');
   return `${out.join('\n')}\n`;
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { DatabaseInUseError, DestinationError, InternalError, UsageError } from '../../errors.js';
@@ -16,6 +15,7 @@ import { pgDialectFor, POSTGRES_DIALECT } from './dialect.js';
 import { checkPrivateSchema, createPrivateSchema, sealPrivateSchema } from './private-schema.js';
 import { inPgTransaction } from './session.js';
 import { quoteIdent } from '../quote-ident.js';
+import { viewNames, viewNamesIn, viewsTag } from '../views-tag.js';
 
 /** A double-quoted identifier: any schema name a user picks is safe in SQL. */
 
@@ -138,9 +138,6 @@ async function applyMigrations(client: pg.ClientBase, w: Where): Promise<void> {
   }
 }
 
-const VIEW_NAME = /CREATE\s+OR\s+REPLACE\s+VIEW\s+([A-Za-z_][A-Za-z0-9_]*)/gi;
-const VIEWS_TAG = 'mintlify-etl views sha256:';
-
 /**
  * The views as this version ships them: their names, and one hash of every file, written on each
  * view as its comment, so that a later migration tells views that are current from old ones.
@@ -151,18 +148,6 @@ async function shippedViews(
   const files = await renderedSqlFiles(dir, 'views', POSTGRES_DIALECT);
   const texts = files.map((f) => ({ f, sql: f.sql }));
   return { texts, names: viewNames(files), tag: viewsTag(files) };
-}
-
-/** The comment every view of this version carries: one hash of every view file's PostgreSQL text. */
-export function viewsTag(files: readonly { name: string; sql: string }[]): string {
-  const hash = createHash('sha256');
-  for (const { name, sql } of files) hash.update(`${name}\n${sql}\n`);
-  return `${VIEWS_TAG}${hash.digest('hex')}`;
-}
-
-/** The views the files create, in order. */
-export function viewNames(files: readonly { sql: string }[]): string[] {
-  return files.flatMap(({ sql }) => [...sql.matchAll(VIEW_NAME)].map((m) => m[1] as string));
 }
 
 /** Whether every shipped view is there with this version's tag: then nothing is touched. */
@@ -195,7 +180,7 @@ async function applyViews(client: pg.ClientBase, w: Where): Promise<string[]> {
     await inPgTransaction(client, async () => {
       await client.query(`SET LOCAL lock_timeout = '${DDL_LOCK_TIMEOUT_MS}ms'`);
       for (const { f, sql } of [...texts].reverse()) {
-        const own = [...sql.matchAll(VIEW_NAME)].map((m) => m[1] as string);
+        const own = viewNamesIn(sql);
         if (own.length === 0)
           throw new InternalError(`${f.file}: no CREATE OR REPLACE VIEW in it`, { file: f.file });
         for (const name of own.reverse()) await dropView(client, name);

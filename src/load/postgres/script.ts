@@ -3,7 +3,7 @@ import type { ScriptOptions } from '../sql-script.js';
 import { renderedSqlFiles } from '../sql-source.js';
 import { DEFAULT_PG_SCHEMA } from '../target.js';
 import { pgDialectFor } from './dialect.js';
-import { viewNames, viewsTag } from './migrate.js';
+import { viewNames, viewsTag } from '../views-tag.js';
 import { quoteIdent } from '../quote-ident.js';
 import { contractNames, FUNCTION_MARK, TABLE_MARK } from './ownership.js';
 
