@@ -20,7 +20,7 @@ import {
 } from '../extract/plan.js';
 import { addDays, type Day } from '../util/day.js';
 import type { QualityKind } from '../extract/quality.js';
-import type { Place } from '../load/destination.js';
+import type { Destination, Place } from '../load/destination.js';
 import { placeOrFile } from '../load/places.js';
 import type { RunRequestLedger } from '../load/destination.js';
 import { finishRun, type LedgerRow } from '../load/runs.js';
@@ -222,10 +222,13 @@ export class SyncRun {
       deadline === undefined
         ? undefined
         : setTimeout(() => this.#halt('max-duration'), Math.max(0, deadline - this.#now()));
+    let ended = false;
+    let recorded: boolean;
     try {
       await runPool(this.#windows, Math.max(1, this.#opts.concurrency), (w) => this.#window(w));
       await Promise.all(this.#pendingLoads);
       await this.#lateWindows().catch((e: unknown) => this.#lateFailed(e));
+      ended = true;
     } finally {
       clearInterval(ticker);
       clearTimeout(hardStop);
@@ -233,9 +236,10 @@ export class SyncRun {
       this.#progress.update(this.#p);
       this.#progress.stop();
       await this.#client.close();
-      await this.#closeWriter();
+      // A run that threw leaves its record open, for the next run to close as ended unfinished.
+      recorded = await this.#closeWriter(ended);
     }
-    await this.#record();
+    if (!recorded) await this.#record();
     // Every request is in the database now (the writer drained the ledger when it closed), unless
     // the disk refused it: then the journal stays for the next run to recover.
     if (this.#down === undefined) await requests.finish();
@@ -683,12 +687,18 @@ export class SyncRun {
     return this.#deferred.map(windowKey).sort();
   }
 
-  /** The writer's last commit (the request ledger) is one more write a destination that is down refuses. */
-  async #closeWriter(): Promise<void> {
+  /**
+   * The writer's last commit (the request ledger), then the run's record through the file it
+   * holds (`withRecord`): a DuckDB file opened and checkpointed once more for one row cost every
+   * run about 100 ms. True when the record was written. A destination that is down refuses both.
+   */
+  async #closeWriter(withRecord: boolean): Promise<boolean> {
     try {
-      await this.#writer.close();
+      await this.#writer.close(withRecord ? (dest) => this.#finishRun(dest) : undefined);
+      return withRecord;
     } catch (e) {
       this.#downOrThrow(e);
+      return false;
     }
   }
 
@@ -712,26 +722,30 @@ export class SyncRun {
   async #writeRunRecord(): Promise<void> {
     const dest = await this.#place.open('write');
     try {
-      await finishRun(dest.session, {
-        runId: this.#runId,
-        status: this.#status(),
-        windowsLoaded: this.#loaded,
-        windowsFailed: this.#failures.length,
-        windowsDeferred: this.#deferred.length,
-        requests: this.#p.requests,
-        retries: this.#retries,
-        rowsLoaded: this.#rows,
-        warnings: this.#warnings,
-        error: this.#error(),
-        // Failed days go in too: a failure that could not be recorded in sync_windows (the
-        // database refused the load) must still reach the next run's plan.
-        deferredDays: [...new Set([...this.#deferredDays(), ...this.#failures.map(windowKey)])].sort(),
-        finishedAt: new Date(this.#now()),
-        unknownProjects: [...this.#unknownProjects.keys()],
-      });
+      await this.#finishRun(dest);
     } finally {
       await dest.close();
     }
+  }
+
+  async #finishRun(dest: Destination): Promise<void> {
+    await finishRun(dest.session, {
+      runId: this.#runId,
+      status: this.#status(),
+      windowsLoaded: this.#loaded,
+      windowsFailed: this.#failures.length,
+      windowsDeferred: this.#deferred.length,
+      requests: this.#p.requests,
+      retries: this.#retries,
+      rowsLoaded: this.#rows,
+      warnings: this.#warnings,
+      error: this.#error(),
+      // Failed days go in too: a failure that could not be recorded in sync_windows (the
+      // database refused the load) must still reach the next run's plan.
+      deferredDays: [...new Set([...this.#deferredDays(), ...this.#failures.map(windowKey)])].sort(),
+      finishedAt: new Date(this.#now()),
+      unknownProjects: [...this.#unknownProjects.keys()],
+    });
   }
 
   #summary(): SyncSummary {

@@ -159,8 +159,11 @@ export class WindowWriter {
     })).then(() => out as T);
   }
 
-  /** Writes pending ledger rows and closes the file. */
-  async close(): Promise<void> {
+  /**
+   * Writes pending ledger rows, then `last` (the run's record) through the same open file, and
+   * closes it.
+   */
+  async close(last?: (db: Destination) => Promise<void>): Promise<void> {
     this.#closing = true;
     this.#flushing = true;
     this.#kick();
@@ -168,9 +171,10 @@ export class WindowWriter {
     clearTimeout(this.#flushTimer);
     clearTimeout(this.#idleTimer);
     const rows = this.#opts.drainLedger();
-    if (rows.length > 0) {
+    if (rows.length > 0 || last !== undefined) {
       const db = await this.#open();
-      await appendLedger(db.session, rows);
+      if (rows.length > 0) await appendLedger(db.session, rows);
+      await last?.(db);
     }
     await this.#closeDb();
   }

@@ -12,6 +12,9 @@ import { readData, readRows, tempDbPath } from '../helpers/db.js';
 import { clockFrom, emulatorSyncOptions, emulatorsPerTest } from '../helpers/sync-options.js';
 import { expectedRows, minimumRequests } from '../helpers/truth.js';
 import { untilEpoch } from '../helpers/wait.js';
+import { placeOf } from '../../src/load/places.js';
+import { parseDbTarget } from '../../src/load/target.js';
+import type { Place } from '../../src/load/destination.js';
 
 /** A fixed today (a Sunday, the last day of an ISO week and of a year); the clock ticks from it. */
 const today = '2028-12-31';
@@ -51,6 +54,35 @@ describe('sync against the emulator', () => {
     // A clean backfill spends exactly one request per 250 rows, at least one per day.
     expect(s.requests).toBe(minimumRequests(emu.dataset, sixtyDays));
     expect(emu.stats.requests).toBe(s.requests);
+  });
+
+  it('opens its file twice, to plan and to load, and writes the run record through the writer', async () => {
+    const emu = await emulator();
+    const db = tempDbPath();
+    const real = placeOf(parseDbTarget(db));
+    const opens: string[] = [];
+    // Each open of a DuckDB file costs a checkpoint at its close: one more for the run's one row
+    // was a tenth of a nightly no-change run.
+    const place = new Proxy(real, {
+      get(target, key, receiver): unknown {
+        if (key === 'open')
+          return (mode: Parameters<Place['open']>[0]) => {
+            opens.push(mode);
+            return target.open(mode);
+          };
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    const s = await runSync(options(emu, db, { from: sixtyDays[50], place }));
+    expect(s.status).toBe('succeeded');
+    expect(opens).toEqual(['write', 'writer']);
+    const runs = await readRows(
+      db,
+      'SELECT status, windows_loaded, rows_loaded, finished_at IS NOT NULL AS done FROM sync_runs',
+    );
+    expect(runs).toEqual([
+      { status: 'succeeded', windows_loaded: 10, rows_loaded: String(s.rows), done: true },
+    ]);
   });
 
   it('returns exactly the truth with 30% of requests failing, and every retry is a fault', async () => {
