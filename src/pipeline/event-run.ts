@@ -1,8 +1,8 @@
 import { EXIT } from '../errors.js';
-import type { Place } from '../load/destination.js';
+import type { Destination, Place } from '../load/destination.js';
 import { finishRun } from '../load/runs.js';
 import { syncEvents, type CheckedEvents, type EventsSummary } from './event-sync.js';
-import type { SyncOptions } from './sync-options.js';
+import { streamsOf, type SyncOptions } from './sync-options.js';
 import type { StopReason } from './limits.js';
 import type { SyncStatus, SyncSummary } from './sync-summary.js';
 
@@ -19,6 +19,7 @@ export async function runEventPhase(
   runId: string,
   started: number,
 ): Promise<EventsSummary> {
+  const eventsOnly = streamsOf(opts).length === 0;
   try {
     return await syncEvents(
       {
@@ -32,6 +33,8 @@ export async function runEventPhase(
         deadline: opts.maxDurationMs === undefined ? undefined : started + opts.maxDurationMs,
         now: opts.now,
         progress: opts.eventProgress,
+        // A run that loads only events ends with this phase: its record goes in through the same open.
+        end: eventsOnly ? (dest, loaded) => finishEventsOnlyRun(opts, dest, runId, loaded) : undefined,
       },
       events,
     );
@@ -42,16 +45,32 @@ export async function runEventPhase(
   }
 }
 
-/** `--streams events`: the run record of a run that sent no request; its status and exit code. */
-export async function endEventsOnlyRun(
+/** `--streams events`: the status and exit code of a run that sent no request. */
+export function endEventsOnlyRun(events: EventsSummary): {
+  status: SyncStatus;
+  exitCode: number;
+  stopReason: StopReason | null;
+} {
+  return {
+    status: eventsOnlyStatus(events),
+    exitCode: eventsExitCode(events),
+    stopReason: events.stopReason,
+  };
+}
+
+function eventsOnlyStatus(events: EventsSummary): 'incomplete' | 'succeeded' {
+  return events.failed > 0 || events.stopReason !== null ? 'incomplete' : 'succeeded';
+}
+
+/** `--streams events`: the record of a run that sent no request, written by the event phase's open. */
+async function finishEventsOnlyRun(
   opts: SyncOptions,
-  place: Place,
+  dest: Destination,
   runId: string,
   events: EventsSummary,
-): Promise<{ status: SyncStatus; exitCode: number; stopReason: StopReason | null }> {
-  const status = events.failed > 0 || events.stopReason !== null ? 'incomplete' : 'succeeded';
-  await endRun(opts, place, runId, { status, error: eventsError(events), rowsLoaded: events.newEvents });
-  return { status, exitCode: eventsExitCode(events), stopReason: events.stopReason };
+): Promise<void> {
+  const end = { status: eventsOnlyStatus(events), error: eventsError(events), rowsLoaded: events.newEvents };
+  await finishRun(dest.session, runRecord(opts, runId, end));
 }
 
 /** Interrupted: 130, as the API path; a failed object: 4; stopped by --max-duration: 0 (said in the summary). */
@@ -92,27 +111,28 @@ export function withEvents(summary: SyncSummary, events: EventsSummary): SyncSum
   return { ...summary, events, ...over };
 }
 
-async function endRun(
-  opts: SyncOptions,
-  place: Place,
-  runId: string,
-  end: { status: 'succeeded' | 'incomplete' | 'failed'; error: string | null; rowsLoaded: number },
-): Promise<void> {
+async function endRun(opts: SyncOptions, place: Place, runId: string, end: RunEnd): Promise<void> {
   const dest = await place.open('write');
   try {
-    await finishRun(dest.session, {
-      runId,
-      ...end,
-      deferredDays: [],
-      finishedAt: new Date((opts.now ?? Date.now)()),
-      windowsLoaded: 0,
-      windowsFailed: 0,
-      windowsDeferred: 0,
-      requests: 0,
-      retries: 0,
-      warnings: 0,
-    });
+    await finishRun(dest.session, runRecord(opts, runId, end));
   } finally {
     await dest.close();
   }
+}
+
+type RunEnd = { status: 'succeeded' | 'incomplete' | 'failed'; error: string | null; rowsLoaded: number };
+
+function runRecord(opts: SyncOptions, runId: string, end: RunEnd): Parameters<typeof finishRun>[1] {
+  return {
+    runId,
+    ...end,
+    deferredDays: [],
+    finishedAt: new Date((opts.now ?? Date.now)()),
+    windowsLoaded: 0,
+    windowsFailed: 0,
+    windowsDeferred: 0,
+    requests: 0,
+    retries: 0,
+    warnings: 0,
+  };
 }

@@ -102,6 +102,11 @@ export interface EventSyncRun {
   readonly now?: (() => number) | undefined;
   /** A display of the phase's counts (a terminal's bar). */
   readonly progress?: EventProgressSink | undefined;
+  /**
+   * What the run writes last when the phase ends (the record of a run that loaded only events),
+   * through the file the phase holds: opening a DuckDB file again for one row costs a checkpoint.
+   */
+  readonly end?: ((dest: Destination, summary: EventsSummary) => Promise<void>) | undefined;
 }
 
 /** The settings with what they name resolved: the project of each subdomain, the class lists. */
@@ -162,6 +167,7 @@ export async function syncEvents(run: EventSyncRun, checked: CheckedEvents): Pro
     await retryFailed(ctx, ledger.loaded);
     if (t.listed === 0 && ledger.loaded.size === 0 && failures.failed.length === 0 && t.stopReason === null)
       await refuseEmptySource(checked.settings.source);
+    await run.end?.(dest, t.summary());
   } finally {
     progress.stop();
     source.close();

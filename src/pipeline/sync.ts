@@ -113,7 +113,7 @@ export async function runSync(opts: SyncOptions): Promise<SyncSummary> {
     const loaded =
       events === undefined ? undefined : await runEventPhase(opts, events, place, runId, started);
     if (eventsOnly && loaded !== undefined) {
-      const end = await endEventsOnlyRun(opts, place, runId, loaded);
+      const end = endEventsOnlyRun(loaded);
       const now = (opts.now ?? Date.now)();
       return {
         ...emptySummary(opts, end.status, started, now),

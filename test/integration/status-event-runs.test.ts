@@ -11,6 +11,11 @@ import { gatherStatus, sessionStatusSource } from '../../src/pipeline/status.js'
 import { parseRateLimit } from '../../src/util/duration.js';
 import { tempDbPath } from '../helpers/db.js';
 import { eventOnlySyncOptions } from '../helpers/event-sync-options.js';
+import { countingPlace } from '../helpers/counting-place.js';
+import { readRows } from '../helpers/db.js';
+import { placeOf } from '../../src/load/places.js';
+import { parseDbTarget } from '../../src/load/target.js';
+import type { OpenPurpose } from '../../src/load/destination.js';
 
 /* An event-only run (sync --streams events) sends no request and loads no window: status shows its objects and events. */
 
@@ -47,5 +52,19 @@ describe('status of an event-only run', () => {
     } finally {
       file.close();
     }
+  });
+
+  it('opens its file twice, to plan and to load, and records its end through the load’s open', async () => {
+    const db = tempDbPath();
+    const opens: OpenPurpose[] = [];
+    const place = countingPlace(placeOf(parseDbTarget(db)), opens);
+    const summary = await runSync(eventOnlySyncOptions(PROJECT, { place, events: { source: folder } }));
+    expect(summary.status).toBe('succeeded');
+    expect(opens).toEqual(['write', 'writer']);
+    expect(
+      await readRows(db, 'SELECT status, rows_loaded, finished_at IS NOT NULL AS done, error FROM sync_runs'),
+    ).toEqual([
+      { status: 'succeeded', rows_loaded: String(summary.events?.newEvents), done: true, error: null },
+    ]);
   });
 });

@@ -14,7 +14,8 @@ import { expectedRows, minimumRequests } from '../helpers/truth.js';
 import { untilEpoch } from '../helpers/wait.js';
 import { placeOf } from '../../src/load/places.js';
 import { parseDbTarget } from '../../src/load/target.js';
-import type { Place } from '../../src/load/destination.js';
+import type { OpenPurpose } from '../../src/load/destination.js';
+import { countingPlace } from '../helpers/counting-place.js';
 
 /** A fixed today (a Sunday, the last day of an ISO week and of a year); the clock ticks from it. */
 const today = '2028-12-31';
@@ -59,20 +60,9 @@ describe('sync against the emulator', () => {
   it('opens its file twice, to plan and to load, and writes the run record through the writer', async () => {
     const emu = await emulator();
     const db = tempDbPath();
-    const real = placeOf(parseDbTarget(db));
-    const opens: string[] = [];
-    // Each open of a DuckDB file costs a checkpoint at its close: one more for the run's one row
-    // was a tenth of a nightly no-change run.
-    const place = new Proxy(real, {
-      get(target, key, receiver): unknown {
-        if (key === 'open')
-          return (mode: Parameters<Place['open']>[0]) => {
-            opens.push(mode);
-            return target.open(mode);
-          };
-        return Reflect.get(target, key, receiver) as unknown;
-      },
-    });
+    const opens: OpenPurpose[] = [];
+    // One open more for the run's one row was a tenth of a nightly no-change run.
+    const place = countingPlace(placeOf(parseDbTarget(db)), opens);
     const s = await runSync(options(emu, db, { from: sixtyDays[50], place }));
     expect(s.status).toBe('succeeded');
     expect(opens).toEqual(['write', 'writer']);
