@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { quoteIdent } from './quote-ident.js';
 
 const VIEW_NAME = /CREATE\s+OR\s+REPLACE\s+VIEW\s+([A-Za-z_][A-Za-z0-9_]*)/gi;
 const VIEWS_TAG = 'mintlify-etl views sha256:';
@@ -23,4 +24,9 @@ export function viewNamesIn(sql: string): string[] {
 /** The views the files create, in order. */
 export function viewNames(files: readonly { sql: string }[]): string[] {
   return files.flatMap(({ sql }) => viewNamesIn(sql));
+}
+
+/** The statements that put the tag on each view (the same on DuckDB and PostgreSQL), without `;`. */
+export function tagViewsSql(names: readonly string[], tag: string): string[] {
+  return names.map((name) => `COMMENT ON VIEW ${quoteIdent(name)} IS '${tag}'`);
 }

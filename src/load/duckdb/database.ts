@@ -7,10 +7,9 @@ import { sqlDir } from '../../paths.js';
 import { makeFolder, userFileError } from '../../util/file-errors.js';
 import { damageOnOpen, refuseMissingBlocks, reportingDamage } from './integrity.js';
 import { numberedSqlFiles, renderedSqlFiles } from '../sql-source.js';
-import { viewNames, viewsTag } from '../views-tag.js';
-import { quoteIdent } from '../quote-ident.js';
+import { tagViewsSql, viewNames, viewsTag } from '../views-tag.js';
 import { DUCKDB_DIALECT } from './dialect.js';
-import { inTransaction, queryRows, runSqlFile } from './sql.js';
+import { inTransaction, queryRows, runSql, runSqlFile } from './sql.js';
 import { duckSession } from './session.js';
 import type { SqlSession } from '../session.js';
 
@@ -206,14 +205,8 @@ async function applyViews(conn: DuckDBConnection, dir: string): Promise<void> {
   const tag = viewsTag(files);
   if (names.length > 0 && (await viewsCurrent(conn, names, tag))) return;
   await inTransaction(conn, async () => {
-    for (const f of files) {
-      try {
-        await conn.run(f.sql);
-      } catch (e) {
-        throw new InternalError(`${f.file}: ${(e as Error).message}`, { file: f.file }, { cause: e });
-      }
-    }
-    for (const name of names) await conn.run(`COMMENT ON VIEW ${quoteIdent(name)} IS '${tag}'`);
+    for (const f of files) await runSql(conn, f.sql, f.file);
+    for (const sql of tagViewsSql(names, tag)) await conn.run(sql);
   });
 }
 

@@ -2,8 +2,7 @@ import { sqlDir } from '../../paths.js';
 import type { ScriptOptions } from '../sql-script.js';
 import { renderedSqlFiles } from '../sql-source.js';
 import { DUCKDB_DIALECT } from './dialect.js';
-import { viewNames, viewsTag } from '../views-tag.js';
-import { quoteIdent } from '../quote-ident.js';
+import { tagViewsSql, viewNames, viewsTag } from '../views-tag.js';
 
 /**
  * What the first open of an empty DuckDB file applies (database.ts: migrate, then the views), as
@@ -29,9 +28,8 @@ export async function duckdbScript(opts: ScriptOptions = {}): Promise<string> {
   const views = await renderedSqlFiles(dir, 'views', DUCKDB_DIALECT);
   for (const f of views) out.push(`\n-- views/${f.name}`, f.sql.trimEnd());
   // The views' version, as the tool writes it: a sync afterwards finds them current.
-  const tag = viewsTag(views);
   out.push('');
-  for (const v of viewNames(views)) out.push(`COMMENT ON VIEW ${quoteIdent(v)} IS '${tag}';`);
+  for (const sql of tagViewsSql(viewNames(views), viewsTag(views))) out.push(`${sql};`);
   out.push('\nCOMMIT;');
   return `${out.join('\n')}\n`;
 }

@@ -110,7 +110,11 @@ export async function queryWithTypes(
 
 /** Runs every statement of a SQL file (no parameters). */
 export async function runSqlFile(conn: DuckDBConnection, file: string): Promise<void> {
-  const sql = renderSql(await readFile(file, 'utf8'), file, DUCKDB_DIALECT);
+  await runSql(conn, renderSql(await readFile(file, 'utf8'), file, DUCKDB_DIALECT), file);
+}
+
+/** Runs every statement of `file`'s rendered SQL; a failure names the file. */
+export async function runSql(conn: DuckDBConnection, sql: string, file: string): Promise<void> {
   try {
     await conn.run(sql);
   } catch (e) {

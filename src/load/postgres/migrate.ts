@@ -15,9 +15,7 @@ import { pgDialectFor, POSTGRES_DIALECT } from './dialect.js';
 import { checkPrivateSchema, createPrivateSchema, sealPrivateSchema } from './private-schema.js';
 import { inPgTransaction } from './session.js';
 import { quoteIdent } from '../quote-ident.js';
-import { viewNames, viewNamesIn, viewsTag } from '../views-tag.js';
-
-/** A double-quoted identifier: any schema name a user picks is safe in SQL. */
+import { tagViewsSql, viewNames, viewNamesIn, viewsTag } from '../views-tag.js';
 
 /** What `migratePostgres` needs: a connected client it may keep using, and where to migrate. */
 export interface MigrateOptions {
@@ -186,7 +184,7 @@ async function applyViews(client: pg.ClientBase, w: Where): Promise<string[]> {
         for (const name of own.reverse()) await dropView(client, name);
       }
       for (const { f, sql } of texts) await runFile(client, f, sql);
-      for (const name of names) await client.query(`COMMENT ON VIEW ${quoteIdent(name)} IS '${tag}'`);
+      for (const sql of tagViewsSql(names, tag)) await client.query(sql);
       await markOwnObjects(client, w.schema, w.names);
     });
   } catch (e) {

@@ -3,7 +3,7 @@ import type { ScriptOptions } from '../sql-script.js';
 import { renderedSqlFiles } from '../sql-source.js';
 import { DEFAULT_PG_SCHEMA } from '../target.js';
 import { pgDialectFor } from './dialect.js';
-import { viewNames, viewsTag } from '../views-tag.js';
+import { tagViewsSql, viewNames, viewsTag } from '../views-tag.js';
 import { quoteIdent } from '../quote-ident.js';
 import { contractNames, FUNCTION_MARK, TABLE_MARK } from './ownership.js';
 
@@ -56,8 +56,7 @@ export async function postgresScript(opts: ScriptOptions = {}): Promise<string> 
   for (const t of names.tables.filter((t) => t !== 'schema_migrations' && !renamed.has(t)))
     out.push(`COMMENT ON TABLE ${quoteIdent(t)} IS '${TABLE_MARK}';`);
   for (const fn of names.functions) out.push(`COMMENT ON FUNCTION ${quoteIdent(fn)} IS '${FUNCTION_MARK}';`);
-  const tag = viewsTag(views);
-  for (const v of viewNames(views)) out.push(`COMMENT ON VIEW ${quoteIdent(v)} IS '${tag}';`);
+  for (const sql of tagViewsSql(viewNames(views), viewsTag(views))) out.push(`${sql};`);
   out.push('COMMIT;');
   return `${out.join('\n')}\n`;
 }
